@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/wirelab/wirelab/internal/execx"
+)
+
+// Process is the process state handed to every command, so commands run in memory in tests
+// (k6's cmd/state). Interrupts delivers each Ctrl-C/SIGTERM; nil means none will come.
+type Process struct {
+	Stdout, Stderr io.Writer
+	Stdin          io.Reader
+	Getenv         func(string) string
+	Runner         execx.Runner
+	Logger         *slog.Logger
+	Interrupts     <-chan os.Signal
+	Self           string // path of the wirelab binary, for helpers started inside a host
+	StateDir       string // where lab state files live (/run/wirelab)
+	IsRoot         func() bool
+}
+
+// NewProcess is the real process: os streams, signals, the OS runner.
+func NewProcess() *Process {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	self, err := os.Executable()
+	if err != nil {
+		self = os.Args[0]
+	}
+	level := slog.LevelInfo
+	if os.Getenv("WIRELAB_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return &Process{
+		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
+		Runner:     execx.OS{},
+		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab",
+		IsRoot: func() bool { return os.Geteuid() == 0 },
+	}
+}
+
+// command is one subcommand; run receives the arguments after the subcommand's name.
+type command struct {
+	summary string
+	run     func(p *Process, args []string) error
+	hidden  bool
+}
+
+// commands is the explicit registry of subcommands.
+func commands() map[string]command {
+	return map[string]command{
+		"up":        {summary: "build the lab: client, wire and server hosts, MariaDB on the server", run: cmdUp},
+		"exec":      {summary: "run a command inside a lab host, with WIRELAB_* set", run: cmdExec},
+		"status":    {summary: "show the lab: hosts, addresses, link, server DSN", run: cmdStatus},
+		"down":      {summary: "remove everything a lab made (also after kill -9)", run: cmdDown},
+		"run":       {summary: "up + one series over thread counts + down, with a report", run: cmdRun},
+		"study":     {summary: "run a study: bandwidth, transport, replication", run: cmdStudy},
+		"link":      {summary: "change (set) or measure (check) the wire of a running lab", run: cmdLink},
+		"tunnel":    {summary: "WAN channel: entry, exit, certs", run: cmdTunnel},
+		"report":    {summary: "re-render a report from results.json", run: cmdReport},
+		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
+		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
+	}
+}
+
+// UsageError is a bad invocation: exit code 2 and the command's usage hint.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// Main runs wirelab with args and returns the exit code.
+func Main(args []string, p *Process) int {
+	if err := run(args, p); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintf(p.Stderr, "wirelab: %v\n", err)
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+func run(args []string, p *Process) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(p.Stdout, cmds)
+		return nil
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		usage(p.Stderr, cmds)
+		return usagef("unknown command %q", args[0])
+	}
+	return c.run(p, args[1:])
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "wirelab: how the network shapes MySQL/MariaDB performance\n\nUsage: wirelab <command> [flags]\n\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for n, c := range cmds {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'wirelab <command> --help' for flags and an example.")
+}
+
+// newFlagSet makes a flag set whose --help prints the summary, an example and the flags.
+func newFlagSet(p *Process, name, summary, example string) *flag.FlagSet {
+	fs := flag.NewFlagSet("wirelab "+name, flag.ContinueOnError)
+	fs.SetOutput(p.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(p.Stderr, "wirelab %s: %s\n\nExample:\n  %s\n\nFlags:\n", name, summary,
+			strings.ReplaceAll(strings.TrimSpace(example), "\n", "\n  "))
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &UsageError{err}
+	}
+	return nil
+}
+
+// interruptContexts returns two contexts: soft is cancelled on the first interrupt (finish
+// the current point, keep what is done, tear down), hard on the second (abort the current
+// point and tear down now). Call stop when done.
+func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
+	hard, hardCancel := context.WithCancel(context.Background())
+	soft, softCancel := context.WithCancel(hard)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-p.Interrupts:
+				n++
+				if n == 1 {
+					fmt.Fprintln(p.Stderr, "wirelab: interrupt: finishing the current point, then tearing down (Ctrl-C again to tear down now)")
+					softCancel()
+				} else {
+					fmt.Fprintln(p.Stderr, "wirelab: second interrupt: tearing down now")
+					hardCancel()
+					return
+				}
+			}
+		}
+	}()
+	return soft, hard, func() { close(done); softCancel(); hardCancel() }
+}
+
+// requireRoot fails with a hint when the lab would need root.
+func requireRoot(p *Process) error {
+	if p.IsRoot != nil && !p.IsRoot() {
+		return errors.New("the lab needs root (network namespaces, tc, iptables): run with sudo")
+	}
+	return nil
+}

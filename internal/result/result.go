@@ -1,0 +1,160 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Schema is the version of the results.json layout.
+const Schema = 1
+
+// Run is one results.json: one invocation of `wirelab run` or `wirelab study`.
+type Run struct {
+	Schema      int         `json:"schema"`
+	Tool        string      `json:"tool"` // "wirelab <version>"
+	Study       string      `json:"study"`
+	RunID       string      `json:"run_id"`
+	Started     time.Time   `json:"started"`
+	Finished    time.Time   `json:"finished"`
+	Interrupted bool        `json:"interrupted,omitempty"` // Ctrl-C: points are the finished ones
+	Environment Environment `json:"environment"`
+	Spec        Spec        `json:"spec"`
+	Points      []Point     `json:"points"`
+	Notes       []string    `json:"notes,omitempty"` // e.g. calibration choices, skipped cells
+}
+
+// Environment is where the run happened.
+type Environment struct {
+	Kernel          string `json:"kernel"`
+	CPUs            int    `json:"cpus"`
+	CPUModel        string `json:"cpu_model,omitempty"`
+	MemoryBytes     int64  `json:"memory_bytes,omitempty"`
+	MariaDBVersion  string `json:"mariadb_version"`
+	SysbenchVersion string `json:"sysbench_version"`
+	Shaper          string `json:"shaper"`            // "htb", "htb+netem", "htb+nfqueue"
+	LinkAsApplied   string `json:"link_as_applied"`   // the condition wirelab asked for
+	LinkAsReadBack  string `json:"link_as_read_back"` // `tc -s qdisc` etc. as read back
+}
+
+// Spec is what the user asked for, after defaults.
+type Spec struct {
+	Workload    string            `json:"workload"`
+	Threads     []int             `json:"threads"`
+	DurationS   float64           `json:"duration_s"`
+	WarmupS     float64           `json:"warmup_s"`
+	Repeat      int               `json:"repeat"`
+	Tables      int               `json:"tables"`
+	TableSize   int               `json:"table_size"`
+	Series      []string          `json:"series"`
+	LinkRateBps int64             `json:"link_rate_bps"`
+	LinkDelayMs float64           `json:"link_delay_ms"`
+	Extra       map[string]string `json:"extra,omitempty"` // study-specific knobs
+}
+
+// Point is one measured cell of a study matrix.
+type Point struct {
+	Study        string  `json:"study"`
+	Series       string  `json:"series"`        // e.g. "20mbit+compression"
+	LinkRateBps  int64   `json:"link_rate_bps"` // 0 = unlimited
+	LinkDelayMs  float64 `json:"link_delay_ms"` // one way
+	LinkJitterMs float64 `json:"link_jitter_ms,omitempty"`
+	LinkLossPct  float64 `json:"link_loss_pct,omitempty"`
+	Compression  bool    `json:"compression"`
+	TLS          bool    `json:"tls"`
+	Transport    string  `json:"transport"` // "tcp", "socket", "local-tcp", "remote-socket", ...
+	Channel      string  `json:"channel"`   // "direct", "tunnel", "native", ...
+	Workload     string  `json:"workload"`
+	Threads      int     `json:"threads"`
+	Repeat       int     `json:"repeat,omitempty"` // 1-based repetition index
+
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	LatAvgMs   float64 `json:"lat_avg_ms"`
+	LatP95Ms   float64 `json:"lat_p95_ms"`
+	Errors     int64   `json:"errors"`
+	Reconnects int64   `json:"reconnects"`
+	TPSCV      float64 `json:"tps_cv"` // coefficient of variation of per-second TPS after warm-up
+
+	// Wire bytes per second, measured on the wire host's egress interfaces.
+	WireBytesPerSUp   float64 `json:"wire_bytes_per_s_up"`   // client -> server
+	WireBytesPerSDown float64 `json:"wire_bytes_per_s_down"` // server -> client
+	LinkUtilization   float64 `json:"link_utilization"`      // max over directions; 0 when unlimited
+	CPUServer         float64 `json:"cpu_server"`            // cores
+	CPUClient         float64 `json:"cpu_client"`            // cores
+	Bottleneck        string  `json:"bottleneck"`            // network|server-cpu|client-cpu|latency
+	BottleneckWhy     string  `json:"bottleneck_why"`
+
+	DurationS  float64            `json:"duration_s"`
+	WarmupS    float64            `json:"warmup_s"` // seconds dropped from averages
+	Failed     bool               `json:"failed,omitempty"`
+	FailReason string             `json:"fail_reason,omitempty"`
+	WireCheck  *WireCheck         `json:"wire_check,omitempty"` // last `link check` before this point
+	Extra      map[string]float64 `json:"extra,omitempty"`      // study-specific numbers (lag, ...)
+
+	Seconds []Second `json:"seconds"`
+}
+
+// Second is one per-second sample of a point.
+type Second struct {
+	T           float64 `json:"t"` // seconds since the point started
+	TPS         float64 `json:"tps"`
+	QPS         float64 `json:"qps"`
+	LatP95Ms    float64 `json:"lat_p95_ms"`
+	Errors      float64 `json:"errors"`
+	Reconnects  float64 `json:"reconnects"`
+	WireUpBps   float64 `json:"wire_up_bytes_per_s"`
+	WireDownBps float64 `json:"wire_down_bytes_per_s"`
+	CPUServer   float64 `json:"cpu_server"`
+	CPUClient   float64 `json:"cpu_client"`
+	Warmup      bool    `json:"warmup,omitempty"`
+}
+
+// WireCheck is what `wirelab link check` measured against what was asked.
+type WireCheck struct {
+	AskedRateBps int64   `json:"asked_rate_bps"`
+	UpBps        float64 `json:"up_bps"`
+	DownBps      float64 `json:"down_bps"`
+	AskedRTTMs   float64 `json:"asked_rtt_ms"`
+	RTTMinMs     float64 `json:"rtt_min_ms"`
+	RTTMedianMs  float64 `json:"rtt_median_ms"`
+	RTTP99Ms     float64 `json:"rtt_p99_ms"`
+	AskedLossPct float64 `json:"asked_loss_pct"`
+	LossPct      float64 `json:"loss_pct"`
+	Undelayed    int64   `json:"undelayed_packets"` // packets the delayer could not delay
+	OK           bool    `json:"ok"`
+	Verdict      string  `json:"verdict"`
+}
+
+// Write stores r as dir/results.json (indented) and dir/results.csv.
+func Write(dir string, r *Run) error {
+	if r.Schema == 0 {
+		r.Schema = Schema
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write results.json: %w", err)
+	}
+	return WriteCSV(filepath.Join(dir, "results.csv"), r.Points)
+}
+
+// Read loads dir/results.json and checks its schema.
+func Read(dir string) (*Run, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, "results.json"), err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("results.json schema %d: this wirelab reads schema %d", r.Schema, Schema)
+	}
+	return &r, nil
+}
