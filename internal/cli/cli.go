@@ -42,13 +42,17 @@ func NewProcess() *Process {
 	if os.Getenv("WIRELAB_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	return &Process{
+	p := &Process{
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 		Interrupts: sig, Self: self, StateDir: "/run/wirelab",
 		IsRoot: func() bool { return os.Geteuid() == 0 },
 	}
+	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and parallel CI jobs
+		p.StateDir = d
+	}
+	return p
 }
 
 // command is one subcommand; run receives the arguments after the subcommand's name.
@@ -88,6 +92,10 @@ func Main(args []string, p *Process) int {
 	if err := run(args, p); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
+		}
+		var xe *ExitError
+		if errors.As(err, &xe) {
+			return xe.Code
 		}
 		fmt.Fprintf(p.Stderr, "wirelab: %v\n", err)
 		var ue *UsageError

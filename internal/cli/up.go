@@ -1,5 +1,49 @@
 package cli
 
-import "errors"
+import (
+	"context"
+	"fmt"
 
-func cmdUp(p *Process, args []string) error { return errors.New("up: not built yet") }
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+)
+
+func cmdUp(p *Process, args []string) error {
+	fs := newFlagSet(p, "up", "build a lab (client, wire, server hosts) and start MariaDB on the server",
+		"wirelab up --rate 50mbit --delay 5ms\nwirelab exec client -- sh -c 'mariadb -h $WIRELAB_SERVER_HOST -u $WIRELAB_DB_USER -p$WIRELAB_DB_PASSWORD -e \"select 1\"'\nwirelab down")
+	wf := link.AddFlags(fs)
+	replica := fs.Bool("replica", false, "also build a replica host (198.18.2.2) behind the wire")
+	noDB := fs.Bool("no-db", false, "do not start MariaDB (bare hosts and wire)")
+	pool := fs.String("buffer-pool", "1G", "innodb_buffer_pool_size of the server")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("up: unexpected argument %q", fs.Arg(0))
+	}
+	cond, shaper, err := wf.Condition()
+	if err != nil {
+		return &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return err
+	}
+	hosts := []string{lab.Client, lab.Server}
+	if *replica {
+		hosts = append(hosts, lab.Replica)
+	}
+	ctx := context.Background()
+	l, err := lab.Up(ctx, lab.Options{Hosts: hosts, Condition: cond, Shaper: shaper,
+		StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
+	if err != nil {
+		return fmt.Errorf("up: %w", err)
+	}
+	if !*noDB {
+		if _, err := l.StartMariaDB(ctx, lab.Server, lab.DBOptions{BufferPool: *pool}); err != nil {
+			return fmt.Errorf("up: %w (lab removed: %v)", err, l.Down(ctx))
+		}
+	}
+	printStatus(p, l.State)
+	fmt.Fprintf(p.Stdout, "\nThe lab stays up until 'wirelab down --lab %s'.\n", l.State.RunID)
+	return nil
+}

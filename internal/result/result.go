@@ -109,6 +109,7 @@ type Second struct {
 	WireDownBps float64 `json:"wire_down_bytes_per_s"`
 	CPUServer   float64 `json:"cpu_server"`
 	CPUClient   float64 `json:"cpu_client"`
+	Lag         float64 `json:"lag_s,omitempty"` // replication lag at this second (replication study)
 	Warmup      bool    `json:"warmup,omitempty"`
 }
 

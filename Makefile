@@ -1,0 +1,38 @@
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+BIN := bin/wirelab
+
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-14s %s\n", $$1, $$2}'
+
+deps: ## install missing Debian packages (mariadb, sysbench, iperf3, socat, ...) and Go modules
+	@bash scripts/deps.sh
+
+build: ## build bin/wirelab
+	$(GO) build -o $(BIN) ./cmd/wirelab
+
+run: deps build ## deps + build + a quick real measurement (20 mbit, 1/8/32 threads, plain vs compression) with a report
+	$(BIN) study bandwidth --slow 20mbit --fast unlimited --threads 1,8,32 --duration 5s --warmup 1s --experiments n2 --out results/quick
+
+test: deps ## vet + gofmt check + unit tests + root integration tests (real kernel, MariaDB, sysbench)
+	$(GO) vet ./...
+	@bad=$$(gofmt -l cmd internal); if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
+	$(GO) test -count=1 -timeout 40m ./...
+
+bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity tables
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	$(MAKE) bench-tunnel bench-link
+
+bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
+	bash scripts/bench-tunnel.sh
+
+bench-link: build ## link fidelity: asked vs measured rate and RTT
+	bash scripts/bench-link.sh
+
+clean: ## remove build output (results/ are kept)
+	rm -rf bin
+
+.PHONY: help deps build run test bench bench-tunnel bench-link clean

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchFlags are the sysbench knobs every run and study shares.
+type benchFlags struct {
+	threads   *string
+	duration  *time.Duration
+	warmup    *time.Duration
+	workload  *string
+	tables    *int
+	tableSize *int
+	randType  *string
+	out       *string
+	repeat    *int
+	pool      *string
+}
+
+func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
+	return &benchFlags{
+		threads:   fs.String("threads", threads, "comma-separated sysbench thread counts, each 1..4096"),
+		duration:  fs.Duration("duration", duration, "measured length of each point (>= 1s)"),
+		warmup:    fs.Duration("warmup", warmup, "seconds run before each point's measurement and dropped from its averages"),
+		workload:  fs.String("workload", "oltp_read_only", "sysbench workload (oltp_read_only, oltp_point_select, oltp_read_write, ...)"),
+		tables:    fs.Int("tables", tables, "sysbench --tables"),
+		tableSize: fs.Int("table-size", size, "sysbench --table-size (rows per table)"),
+		randType:  fs.String("rand-type", "pareto", "sysbench --rand-type: uniform, gaussian, special, pareto"),
+		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/<study>-<time>)"),
+		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
+		pool:      fs.String("buffer-pool", "1G", "innodb_buffer_pool_size: large enough that the data set lives in memory"),
+	}
+}
+
+// benchSpec is benchFlags validated.
+type benchSpec struct {
+	Threads  []int
+	Duration time.Duration
+	Warmup   time.Duration
+	OutDir   string
+}
+
+var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
+	"oltp_point_select": true, "oltp_update_index": true, "oltp_update_non_index": true,
+	"oltp_insert": true, "oltp_delete": true, "select_random_points": true, "select_random_ranges": true}
+
+var randTypes = map[string]bool{"uniform": true, "gaussian": true, "special": true, "pareto": true}
+
+// validate checks every flag and creates (and proves writable) the output directory; it
+// runs before anything touches the kernel.
+func (b *benchFlags) validate(study string) (benchSpec, error) {
+	var s benchSpec
+	var err error
+	if s.Threads, err = parseThreads(*b.threads); err != nil {
+		return s, err
+	}
+	if *b.duration < time.Second {
+		return s, fmt.Errorf("--duration %s: want at least 1s, e.g. 10s", *b.duration)
+	}
+	if *b.warmup < 0 || *b.warmup >= time.Hour {
+		return s, fmt.Errorf("--warmup %s: want 0s or more, e.g. 2s", *b.warmup)
+	}
+	s.Duration, s.Warmup = *b.duration, *b.warmup
+	if !workloads[*b.workload] {
+		return s, fmt.Errorf("--workload %q: want one of %s", *b.workload, keys(workloads))
+	}
+	if !randTypes[*b.randType] {
+		return s, fmt.Errorf("--rand-type %q: want one of %s", *b.randType, keys(randTypes))
+	}
+	if *b.tables < 1 || *b.tables > 1000 {
+		return s, fmt.Errorf("--tables %d: want 1..1000", *b.tables)
+	}
+	if *b.tableSize < 1 || *b.tableSize > 100_000_000 {
+		return s, fmt.Errorf("--table-size %d: want 1..100000000", *b.tableSize)
+	}
+	if *b.repeat < 1 || *b.repeat > 100 {
+		return s, fmt.Errorf("--repeat %d: want 1..100", *b.repeat)
+	}
+	s.OutDir = *b.out
+	if s.OutDir == "" {
+		s.OutDir = filepath.Join("results", study+"-"+time.Now().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(s.OutDir, 0o755); err != nil {
+		return s, fmt.Errorf("--out %s: cannot create it: %w", s.OutDir, err)
+	}
+	probe := filepath.Join(s.OutDir, ".wirelab-write-test")
+	if err := os.WriteFile(probe, nil, 0o644); err != nil {
+		return s, fmt.Errorf("--out %s: not writable: %w", s.OutDir, err)
+	}
+	_ = os.Remove(probe)
+	return s, nil
+}
+
+// parseThreads parses "1,8,32": each 1..4096, no duplicates, at least one.
+func parseThreads(v string) ([]int, error) {
+	const form = "comma-separated whole numbers 1..4096, e.g. 1,8,32"
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("--threads is empty: want %s", form)
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 4096 {
+			return nil, fmt.Errorf("--threads %q: %q is not allowed; want %s", v, f, form)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("--threads %q: %d appears twice; want %s", v, n, form)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func keys(m map[string]bool) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}

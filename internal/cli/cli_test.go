@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wirelab/wirelab/internal/execx"
+)
+
+// testProcess is an in-memory process: no signals, a fake runner that fails the test if a
+// command runs, root or not as asked.
+func testProcess(t *testing.T, root bool) (*Process, *bytes.Buffer, *bytes.Buffer, *execx.Fake) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	f := &execx.Fake{}
+	return &Process{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" },
+		Runner: f, Logger: slog.New(slog.DiscardHandler), StateDir: t.TempDir(), Self: "/nonexistent/wirelab",
+		IsRoot: func() bool { return root }}, &out, &errb, f
+}
+
+func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
+	unwritable := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(unwritable, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--rate", "20furlongs"}, "--rate"},
+		{[]string{"run", "--rate", "0mbit"}, "--rate"},
+		{[]string{"run", "--rate", "-5mbit"}, "--rate"},
+		{[]string{"run", "--threads", "0,8"}, "1..4096"},
+		{[]string{"run", "--threads", "8,8"}, "appears twice"},
+		{[]string{"run", "--threads", "5000"}, "1..4096"},
+		{[]string{"run", "--threads", ""}, "--threads is empty"},
+		{[]string{"run", "--duration", "500ms"}, "--duration"},
+		{[]string{"run", "--workload", "oltp_nope"}, "--workload"},
+		{[]string{"run", "--out", filepath.Join(unwritable, "sub")}, "--out"},
+		{[]string{"study", "nosuch"}, "unknown study"},
+		{[]string{"study", "bandwidth", "--slow", "1gbit", "--fast", "100mbit"}, "--slow"},
+		{[]string{"study", "bandwidth", "--slow", "unlimited"}, "--slow"},
+		{[]string{"study", "bandwidth", "--threads", "1,1"}, "appears twice"},
+		{[]string{"study", "bandwidth", "--experiments", "n4"}, "--experiments"},
+		{[]string{"study", "bandwidth", "--rate", "10mbit"}, "--slow and --fast"},
+		{[]string{"study", "transport", "--paths", "socket,pigeon"}, "--paths"},
+		{[]string{"nosuchcommand"}, "unknown command"},
+		{[]string{"exec", "client"}, "want HOST -- COMMAND"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			p, _, errb, f := testProcess(t, true)
+			code := Main(c.args, p)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
+			}
+			if !strings.Contains(errb.String(), c.want) {
+				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
+			}
+			if len(f.Calls) > 0 {
+				t.Errorf("bad input ran commands: %v", f.Lines())
+			}
+		})
+	}
+}
+
+func TestNotRootIsAClearError(t *testing.T) {
+	p, _, errb, f := testProcess(t, false)
+	if code := Main([]string{"run", "--out", t.TempDir()}, p); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(errb.String(), "root") || len(f.Calls) > 0 {
+		t.Errorf("stderr %q, calls %v", errb.String(), f.Lines())
+	}
+}
+
+func TestDownAndStatusWithNoLab(t *testing.T) {
+	p, out, _, _ := testProcess(t, true)
+	if code := Main([]string{"down"}, p); code != 0 {
+		t.Fatalf("down with no lab: exit %d", code)
+	}
+	if !strings.Contains(out.String(), "no lab is up") {
+		t.Errorf("down said %q", out.String())
+	}
+	out.Reset()
+	if code := Main([]string{"status"}, p); code != 0 || !strings.Contains(out.String(), "no lab is up") {
+		t.Errorf("status: exit %d, %q", code, out.String())
+	}
+}
+
+func TestHelpHasAnExample(t *testing.T) {
+	for _, cmd := range []string{"up", "run", "down", "exec", "status", "link", "tunnel", "report"} {
+		p, _, errb, _ := testProcess(t, true)
+		if code := Main([]string{cmd, "--help"}, p); code != 0 {
+			t.Errorf("%s --help: exit %d", cmd, code)
+		}
+		if !strings.Contains(errb.String(), "Example") && !strings.Contains(errb.String(), "example") {
+			t.Errorf("%s --help has no example:\n%s", cmd, errb.String())
+		}
+	}
+}
+
+func TestParseThreads(t *testing.T) {
+	got, err := parseThreads("1, 8,32")
+	if err != nil || len(got) != 3 || got[0] != 1 || got[2] != 32 {
+		t.Fatalf("parseThreads: %v %v", got, err)
+	}
+}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+const bandwidthHelp = `the Percona 2019 study (slow vs fast link, protocol compression, TLS) on this machine.
+A 2-core box cannot fill 10 Gbit/s, but the study is about which resource saturates first,
+and that reproduces at a smaller scale: the default slow link (20mbit) is network-bound
+for oltp_read_only from a few threads on, the fast link (unlimited veth) is CPU-bound.
+--calibrate measures this machine's unshaped peak and sets the slow link so the fast/slow
+throughput ratio is near the blog's 18529/2867 ≈ 6.5. --quick: threads 1,4,16,64,128,
+5 s points after a 1 s warm-up`
+
+func studyBandwidth(p *Process, args []string) error {
+	fs := newFlagSet(p, "study bandwidth", bandwidthHelp,
+		"wirelab study bandwidth --quick\nwirelab study bandwidth --slow 20mbit --fast unlimited --threads 1,16,128 --duration 30s\nwirelab study bandwidth --calibrate --experiments n1,n2")
+	slowS := fs.String("slow", "20mbit", "the slow link's rate ("+link.RateForm+")")
+	fastS := fs.String("fast", "unlimited", "the fast link's rate")
+	exps := fs.String("experiments", "n1,n2,n3", "which of the blog's benchmarks: n1 (links), n2 (compression), n3 (TLS)")
+	quick := fs.Bool("quick", false, "a subset of thread counts and short points (≤ 10 min on 2 cores)")
+	calibrate := fs.Bool("calibrate", false, "measure the unshaped peak and choose the slow rate from it (overrides --slow)")
+	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
+	bf := addBenchFlags(fs, joinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("study bandwidth: unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["rate"] {
+		return usagef("study bandwidth: --rate does not apply; use --slow and --fast")
+	}
+	if *quick {
+		if !set["threads"] {
+			*bf.threads = "1,4,16,64,128"
+		}
+		if !set["duration"] {
+			*bf.duration = 5 * time.Second
+		}
+		if !set["warmup"] {
+			*bf.warmup = time.Second
+		}
+		if !set["tables"] {
+			*bf.tables = 4
+		}
+	}
+	base, shaper, err := wf.Condition()
+	if err != nil {
+		return &UsageError{err}
+	}
+	slowBps, err := link.ParseRate(*slowS)
+	if err != nil {
+		return usagef("--slow: %v", err)
+	}
+	fastBps, err := link.ParseRate(*fastS)
+	if err != nil {
+		return usagef("--fast: %v", err)
+	}
+	if slowBps == 0 || (fastBps != 0 && slowBps >= fastBps) {
+		return usagef("--slow %s must be a finite rate below --fast %s", *slowS, *fastS)
+	}
+	experiments, err := study.ParseExperiments(*exps)
+	if err != nil {
+		return &UsageError{err}
+	}
+	spec, err := bf.validate("bandwidth")
+	if err != nil {
+		return &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return err
+	}
+	slow, fast := base, base
+	slow.RateBps, fast.RateBps = slowBps, fastBps
+	if err := preflight(p, shaper, slow); err != nil {
+		return err
+	}
+	b := study.Bandwidth{Slow: slow, Fast: fast, Experiments: experiments, Threads: spec.Threads,
+		Repeat: *bf.repeat, Common: study.Cell{Workload: *bf.workload, Duration: spec.Duration, Warmup: spec.Warmup}}
+	plan := study.Plan{
+		Study: "bandwidth", Condition: slow, Shaper: shaper, OutDir: spec.OutDir, RandType: *bf.randType,
+		BufferPool: *bf.pool, CheckWire: true, Cells: b.Cells(),
+		Spec: result.Spec{Workload: *bf.workload, Threads: spec.Threads, DurationS: spec.Duration.Seconds(),
+			WarmupS: spec.Warmup.Seconds(), Repeat: *bf.repeat, Tables: *bf.tables, TableSize: *bf.tableSize,
+			Series: b.Series(), LinkRateBps: slowBps, LinkDelayMs: float64(base.Delay) / float64(time.Millisecond),
+			Extra: map[string]string{"slow": link.FormatRate(slowBps), "fast": link.FormatRate(fastBps),
+				"experiments": *exps}},
+	}
+	if *calibrate {
+		plan.Prelude = b.Calibrate(64)
+	}
+	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", len(plan.Cells), *exps, estimate(plan))
+	return runPlan(p, plan)
+}
+
+func estimate(plan study.Plan) time.Duration {
+	var d time.Duration
+	for _, c := range plan.Cells {
+		d += c.Warmup + c.Duration + 2*time.Second
+	}
+	return d.Round(time.Second)
+}
+
+func joinInts(xs []int) string {
+	s := ""
+	for i, x := range xs {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(x)
+	}
+	return s
+}

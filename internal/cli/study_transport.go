@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+const transportHelp = `the unix-socket-vs-TCP study: sysbench oltp_read_only (2 threads, 25 point selects,
+range 5, no transactions, pareto) over a unix socket, local TCP (127.0.0.1), remote TCP
+across the wire, and a remote "socket" through two socat hops, as % of the socket.
+The wire defaults to a data-centre round trip (--rtt 0.2ms, no rate cap); every wire flag
+applies. Tables default to 4 x 100000 rows (the study used 10 x 1M on a bigger server).
+--quick: 15 s points after a 2 s warm-up`
+
+func studyTransport(p *Process, args []string) error {
+	fs := newFlagSet(p, "study transport", transportHelp,
+		"wirelab study transport --quick\nwirelab study transport --rtt 0.5ms --paths socket,remote-tcp --duration 60s")
+	paths := fs.String("paths", strings.Join(study.TransportPaths, ","), "which paths, a subset of "+strings.Join(study.TransportPaths, ","))
+	quick := fs.Bool("quick", false, "15 s points (≤ 5 min here)")
+	wf := link.AddFlags(fs)
+	bf := addBenchFlags(fs, "2", 60*time.Second, 5*time.Second, 4, 100000)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("study transport: unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["rtt"] && !set["delay"] {
+		if err := fs.Set("rtt", "0.2ms"); err != nil {
+			return err
+		}
+	}
+	if *quick {
+		if !set["duration"] {
+			*bf.duration = 15 * time.Second
+		}
+		if !set["warmup"] {
+			*bf.warmup = 2 * time.Second
+		}
+	}
+	cond, shaper, err := wf.Condition()
+	if err != nil {
+		return &UsageError{err}
+	}
+	ps, err := study.ParsePaths(*paths)
+	if err != nil {
+		return &UsageError{err}
+	}
+	spec, err := bf.validate("transport")
+	if err != nil {
+		return &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return err
+	}
+	if err := preflight(p, shaper, cond); err != nil {
+		return err
+	}
+	t := study.Transport{Paths: ps, Threads: spec.Threads, Repeat: *bf.repeat,
+		Common: study.Cell{Workload: *bf.workload, Duration: spec.Duration, Warmup: spec.Warmup}}
+	plan := study.Plan{
+		Study: "transport", Condition: cond, Shaper: shaper, OutDir: spec.OutDir, RandType: *bf.randType,
+		BufferPool: *bf.pool, CheckWire: true, Cells: t.Cells(), Prelude: t.Prelude,
+		Spec: result.Spec{Workload: *bf.workload, Threads: spec.Threads, DurationS: spec.Duration.Seconds(),
+			WarmupS: spec.Warmup.Seconds(), Repeat: *bf.repeat, Tables: *bf.tables, TableSize: *bf.tableSize,
+			Series: ps, LinkRateBps: cond.RateBps, LinkDelayMs: float64(cond.Delay) / float64(time.Millisecond),
+			Extra: map[string]string{"sysbench_extra": strings.Join(study.TransportExtra, " ")}},
+	}
+	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", len(plan.Cells), cond, estimate(plan))
+	return runPlan(p, plan)
+}

@@ -1,0 +1,156 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
+)
+
+// Down removes the lab: it stops every process living in the lab's hosts (mysqld, the
+// delayer, socat, sysbench, iperf3 — whatever `ip netns pids` finds, so nothing started by
+// hand inside a host survives either), deletes the namespaces (which takes their veths,
+// qdiscs and iptables rules with them), removes the temp dir and the state file. It is
+// idempotent and works on a half-built lab.
+func (l *Lab) Down(ctx context.Context) error { return DownState(ctx, l.runner, l.State, l.log) }
+
+// DownState removes the lab described by st (e.g. loaded from its state file after the
+// wirelab that made it was killed).
+func DownState(ctx context.Context, r execx.Runner, st *State, log *slog.Logger) error {
+	if log == nil {
+		log = discard()
+	}
+	var errs []error
+	existing := existingNamespaces(ctx, r)
+	var pids []int
+	for _, role := range st.Hosts {
+		ns := st.NS(role)
+		if !existing[ns] {
+			continue
+		}
+		pids = append(pids, netnsPids(ctx, r, ns)...)
+	}
+	if err := stopPids(pids, 15*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	for _, role := range st.Hosts {
+		ns := st.NS(role)
+		if !existing[ns] {
+			continue
+		}
+		if _, err := r.Run(ctx, "ip", "netns", "del", ns); err != nil {
+			errs = append(errs, fmt.Errorf("delete host %s: %w", role, err))
+		}
+	}
+	if st.TempDir != "" && strings.Contains(st.TempDir, "wirelab-") {
+		if err := os.RemoveAll(st.TempDir); err != nil {
+			errs = append(errs, fmt.Errorf("remove lab temp dir: %w", err))
+		}
+	}
+	if len(errs) == 0 && st.Path != "" {
+		if err := os.Remove(st.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove lab state: %w", err))
+		}
+	}
+	log.Debug("lab down", "run_id", st.RunID, "stopped", len(pids), "errors", len(errs))
+	return errors.Join(errs...)
+}
+
+func existingNamespaces(ctx context.Context, r execx.Runner) map[string]bool {
+	out, _ := r.Run(ctx, "ip", "netns", "list")
+	m := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			m[f[0]] = true
+		}
+	}
+	return m
+}
+
+// Orphans returns lab namespaces with no state file in dir (a lab killed before it could
+// save, or whose state file was removed by hand), grouped by run id.
+func Orphans(ctx context.Context, r execx.Runner, dir string) map[string][]string {
+	known := map[string]bool{}
+	ids, _ := List(dir)
+	for _, id := range ids {
+		known[id] = true
+	}
+	out := map[string][]string{}
+	for ns := range existingNamespaces(ctx, r) {
+		parts := strings.SplitN(ns, "-", 3)
+		if len(parts) == 3 && parts[0] == "wl" && !known[parts[1]] {
+			out[parts[1]] = append(out[parts[1]], parts[2])
+		}
+	}
+	return out
+}
+
+func netnsPids(ctx context.Context, r execx.Runner, ns string) []int {
+	out, _ := r.Run(ctx, "ip", "netns", "pids", ns)
+	var pids []int
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stopPids sends SIGTERM (mysqld shuts down cleanly on it), waits up to grace, then SIGKILLs
+// what is left and waits for it to go.
+func stopPids(pids []int, grace time.Duration) error {
+	if len(pids) == 0 {
+		return nil
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	if waitGone(pids, grace) {
+		return nil
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if !waitGone(pids, 5*time.Second) {
+		return fmt.Errorf("processes %v survived SIGKILL", alive(pids))
+	}
+	return nil
+}
+
+func waitGone(pids []int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if len(alive(pids)) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func alive(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		// A zombie child of ours still answers kill(0); read its state to tell.
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -1,0 +1,214 @@
+package lab
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/link"
+)
+
+// Options says what lab to build.
+type Options struct {
+	RunID     string   // "" = a fresh random id
+	Hosts     []string // end hosts besides the wire; default client + server
+	Condition link.Condition
+	Shaper    string // "" = detect
+	StateDir  string // /run/wirelab
+	Self      string // the wirelab binary, for helpers started inside hosts
+	Runner    execx.Runner
+	Logger    *slog.Logger
+}
+
+// Lab is a lab that is up. Down removes it.
+type Lab struct {
+	State  *State
+	runner execx.Runner
+	log    *slog.Logger
+}
+
+// Runner is the command runner the lab uses.
+func (l *Lab) Runner() execx.Runner { return l.runner }
+
+// Logger is the lab's logger.
+func (l *Lab) Logger() *slog.Logger { return l.log }
+
+// NewRunID returns a short random id; namespace names must stay short and unique.
+func NewRunID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// NSName is the namespace name of role in lab id.
+func NSName(id, role string) string { return "wl-" + id + "-" + role }
+
+// hostSysctls lets a host accept thousands of connections at once (sysbench 1.0.20 gives
+// 2048 threads 30 s to connect) and reuse ports quickly between points.
+var hostSysctls = []string{
+	"net.core.somaxconn=65535",
+	"net.ipv4.tcp_max_syn_backlog=65535",
+	"net.ipv4.ip_local_port_range=1024 65000",
+	"net.ipv4.tcp_tw_reuse=1",
+}
+
+// Up builds the lab: namespaces, veth pairs through the wire host, addresses, routes,
+// sysctls and the link condition. State is saved before each step so that a failure, or a
+// kill -9 at any point, leaves something Down can remove; on error Up removes what it made.
+func Up(ctx context.Context, o Options) (l *Lab, err error) {
+	if o.Runner == nil {
+		o.Runner = execx.OS{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.RunID == "" {
+		o.RunID = NewRunID()
+	}
+	hosts := o.Hosts
+	if len(hosts) == 0 {
+		hosts = []string{Client, Server}
+	}
+	for _, h := range hosts {
+		if _, ok := HostAddr[h]; !ok {
+			return nil, fmt.Errorf("lab host %q: want one of client, server, replica", h)
+		}
+	}
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create state dir: %w", err)
+	}
+	st := &State{
+		RunID: o.RunID, Created: time.Now().UTC(),
+		Namespaces: map[string]string{}, WireIfaces: map[string]string{},
+		Condition: o.Condition, Path: filepath.Join(o.StateDir, o.RunID+".json"),
+	}
+	if _, err := os.Stat(st.Path); err == nil {
+		return nil, fmt.Errorf("lab %s already exists (%s)", o.RunID, st.Path)
+	}
+	st.TempDir, err = os.MkdirTemp("", "wirelab-"+o.RunID+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create lab temp dir: %w", err)
+	}
+	if err := os.Chmod(st.TempDir, 0o755); err != nil { // mysqld runs as mysql inside it
+		return nil, fmt.Errorf("create lab temp dir: %w", err)
+	}
+	if err := st.Save(); err != nil {
+		_ = os.RemoveAll(st.TempDir)
+		return nil, err
+	}
+	l = &Lab{State: st, runner: o.Runner, log: o.Logger.With("lab", o.RunID)}
+	defer func() {
+		if err != nil {
+			if derr := l.Down(context.WithoutCancel(ctx)); derr != nil {
+				err = errors.Join(err, fmt.Errorf("tear down half-built lab: %w", derr))
+			}
+		}
+	}()
+	if err := l.build(ctx, hosts); err != nil {
+		return l, err
+	}
+	if err := l.Shape(ctx, o.Condition, o.Shaper, o.Self); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+func (l *Lab) build(ctx context.Context, hosts []string) error {
+	st, r := l.State, l.runner
+	roles := append([]string{Wire}, hosts...)
+	for _, role := range roles {
+		ns := NSName(st.RunID, role)
+		st.Namespaces[role] = ns // recorded before creation: Down tolerates a missing one
+		st.Hosts = append(st.Hosts, role)
+		if err := st.Save(); err != nil {
+			return err
+		}
+		if _, err := r.Run(ctx, "ip", "netns", "add", ns); err != nil {
+			return fmt.Errorf("create host %s: %w", role, err)
+		}
+		if _, err := r.Run(ctx, "ip", "-n", ns, "link", "set", "lo", "up"); err != nil {
+			return fmt.Errorf("bring up lo in %s: %w", role, err)
+		}
+	}
+	wire := st.NS(Wire)
+	if err := l.sysctl(ctx, wire, "net.ipv4.ip_forward=1"); err != nil {
+		return err
+	}
+	for _, role := range hosts {
+		ns, wif := st.NS(role), "to-"+role
+		st.WireIfaces[role] = wif
+		if err := st.Save(); err != nil {
+			return err
+		}
+		steps := [][]string{
+			{"ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", wif, "netns", wire},
+			{"ip", "-n", ns, "addr", "add", HostAddr[role] + "/24", "dev", "eth0"},
+			{"ip", "-n", wire, "addr", "add", WireAddr[role] + "/24", "dev", wif},
+			{"ip", "-n", ns, "link", "set", "eth0", "up"},
+			{"ip", "-n", wire, "link", "set", wif, "up"},
+			{"ip", "-n", ns, "route", "add", "default", "via", WireAddr[role]},
+		}
+		for _, s := range steps {
+			if _, err := r.Run(ctx, s[0], s[1:]...); err != nil {
+				return fmt.Errorf("wire host %s: %w", role, err)
+			}
+		}
+		if err := l.sysctl(ctx, ns, hostSysctls...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *Lab) sysctl(ctx context.Context, ns string, kv ...string) error {
+	name, args := execx.InNetns(ns, "sysctl", append([]string{"-q", "-w"}, kv...)...)
+	if _, err := l.runner.Run(ctx, name, args...); err != nil {
+		return fmt.Errorf("set sysctls in %s (%s): %w", ns, strings.Join(kv, " "), err)
+	}
+	return nil
+}
+
+// WireSpec is the wire host as the link shapers see it.
+func (l *Lab) WireSpec(self string) link.Wire {
+	st := l.State
+	w := link.Wire{NS: st.NS(Wire), StateDir: st.TempDir, Self: self}
+	for _, role := range st.Hosts {
+		if wif, ok := st.WireIfaces[role]; ok {
+			w.Ifaces = append(w.Ifaces, wif)
+		}
+	}
+	return w
+}
+
+// Shape applies (or replaces) the link condition on the wire and records it.
+func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper, self string) error {
+	applied, err := link.Apply(ctx, l.runner, l.WireSpec(self), c, shaper)
+	if err != nil {
+		return fmt.Errorf("shape the wire (%s): %w", c, err)
+	}
+	st := l.State
+	st.Condition, st.Shaper, st.ReadBack = c, applied.Shaper, applied.ReadBack
+	st.Procs = removeProc(st.Procs, "delayer")
+	if applied.DelayerPid > 0 {
+		st.Procs = append(st.Procs, Proc{Name: "delayer", Host: Wire, Pid: applied.DelayerPid})
+	}
+	return st.Save()
+}
+
+func removeProc(ps []Proc, name string) []Proc {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Name != name {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package link
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// QueueStats are the counters of one delay line. Every packet the delayer could not delay is
+// counted here; nothing fails open silently.
+type QueueStats struct {
+	Queue            uint16 `json:"queue"`
+	Received         int64  `json:"received"`          // packets handed to the delayer
+	Delayed          int64  `json:"delayed"`           // accepted at their release time
+	LossDropped      int64  `json:"loss_dropped"`      // dropped on purpose (--loss)
+	OverflowDropped  int64  `json:"overflow_dropped"`  // delay line full: tail-dropped
+	OverflowAccepted int64  `json:"overflow_accepted"` // delay line full: passed undelayed
+	FlushedAtExit    int64  `json:"flushed_at_exit"`   // released early when the delayer stopped
+	VerdictErrors    int64  `json:"verdict_errors"`
+	RecvErrors       int64  `json:"recv_errors"`
+	KernelDropped    int64  `json:"kernel_dropped"`      // kernel queue full (queue_dropped)
+	KernelUserDrop   int64  `json:"kernel_user_dropped"` // netlink socket full (user_dropped)
+	Held             int64  `json:"held"`                // packets in the delay line now
+	MaxHeld          int64  `json:"max_held"`
+}
+
+// Undelayed is the count of packets that did not get the asked delay: lost to a full queue or
+// socket, or passed early.
+func (q QueueStats) Undelayed() int64 {
+	return q.OverflowDropped + q.OverflowAccepted + q.KernelDropped + q.KernelUserDrop + q.VerdictErrors
+}
+
+// DelayerStats is what the delayer writes to its stats file, about once a second.
+type DelayerStats struct {
+	Updated time.Time    `json:"updated"`
+	Pid     int          `json:"pid"`
+	Delay   string       `json:"delay"`
+	Jitter  string       `json:"jitter"`
+	LossPct float64      `json:"loss_pct"`
+	Queues  []QueueStats `json:"queues"`
+}
+
+// Undelayed sums Undelayed over the queues.
+func (s DelayerStats) Undelayed() int64 {
+	var n int64
+	for _, q := range s.Queues {
+		n += q.Undelayed()
+	}
+	return n
+}
+
+// DelayerFiles are where the delayer of wire w keeps its pid, log and stats. Names carry the
+// namespace so labs sharing one state directory do not collide.
+func DelayerFiles(w Wire) (pid, log, stats string) {
+	base := filepath.Join(w.StateDir, "delayer-"+w.NS)
+	return base + ".pid", base + ".log", base + ".json"
+}
+
+// WriteDelayerStats replaces path atomically, so readers never see half a file.
+func WriteDelayerStats(path string, s DelayerStats) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode delayer stats: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write delayer stats: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write delayer stats: %w", err)
+	}
+	return nil
+}
+
+// ReadDelayerStats reads a stats file written by the delayer.
+func ReadDelayerStats(path string) (DelayerStats, error) {
+	var s DelayerStats
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("read delayer stats: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("decode delayer stats %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// KernelQueue is one line of /proc/net/netfilter/nfnetlink_queue.
+type KernelQueue struct {
+	Queue        uint16
+	Total        int64 // packets waiting for a verdict
+	QueueDropped int64 // queue full
+	UserDropped  int64 // netlink socket full
+}
+
+// ParseNfnetlinkQueue parses /proc/net/netfilter/nfnetlink_queue: queue_number peer_portid
+// queue_total copy_mode copy_range queue_dropped user_dropped id_sequence 1.
+func ParseNfnetlinkQueue(b []byte) (map[uint16]KernelQueue, error) {
+	out := map[uint16]KernelQueue{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 8 {
+			return nil, fmt.Errorf("parse nfnetlink_queue line %q: want at least 8 fields", sc.Text())
+		}
+		var v [8]int64
+		for _, i := range []int{0, 2, 5, 6} {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("parse nfnetlink_queue line %q: %w", sc.Text(), err)
+			}
+			v[i] = n
+		}
+		q := uint16(v[0])
+		out[q] = KernelQueue{Queue: q, Total: v[2], QueueDropped: v[5], UserDropped: v[6]}
+	}
+	return out, sc.Err()
+}

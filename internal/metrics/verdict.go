@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Thresholds of the bottleneck verdict.
+const (
+	// NetSaturated is the link utilisation from which the wire is the bottleneck. HTB
+	// rarely shows 100%: framing and ramp-up keep a saturated link a few percent short.
+	NetSaturated = 0.9
+	// CPUSideSaturated is the share of all cores one side must use to be CPU-bound alone.
+	CPUSideSaturated = 0.8
+	// CPUMachineSaturated is the share of all cores busy from which the machine is full and
+	// the larger consumer is blamed.
+	CPUMachineSaturated = 0.9
+)
+
+// VerdictInput is what a benchmark point measured.
+type VerdictInput struct {
+	UpUtil, DownUtil               float64 // bytes/s*8 ÷ configured rate; 0 when unlimited
+	CPUServer, CPUClient, CPUTotal float64 // cores
+	CPUs                           int     // cores on the machine; <= 0 = unknown
+	RateBps                        int64   // configured link rate, only for the explanation
+}
+
+// Utilization is a direction's share of the link: bytesPerS*8 / rateBps, 0 when the
+// link is unlimited (rateBps <= 0).
+func Utilization(bytesPerS float64, rateBps int64) float64 {
+	if rateBps <= 0 {
+		return 0
+	}
+	return bytesPerS * 8 / float64(rateBps)
+}
+
+// Verdict names what limited a benchmark point, and why in numbers:
+//
+//   - "network" when either direction uses >= NetSaturated (0.9) of the link rate. It
+//     wins over CPU: a full link is the cause, busy CPUs are then spinning on it.
+//   - "server-cpu" / "client-cpu" when that side is CPU-bound. Client and server share
+//     the machine's cores (2 on the reference box), so a side is CPU-bound when it alone
+//     uses >= CPUSideSaturated (0.8) of all cores, or when the machine as a whole is
+//     >= CPUMachineSaturated (0.9) busy and that side is the larger of the two consumers:
+//     mysqld 1.0 + sysbench 0.85 on 2 cores starves both, and mysqld is blamed. If both
+//     qualify, the larger consumer is named.
+//   - "latency" otherwise: nothing is saturated, so round trips set the pace.
+//
+// With CPUs unknown (<= 0) no CPU verdict is given.
+func Verdict(in VerdictInput) (verdict string, why string) {
+	link := "the link rate"
+	if in.RateBps > 0 {
+		link = FormatRate(in.RateBps)
+	}
+	if in.UpUtil >= NetSaturated || in.DownUtil >= NetSaturated {
+		dir, u, other, ou := "up", in.UpUtil, "down", in.DownUtil
+		if in.DownUtil > in.UpUtil {
+			dir, u, other, ou = "down", in.DownUtil, "up", in.UpUtil
+		}
+		return "network", fmt.Sprintf("%s %.2f of %s (%s %.2f)", dir, u, link, other, ou)
+	}
+	netWhy := fmt.Sprintf("up %.2f, down %.2f of %s", in.UpUtil, in.DownUtil, link)
+	if in.UpUtil == 0 && in.DownUtil == 0 && in.RateBps <= 0 {
+		netWhy = "link unlimited"
+	}
+	if in.CPUs <= 0 {
+		return "latency", netWhy + "; cpu count unknown"
+	}
+	n := float64(in.CPUs)
+	cores := fmt.Sprintf("%d cores", in.CPUs)
+	serverBig := in.CPUServer >= in.CPUClient
+	server := in.CPUServer >= CPUSideSaturated*n
+	client := in.CPUClient >= CPUSideSaturated*n
+	if server || client {
+		if server && (serverBig || !client) {
+			return "server-cpu", fmt.Sprintf("mysqld %.2f of %s", in.CPUServer, cores)
+		}
+		return "client-cpu", fmt.Sprintf("client %.2f of %s", in.CPUClient, cores)
+	}
+	if in.CPUTotal >= CPUMachineSaturated*n {
+		if serverBig {
+			return "server-cpu", fmt.Sprintf("machine %.2f of %s busy; mysqld %.2f > client %.2f",
+				in.CPUTotal, cores, in.CPUServer, in.CPUClient)
+		}
+		return "client-cpu", fmt.Sprintf("machine %.2f of %s busy; client %.2f > mysqld %.2f",
+			in.CPUTotal, cores, in.CPUClient, in.CPUServer)
+	}
+	return "latency", fmt.Sprintf("%s; mysqld %.2f, client %.2f, machine %.2f of %s",
+		netWhy, in.CPUServer, in.CPUClient, in.CPUTotal, cores)
+}
+
+// FormatRate renders bits/s the way tc and the CLI spell them: 20mbit, 1gbit, 512kbit.
+func FormatRate(bps int64) string {
+	for _, u := range []struct {
+		div  int64
+		name string
+	}{{1_000_000_000, "gbit"}, {1_000_000, "mbit"}, {1_000, "kbit"}} {
+		if bps >= u.div {
+			if bps%u.div == 0 {
+				return strconv.FormatInt(bps/u.div, 10) + u.name
+			}
+			return strconv.FormatFloat(float64(bps)/float64(u.div), 'f', -1, 64) + u.name
+		}
+	}
+	return strconv.FormatInt(bps, 10) + "bit"
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// cell is every repeat of one (series, threads) measurement. Failed repeats are kept for
+// the record but left out of the numbers.
+type cell struct {
+	all, ok []result.Point
+}
+
+func (c *cell) add(p result.Point) {
+	c.all = append(c.all, p)
+	if !p.Failed {
+		c.ok = append(c.ok, p)
+	}
+}
+
+// failed reports whether no repeat of the cell succeeded.
+func (c *cell) failed() bool { return c == nil || len(c.ok) == 0 }
+
+// mean of f over the successful repeats.
+func (c *cell) mean(f func(result.Point) float64) float64 {
+	if c.failed() {
+		return 0
+	}
+	xs := make([]float64, len(c.ok))
+	for i, p := range c.ok {
+		xs[i] = f(p)
+	}
+	return mean(xs)
+}
+
+// tps is the mean TPS and its 95% CI half-width over repeats.
+func (c *cell) tps() (m, half float64) {
+	if c.failed() {
+		return 0, 0
+	}
+	xs := make([]float64, len(c.ok))
+	for i, p := range c.ok {
+		xs[i] = p.TPS
+	}
+	return ci95(xs)
+}
+
+// bottleneck is the verdict most repeats agree on (ties: the first seen).
+func (c *cell) bottleneck() string {
+	if c.failed() {
+		return ""
+	}
+	count := map[string]int{}
+	best := ""
+	for _, p := range c.ok {
+		count[p.Bottleneck]++
+		if count[p.Bottleneck] > count[best] {
+			best = p.Bottleneck
+		}
+	}
+	return best
+}
+
+// flagged reports whether a repeat of the cell ran on a wire that failed its check.
+func (c *cell) flagged() bool {
+	if c == nil {
+		return false
+	}
+	for _, p := range c.all {
+		if checkFlag(p) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// tpsText is the TPS of a cell as tables show it: "2867", "2867 ± 15" with repeats,
+// "FAILED" when nothing succeeded, "–" when never measured; ⚠ marks a bad wire check.
+func (c *cell) tpsText() string {
+	if c == nil {
+		return "–"
+	}
+	if c.failed() {
+		return "FAILED"
+	}
+	m, half := c.tps()
+	s := num(m)
+	if len(c.ok) > 1 {
+		s += " ± " + num(half)
+	}
+	if len(c.ok) < len(c.all) {
+		s += fmt.Sprintf(" (%d/%d ok)", len(c.ok), len(c.all))
+	}
+	if c.flagged() {
+		s += " ⚠"
+	}
+	return s
+}
+
+// tpsCell is tpsText with the bottleneck: "2867 (network)".
+func (c *cell) tpsCell() string {
+	s := c.tpsText()
+	if b := c.bottleneck(); b != "" {
+		s += " (" + b + ")"
+	}
+	return s
+}
+
+// grid is cells by series key and thread count.
+type grid[K comparable] struct {
+	cells   map[K]map[int]*cell
+	threads []int
+}
+
+func newGrid[K comparable](pts []result.Point, key func(result.Point) K) *grid[K] {
+	g := &grid[K]{cells: map[K]map[int]*cell{}}
+	seen := map[int]bool{}
+	for _, p := range pts {
+		k := key(p)
+		if g.cells[k] == nil {
+			g.cells[k] = map[int]*cell{}
+		}
+		c := g.cells[k][p.Threads]
+		if c == nil {
+			c = &cell{}
+			g.cells[k][p.Threads] = c
+		}
+		c.add(p)
+		if !seen[p.Threads] {
+			seen[p.Threads] = true
+			g.threads = append(g.threads, p.Threads)
+		}
+	}
+	sort.Ints(g.threads)
+	return g
+}
+
+func (g *grid[K]) at(k K, threads int) *cell { return g.cells[k][threads] }
+
+// line is the (threads, mean TPS) points of one series, skipping failed cells.
+func (g *grid[K]) line(k K) []xy {
+	var out []xy
+	for _, t := range g.threads {
+		if c := g.at(k, t); !c.failed() {
+			m, _ := c.tps()
+			out = append(out, xy{float64(t), m})
+		}
+	}
+	return out
+}

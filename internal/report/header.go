@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// headerBlocks is what every report starts with: what ran, where, and anything that makes
+// the numbers below less trustworthy (interruption, failed points, wire checks).
+func headerBlocks(r *result.Run) []Block {
+	title := "wirelab report"
+	if r.Study != "" {
+		title += ": " + r.Study
+	}
+	bs := []Block{Heading{1, title}}
+	intro := fmt.Sprintf("Run %s, %d points", orDash(r.RunID), len(r.Points))
+	if !r.Started.IsZero() {
+		intro += ", started " + r.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+		if !r.Finished.IsZero() {
+			intro += ", took " + r.Finished.Sub(r.Started).Round(1e9).String()
+		}
+	}
+	if r.Tool != "" {
+		intro += ", by " + r.Tool
+	}
+	bs = append(bs, Paragraph{intro + "."})
+	if r.Interrupted {
+		bs = append(bs, Callout{"warning", "The run was interrupted: only the points finished before the interrupt are reported."})
+	}
+	var failed, unchecked []string
+	for _, p := range r.Points {
+		id := fmt.Sprintf("%s/%s at %d threads", p.Study, p.Series, p.Threads)
+		if p.Repeat > 0 {
+			id += " (repeat " + strconv.Itoa(p.Repeat) + ")"
+		}
+		if p.Failed {
+			failed = append(failed, id+": "+orDash(p.FailReason))
+		}
+		if f := checkFlag(p); f != "" {
+			unchecked = append(unchecked, id+": "+strings.TrimPrefix(f, "⚠ "))
+		}
+	}
+	if len(failed) > 0 {
+		bs = append(bs, Callout{"warning", fmt.Sprintf("%d point(s) failed: %s.", len(failed), strings.Join(failed, "; "))})
+	}
+	if len(unchecked) > 0 {
+		bs = append(bs, Callout{"warning", fmt.Sprintf("The wire did not match what was asked before %d point(s) (marked ⚠ below): %s.",
+			len(unchecked), strings.Join(unchecked, "; "))})
+	}
+	for _, n := range r.Notes {
+		bs = append(bs, Callout{"note", n})
+	}
+	return append(bs, Heading{2, "Environment"}, envTable(r))
+}
+
+func envTable(r *result.Run) Table {
+	e, s := r.Environment, r.Spec
+	cpus := strconv.Itoa(e.CPUs)
+	if e.CPUModel != "" {
+		cpus += " × " + e.CPUModel
+	}
+	rows := [][]string{
+		{"kernel", orDash(e.Kernel)},
+		{"CPUs", cpus},
+	}
+	if e.MemoryBytes > 0 {
+		rows = append(rows, []string{"memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryBytes)/(1<<30))})
+	}
+	rows = append(rows,
+		[]string{"MariaDB", orDash(e.MariaDBVersion)},
+		[]string{"sysbench", orDash(e.SysbenchVersion)},
+		[]string{"shaper", orDash(e.Shaper)},
+		[]string{"link asked", orDash(e.LinkAsApplied)},
+		[]string{"link read back", orDash(e.LinkAsReadBack)},
+		[]string{"workload", orDash(s.Workload)},
+		[]string{"threads", orDash(threadsList(s.Threads))},
+		[]string{"duration", fmt.Sprintf("%gs per point (first %gs warm-up, dropped)", s.DurationS, s.WarmupS)},
+	)
+	if s.Repeat > 1 {
+		rows = append(rows, []string{"repeat", fmt.Sprintf("%d (tables show mean ± 95%% CI)", s.Repeat)})
+	}
+	if s.Tables > 0 {
+		rows = append(rows, []string{"data", fmt.Sprintf("%d tables × %d rows", s.Tables, s.TableSize)})
+	}
+	return Table{Header: []string{"setting", "value"}, Rows: rows, Numeric: []bool{false, false}}
+}
+
+// pointsTable lists points as measured, one row each: the appendix of a study and the
+// fallback for unknown studies.
+func pointsTable(caption string, pts []result.Point) Table {
+	t := Table{Caption: caption, Header: []string{"series", "threads", "repeat", "TPS", "p95 ms",
+		"wire MB/s up", "wire MB/s down", "link util.", "server CPU", "client CPU", "TPS CV", "bottleneck", "check"}}
+	t.Numeric = numericCols(len(t.Header))
+	t.Numeric[len(t.Header)-2], t.Numeric[len(t.Header)-1] = false, false
+	for _, p := range pts {
+		rep := "–"
+		if p.Repeat > 0 {
+			rep = strconv.Itoa(p.Repeat)
+		}
+		tps, bn := num(p.TPS), orDash(p.Bottleneck)
+		if p.Failed {
+			tps, bn = "FAILED", orDash(p.FailReason)
+		}
+		t.Rows = append(t.Rows, []string{p.Series, strconv.Itoa(p.Threads), rep, tps, num(p.LatP95Ms),
+			mbps(p.WireBytesPerSUp), mbps(p.WireBytesPerSDown), utilText(p.LinkUtilization, p.LinkRateBps),
+			num(p.CPUServer), num(p.CPUClient), pct(p.TPSCV), bn, pointCheck(p)})
+	}
+	return t
+}
+
+// utilText is link utilisation, or a dash for an unlimited link where it means nothing.
+func utilText(u float64, rateBps int64) string {
+	if rateBps == 0 {
+		return "–"
+	}
+	return pct(u)
+}
+
+// pointCheck is a point's wire-check cell: its verdict when it failed, "ok", or "–" when
+// the wire was not checked before it.
+func pointCheck(p result.Point) string {
+	if f := checkFlag(p); f != "" {
+		return f
+	}
+	if p.WireCheck != nil {
+		return "ok"
+	}
+	return "–"
+}

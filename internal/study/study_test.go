@@ -1,0 +1,109 @@
+package study
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
+	c := Cell{Threads: 8, Warmup: 2 * time.Second, Duration: 3 * time.Second}
+	var ivs []sysbench.Interval
+	var ss []metrics.Sample
+	for i := 1; i <= 5; i++ {
+		tps := 100.0
+		if i <= 2 {
+			tps = 10 // warm-up seconds: must not drag the mean down
+		}
+		ivs = append(ivs, sysbench.Interval{T: float64(i), TPS: tps, QPS: tps * 16, LatPct: 80})
+		// 20 mbit link, server->client at 2.4 MB/s = 0.96 of the link.
+		ss = append(ss, metrics.Sample{T: time.Duration(i) * time.Second, UpBytesPerS: 100e3,
+			DownBytesPerS: 2.4e6, CPUServer: 0.3, CPUClient: 0.1, CPUTotal: 0.5})
+	}
+	var p result.Point
+	fillPoint(&p, c, &sysbench.Summary{Errors: 3}, ivs, ss, 20_000_000)
+	if p.TPS != 100 || p.QPS != 1600 {
+		t.Errorf("TPS %v QPS %v: warm-up not dropped", p.TPS, p.QPS)
+	}
+	if math.Abs(p.LatAvgMs-80) > 1e-9 { // Little: 8 threads / 100 TPS = 80 ms
+		t.Errorf("lat avg %v", p.LatAvgMs)
+	}
+	if math.Abs(p.LinkUtilization-0.96) > 1e-9 || p.Bottleneck != "network" {
+		t.Errorf("utilisation %v verdict %q (%s)", p.LinkUtilization, p.Bottleneck, p.BottleneckWhy)
+	}
+	if p.Errors != 3 || len(p.Seconds) != 5 || !p.Seconds[1].Warmup || p.Seconds[2].Warmup {
+		t.Errorf("errors %d seconds %+v", p.Errors, p.Seconds)
+	}
+	if p.TPSCV != 0 {
+		t.Errorf("steady TPS has CV %v", p.TPSCV)
+	}
+}
+
+func TestBandwidthMatrix(t *testing.T) {
+	slow := link.Condition{RateBps: 20_000_000}
+	b := Bandwidth{Slow: slow, Fast: link.Condition{}, Experiments: []string{"n2", "n3"},
+		Threads: []int{1, 16}, Common: Cell{Workload: "oltp_read_only", Duration: time.Second}}
+	cells := b.Cells()
+	if len(cells) != 2*3*2 { // links x (plain, compression, tls) x threads
+		t.Fatalf("%d cells", len(cells))
+	}
+	want := []string{"20mbit", "20mbit+compression", "20mbit+tls", "unlimited", "unlimited+compression", "unlimited+tls"}
+	if got := strings.Join(b.Series(), ","); got != strings.Join(want, ",") {
+		t.Errorf("series %s", got)
+	}
+	// Grouped by link: the wire is reshaped once.
+	for i, c := range cells {
+		if (i < 6) != (c.Link.RateBps == slow.RateBps) {
+			t.Errorf("cell %d (%s) out of link order", i, c.Series)
+		}
+		if c.Compression != strings.HasSuffix(c.Series, "+compression") || c.TLS != strings.HasSuffix(c.Series, "+tls") {
+			t.Errorf("cell %s: compression %v tls %v", c.Series, c.Compression, c.TLS)
+		}
+	}
+	if _, err := ParseExperiments("n1,n9"); err == nil {
+		t.Error("n9 accepted")
+	}
+}
+
+func TestCalibratedSlowKeepsTheBlogRatio(t *testing.T) {
+	// A fast link that peaks at 13 MB/s: the slow rate must carry 1/6.46 of it.
+	bps, err := CalibratedSlow(13e6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ratio := 13e6 * 8 / float64(bps)
+	if math.Abs(ratio-CalibrationTarget) > 0.01 {
+		t.Errorf("fast/slow %v, want %v", ratio, CalibrationTarget)
+	}
+	if _, err := CalibratedSlow(0); err == nil {
+		t.Error("zero peak accepted")
+	}
+}
+
+func TestTransportCells(t *testing.T) {
+	tr := Transport{Paths: TransportPaths, Threads: []int{2}, Common: Cell{Workload: "oltp_read_only"}}
+	cells := tr.Cells()
+	if len(cells) != 4 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	hosts := map[string]string{}
+	for _, c := range cells {
+		hosts[c.Transport] = c.ClientHost + " " + c.Host
+		if !strings.Contains(strings.Join(c.Extra, " "), "--point-selects=25") {
+			t.Errorf("%s lacks the study's workload knobs: %v", c.Transport, c.Extra)
+		}
+	}
+	if hosts["socket"] != "server " || hosts["local-tcp"] != "server 127.0.0.1" ||
+		hosts["remote-tcp"] != "client 198.18.0.2" || hosts["remote-socket"] != "client " {
+		t.Errorf("paths %v", hosts)
+	}
+	if _, err := ParsePaths("socket,carrier-pigeon"); err == nil {
+		t.Error("bad path accepted")
+	}
+}

@@ -1,0 +1,5 @@
+// Package sysbench drives sysbench 1.0.20 against the lab's MariaDB: it builds the
+// command line, runs prepare/run/cleanup (optionally inside a network namespace), streams
+// the per-second report lines to a callback while the run is going, and parses the final
+// summary by its labels.
+package sysbench

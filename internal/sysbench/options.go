@@ -1,0 +1,127 @@
+package sysbench
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Options is one sysbench invocation against MariaDB.
+type Options struct {
+	Workload  string // oltp_read_only, oltp_write_only, oltp_read_write, oltp_point_select ...
+	Tables    int
+	TableSize int
+	Threads   int
+	Time      time.Duration // run length; rounded up to whole seconds
+	Events    int           // stop after this many events (0 = no limit)
+	Rate      int           // target transactions/s (0 = as fast as possible)
+	RandType  string        // uniform, gaussian, special, pareto
+
+	// Where to connect: Socket wins over Host/Port.
+	Host     string
+	Port     int
+	Socket   string
+	User     string
+	Password string // passed on the command line (visible in ps): lab passwords only
+	DB       string
+
+	// TLS needs CertDir: sysbench 1.0.20 loads client-key.pem, client-cert.pem and
+	// cacert.pem from its working directory, so the runner runs it there.
+	TLS         bool
+	Compression bool
+	CertDir     string
+
+	ReportInterval int      // seconds between interval lines; 0 = 1, negative = none
+	Extra          []string // more options, e.g. "--point-selects=25"; for every command
+	NS             string   // run inside this network namespace ("" = this one)
+
+	Binary string // sysbench executable, default "sysbench"
+	// OnStart is called once the process has started, with its pid (sysbench's own: ip
+	// netns exec execs), so CPU sampling can find it.
+	OnStart func(pid int)
+}
+
+// ErrBadOptions is returned before anything runs when Options cannot work.
+var ErrBadOptions = errors.New("bad sysbench options")
+
+func (o Options) validate() error {
+	if o.Workload == "" {
+		return errors.Join(ErrBadOptions, errors.New("workload is empty"))
+	}
+	if o.TLS && o.CertDir == "" {
+		return errors.Join(ErrBadOptions, errors.New("TLS needs CertDir (sysbench reads the .pem files from its working directory)"))
+	}
+	return nil
+}
+
+// Args is sysbench's argument list for cmd ("prepare", "run" or "cleanup"). Run-only
+// options (time, events, rate, report interval, random distribution) are left out of the
+// other commands. It is pure: it neither reads nor checks anything.
+func (o Options) Args(cmd string) []string {
+	a := []string{o.Workload, "--db-driver=mysql"}
+	add := func(k string, v int) { a = append(a, "--"+k+"="+strconv.Itoa(v)) }
+	str := func(k, v string) {
+		if v != "" {
+			a = append(a, "--"+k+"="+v)
+		}
+	}
+	if o.Socket != "" {
+		// sysbench's default host is "localhost", which makes libmariadb use the socket.
+		str("mysql-socket", o.Socket)
+	} else {
+		str("mysql-host", o.Host)
+		if o.Port > 0 {
+			add("mysql-port", o.Port)
+		}
+	}
+	str("mysql-user", o.User)
+	str("mysql-password", o.Password)
+	str("mysql-db", o.DB)
+	if o.TLS {
+		a = append(a, "--mysql-ssl=on")
+	}
+	if o.Compression {
+		a = append(a, "--mysql-compression=on")
+	}
+	if o.Tables > 0 {
+		add("tables", o.Tables)
+	}
+	if o.TableSize > 0 {
+		add("table-size", o.TableSize)
+	}
+	if o.Threads > 0 {
+		add("threads", o.Threads)
+	}
+	if cmd == "run" {
+		switch {
+		case o.Time > 0:
+			add("time", int(math.Ceil(o.Time.Seconds())))
+		case o.Events > 0:
+			add("time", 0) // sysbench's default is 10 s; 0 lets --events end the run
+		}
+		if o.Events > 0 {
+			add("events", o.Events)
+		}
+		if o.Rate > 0 {
+			add("rate", o.Rate)
+		}
+		switch {
+		case o.ReportInterval == 0:
+			add("report-interval", 1)
+		case o.ReportInterval > 0:
+			add("report-interval", o.ReportInterval)
+		}
+		str("rand-type", o.RandType)
+	}
+	a = append(a, o.Extra...)
+	return append(a, cmd)
+}
+
+// prepareOptions is o as Prepare runs it: sysbench 1.0.20 prepares tables in parallel,
+// one table per thread, so more threads than tables only wait, and more than 8 compete
+// for the same small server.
+func prepareOptions(o Options) Options {
+	o.Threads = max(1, min(o.Tables, 8))
+	return o
+}

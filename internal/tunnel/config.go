@@ -1,0 +1,174 @@
+package tunnel
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+)
+
+// Role says which end of the tunnel this process is.
+type Role string
+
+const (
+	// Entry listens for plain clients (a mysql client, a replica) and dials the exit.
+	Entry Role = "entry"
+	// Exit listens for entries and dials the real server.
+	Exit Role = "exit"
+)
+
+// Mode is the compression policy of the sending side.
+type Mode string
+
+const (
+	// Auto compresses while the WAN write path is the bottleneck, sends raw otherwise.
+	Auto Mode = "auto"
+	// Zstd compresses every group.
+	Zstd Mode = "zstd"
+	// Off sends raw frames only (still grouped and checksummed).
+	Off Mode = "off"
+)
+
+// Defaults, chosen by measurement (see scripts/bench-tunnel.sh and the package benchmarks).
+const (
+	// DefaultLevel is zstd level 1 (klauspost SpeedFastest): on MySQL-like streams it gives
+	// most of the ratio of level 3 at a fraction of the CPU.
+	DefaultLevel = 1
+	// DefaultGroupMaxSize bounds a frame; past 64KiB ratio and syscall savings flatten out
+	// while a frame's latency on a narrow link keeps growing.
+	DefaultGroupMaxSize = 64 << 10
+	// DefaultGroupTimeout bounds how long a continuously fed group stays open. A group is
+	// also closed as soon as the source has nothing more to read, so a lone request never
+	// waits for it.
+	DefaultGroupTimeout = 2 * time.Millisecond
+	// MaxGroupSize is the protocol limit on a frame's raw size; receivers reject larger.
+	MaxGroupSize = 16 << 20
+)
+
+// ErrConfig marks a configuration rejected by New.
+var ErrConfig = errors.New("invalid tunnel configuration")
+
+// Config describes one end of a tunnel. Zero Level, GroupMaxSize and GroupTimeout mean
+// the defaults above.
+type Config struct {
+	Role     Role
+	Listen   string // host:port; a wildcard host needs AllowWildcard
+	To       string // host:port dialled for every accepted connection
+	Compress Mode   // auto (default when empty), zstd or off
+	// Level is a zstd level 1..22, mapped onto klauspost's four encoders with
+	// zstd.EncoderLevelFromZstd: 1-2 fastest, 3-5 default, 6-9 better, 10-22 best.
+	Level        int
+	GroupMaxSize int
+	GroupTimeout time.Duration
+	// TLS enables mutual TLS on the WAN side: a server config for an exit, a client config
+	// for an entry (see LoadTLS). Nil means plaintext.
+	TLS           *tls.Config
+	AllowWildcard bool
+	Logger        *slog.Logger
+	StatsEvery    time.Duration // period of the stats line; 0 disables it
+	Stats         io.Writer     // where stats lines go; nil disables them
+
+	// dial replaces net.Dialer in tests (e.g. a rate-limited connection).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+func configErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+}
+
+// normalize validates c and fills the defaults; it returns a copy.
+func (c Config) normalize() (Config, error) {
+	switch c.Role {
+	case Entry, Exit:
+	default:
+		return c, configErr("role %q: want entry or exit", c.Role)
+	}
+	if err := checkAddr("listen", c.Listen, !c.AllowWildcard); err != nil {
+		return c, err
+	}
+	if err := checkAddr("to", c.To, false); err != nil {
+		return c, err
+	}
+	if _, port, _ := net.SplitHostPort(c.To); port == "0" {
+		return c, configErr("--to %q: port 0 cannot be dialled", c.To)
+	}
+	if c.Compress == "" {
+		c.Compress = Auto
+	}
+	if _, err := ParseMode(string(c.Compress)); err != nil {
+		return c, err
+	}
+	if c.Level == 0 {
+		c.Level = DefaultLevel
+	}
+	if c.Level < 1 || c.Level > 22 {
+		return c, configErr("--level %d: want a zstd level 1..22", c.Level)
+	}
+	if c.GroupMaxSize == 0 {
+		c.GroupMaxSize = DefaultGroupMaxSize
+	}
+	if c.GroupMaxSize < 1 || c.GroupMaxSize > MaxGroupSize {
+		return c, configErr("--group-max-size %d: want 1..%s, like 64KiB", c.GroupMaxSize, FormatSize(MaxGroupSize))
+	}
+	if c.GroupTimeout == 0 {
+		c.GroupTimeout = DefaultGroupTimeout
+	}
+	if c.GroupTimeout < 0 {
+		return c, configErr("--group-timeout %v: want a positive duration like 2ms", c.GroupTimeout)
+	}
+	if c.StatsEvery < 0 {
+		return c, configErr("stats period %v: want a positive duration or 0", c.StatsEvery)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.TLS != nil {
+		t := c.TLS.Clone()
+		if t.MinVersion < tls.VersionTLS13 {
+			t.MinVersion = tls.VersionTLS13
+		}
+		if c.Role == Entry && t.ServerName == "" {
+			t.ServerName, _, _ = net.SplitHostPort(c.To)
+		}
+		if c.Role == Exit && t.ClientAuth != tls.RequireAndVerifyClientCert {
+			return c, configErr("exit TLS must require and verify client certificates (use LoadTLS with server=true)")
+		}
+		c.TLS = t
+	}
+	return c, nil
+}
+
+// ParseMode parses the --compress value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Auto, Zstd, Off:
+		return m, nil
+	}
+	return "", configErr("--compress %q: want auto, zstd or off", s)
+}
+
+// checkAddr rejects what is not host:port with a numeric port, and wildcard hosts when
+// noWildcard is set: a tunnel exit on 0.0.0.0 would hand the database to anyone routable.
+func checkAddr(flag, addr string, noWildcard bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return configErr("--%s %q: want host:port, like 127.0.0.1:3307: %v", flag, addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return configErr("--%s %q: port must be a number 0..65535", flag, addr)
+	}
+	if host == "" && flag == "to" {
+		return configErr("--%s %q: want a host", flag, addr)
+	}
+	if noWildcard {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			return configErr("--%s %q: refusing a wildcard address; name an interface address or pass --allow-wildcard", flag, addr)
+		}
+	}
+	return nil
+}

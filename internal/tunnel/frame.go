@@ -1,0 +1,220 @@
+package tunnel
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// A frame on the WAN is a 13-byte header and a payload:
+//
+//	type(1) | payload length(4) | raw length(4) | CRC32C(4)
+//
+// The CRC covers the raw (decoded) bytes and then the first 9 header bytes, so a flipped
+// bit in the payload, in the lengths or in the type is caught before anything is delivered.
+const headerLen = 13
+
+type frameType byte
+
+const (
+	frameRaw  frameType = 1 // payload is the raw bytes
+	frameZstd frameType = 2 // payload is a flushed block run of the connection's zstd stream
+	frameEnd  frameType = 3 // the sender's source reached EOF; no payload
+)
+
+// windowSize bounds the zstd history each direction keeps: 1MiB holds thousands of row
+// images and result-set rows, and bounds memory per connection.
+const windowSize = 1 << 20
+
+var (
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+	// ErrCorrupt marks a frame that failed its length, decode or checksum checks.
+	ErrCorrupt = errors.New("corrupt tunnel frame")
+)
+
+// appendBuf is the zstd encoder's destination: output lands right after the frame header.
+type appendBuf struct{ b []byte }
+
+func (a *appendBuf) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
+
+// frameEncoder builds one frame at a time into a reused buffer. The zstd encoder is created
+// on first use and kept for the connection, so its window spans all zstd frames.
+type frameEncoder struct {
+	level zstd.EncoderLevel
+	enc   *zstd.Encoder
+	out   appendBuf
+	typ   frameType
+	raw   int
+	crc   uint32
+}
+
+func newFrameEncoder(level int) *frameEncoder {
+	return &frameEncoder{level: zstd.EncoderLevelFromZstd(level), out: appendBuf{b: make([]byte, 0, 64<<10)}}
+}
+
+// begin starts a frame of type t, dropping any previous frame bytes.
+func (e *frameEncoder) begin(t frameType) error {
+	e.typ, e.raw, e.crc = t, 0, 0
+	e.out.b = append(e.out.b[:0], make([]byte, headerLen)...)
+	if t == frameZstd && e.enc == nil {
+		enc, err := zstd.NewWriter(&e.out, zstd.WithEncoderLevel(e.level), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(windowSize), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		if err != nil {
+			return fmt.Errorf("create zstd encoder: %w", err)
+		}
+		e.enc = enc
+	}
+	return nil
+}
+
+// add appends raw bytes to the current frame.
+func (e *frameEncoder) add(p []byte) error {
+	e.raw += len(p)
+	e.crc = crc32.Update(e.crc, castagnoli, p)
+	if e.typ == frameZstd {
+		if _, err := e.enc.Write(p); err != nil {
+			return fmt.Errorf("zstd encode: %w", err)
+		}
+		return nil
+	}
+	e.out.b = append(e.out.b, p...)
+	return nil
+}
+
+// finish flushes the encoder and fills the header; the frame is valid until the next begin.
+func (e *frameEncoder) finish() ([]byte, error) {
+	if e.typ == frameZstd {
+		if err := e.enc.Flush(); err != nil {
+			return nil, fmt.Errorf("zstd flush: %w", err)
+		}
+	}
+	h := e.out.b[:headerLen]
+	h[0] = byte(e.typ)
+	binary.BigEndian.PutUint32(h[1:5], uint32(len(e.out.b)-headerLen))
+	binary.BigEndian.PutUint32(h[5:9], uint32(e.raw))
+	binary.BigEndian.PutUint32(h[9:13], crc32.Update(e.crc, castagnoli, h[:9]))
+	return e.out.b, nil
+}
+
+// close releases the encoder.
+func (e *frameEncoder) close() {
+	if e.enc != nil {
+		e.enc.Reset(nil)
+		e.enc = nil
+	}
+}
+
+// payloadSource feeds exactly one frame's payload to the zstd decoder. The sync decoder
+// reads exact block sizes, so in a well-formed stream it never asks past a flushed frame;
+// asking anyway means the frame was corrupt, and we fail instead of blocking.
+type payloadSource struct{ b []byte }
+
+func (s *payloadSource) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, fmt.Errorf("%w: zstd block runs past its frame", ErrCorrupt)
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+// frameDecoder reads frames from r and returns checked raw bytes. Buffers are reused.
+type frameDecoder struct {
+	r       io.Reader
+	hdr     [headerLen]byte
+	payload []byte
+	out     []byte
+	src     payloadSource
+	dec     *zstd.Decoder
+	maxRaw  int
+}
+
+func newFrameDecoder(r io.Reader) *frameDecoder {
+	return &frameDecoder{r: r, maxRaw: MaxGroupSize}
+}
+
+// next returns the next frame's type and raw bytes (valid until the next call). A frameEnd
+// has no bytes. io.EOF means the peer closed between frames.
+func (d *frameDecoder) next() (frameType, []byte, error) {
+	if _, err := io.ReadFull(d.r, d.hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	typ := frameType(d.hdr[0])
+	wire := int(binary.BigEndian.Uint32(d.hdr[1:5]))
+	raw := int(binary.BigEndian.Uint32(d.hdr[5:9]))
+	want := binary.BigEndian.Uint32(d.hdr[9:13])
+	switch {
+	case typ == frameEnd && wire == 0 && raw == 0:
+	case typ == frameRaw && wire == raw && raw > 0 && raw <= d.maxRaw:
+	case typ == frameZstd && raw > 0 && raw <= d.maxRaw && wire > 0 && wire <= zstdBound(raw):
+	default:
+		return 0, nil, fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw)
+	}
+	d.payload = grow(d.payload, wire)
+	if _, err := io.ReadFull(d.r, d.payload); err != nil {
+		return 0, nil, fmt.Errorf("read frame payload: %w", noEOF(err))
+	}
+	p := d.payload
+	if typ == frameZstd {
+		if err := d.decode(raw); err != nil {
+			return 0, nil, err
+		}
+		p = d.out
+	}
+	if got := crc32.Update(crc32.Update(0, castagnoli, p), castagnoli, d.hdr[:9]); got != want {
+		return 0, nil, fmt.Errorf("%w: checksum %08x, header says %08x", ErrCorrupt, got, want)
+	}
+	return typ, p, nil
+}
+
+func (d *frameDecoder) decode(raw int) error {
+	if d.dec == nil {
+		dec, err := zstd.NewReader(&d.src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(8*windowSize))
+		if err != nil {
+			return fmt.Errorf("create zstd decoder: %w", err)
+		}
+		d.dec = dec
+	}
+	d.src.b = d.payload
+	d.out = grow(d.out, raw)
+	if _, err := io.ReadFull(d.dec, d.out); err != nil {
+		return fmt.Errorf("%w: zstd decode: %v", ErrCorrupt, err)
+	}
+	if len(d.src.b) != 0 {
+		return fmt.Errorf("%w: %d payload bytes left after decoding", ErrCorrupt, len(d.src.b))
+	}
+	return nil
+}
+
+func (d *frameDecoder) close() {
+	if d.dec != nil {
+		d.dec.Close()
+		d.dec = nil
+	}
+}
+
+// zstdBound is a generous upper bound of a flushed zstd run for raw bytes (frame header
+// and block headers included), to reject absurd lengths before allocating.
+func zstdBound(raw int) int { return raw + raw/128 + 1024 }
+
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// wireLen is the payload length of the last frame read.
+func (d *frameDecoder) wireLen() uint32 { return binary.BigEndian.Uint32(d.hdr[1:5]) }

@@ -1,0 +1,238 @@
+package tunnel
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// readSize is the most one source read takes; a group is one or more reads.
+const readSize = 32 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+
+// sender carries one direction from a plain source to the WAN. A reader goroutine fills
+// pooled buffers; the group loop closes a group when it reaches maxSize, when timeout has
+// passed since its first byte, or as soon as no further read is ready (so a lone request
+// pays no grouping delay). Frames are written back to back: nothing waits for an ack, and
+// while a write waits on the WAN the reader keeps filling buffers, so groups grow exactly
+// when the link is the bottleneck.
+type sender struct {
+	src     io.Reader
+	dst     io.Writer
+	maxSize int
+	rs      int // bytes per read
+	timeout time.Duration
+	enc     *frameEncoder
+	policy  *autoPolicy
+	c       *counters
+
+	free, data chan *[]byte
+	readErr    error
+	cur        []byte  // unconsumed part of curBuf
+	curBuf     *[]byte // buffer to hand back once cur is consumed
+	encDur     time.Duration
+}
+
+func newSender(src io.Reader, dst io.Writer, cfg Config, c *counters) *sender {
+	rs := min(readSize, cfg.GroupMaxSize)
+	nbuf := max(4, min(64, 2*cfg.GroupMaxSize/rs+2))
+	s := &sender{
+		src: src, dst: dst, maxSize: cfg.GroupMaxSize, rs: rs, timeout: cfg.GroupTimeout,
+		enc: newFrameEncoder(cfg.Level), policy: newAutoPolicy(cfg.Compress), c: c,
+		free: make(chan *[]byte, nbuf), data: make(chan *[]byte, nbuf),
+	}
+	for range nbuf {
+		s.free <- bufPool.Get().(*[]byte)
+	}
+	return s
+}
+
+// run sends until the source ends (then it sends an end frame and returns nil) or fails.
+// The reader goroutine is tracked by wg; it ends when the source is closed or fails.
+func (s *sender) run(wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	defer close(done)
+	defer s.enc.close()
+	wg.Add(1)
+	go s.read(done, wg)
+	for {
+		if s.curBuf == nil {
+			b, ok := <-s.data
+			if !ok {
+				return s.finish()
+			}
+			s.cur, s.curBuf = *b, b
+		}
+		if err := s.group(); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *sender) read(done <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	defer close(s.data)
+	for {
+		var b *[]byte
+		select {
+		case b = <-s.free:
+		case <-done:
+			return
+		}
+		buf := (*b)[:s.rs]
+		n, err := s.src.Read(buf)
+		if n > 0 {
+			*b = buf[:n]
+			// The channels hold every buffer, so this send never blocks.
+			s.data <- b
+		} else {
+			s.free <- b
+		}
+		if err != nil {
+			s.readErr = err
+			return
+		}
+	}
+}
+
+type flushReason int
+
+const (
+	flushIdle flushReason = iota
+	flushSize
+	flushTimeout
+)
+
+// group builds and writes one frame starting with s.cur.
+func (s *sender) group() error {
+	start := time.Now()
+	before := s.policy.switches
+	typ := s.policy.choose(start)
+	if s.policy.switches != before {
+		s.c.switches.Add(1)
+	}
+	if err := s.enc.begin(typ); err != nil {
+		return err
+	}
+	s.encDur = 0
+	deadline := start.Add(s.timeout)
+	reason := flushIdle
+	for {
+		if err := s.take(typ); err != nil {
+			return err
+		}
+		if s.enc.raw >= s.maxSize {
+			reason = flushSize
+			break
+		}
+		if time.Now().After(deadline) {
+			reason = flushTimeout
+			break
+		}
+		if !s.more() {
+			break
+		}
+	}
+	return s.flush(typ, reason)
+}
+
+// take moves as much of s.cur as fits into the group.
+func (s *sender) take(typ frameType) error {
+	p := s.cur
+	if room := s.maxSize - s.enc.raw; len(p) > room {
+		p = p[:room]
+	}
+	var t0 time.Time
+	if typ == frameZstd {
+		t0 = time.Now()
+	}
+	if err := s.enc.add(p); err != nil {
+		return err
+	}
+	if typ == frameZstd {
+		s.encDur += time.Since(t0)
+	}
+	s.cur = s.cur[len(p):]
+	if len(s.cur) == 0 {
+		s.release()
+	}
+	return nil
+}
+
+func (s *sender) release() {
+	b := s.curBuf
+	s.cur, s.curBuf = nil, nil
+	s.free <- b
+}
+
+// more reports whether another read is ready now, giving the reader one chance to run.
+func (s *sender) more() bool {
+	for i := 0; i < 2; i++ {
+		select {
+		case b, ok := <-s.data:
+			if !ok {
+				return false
+			}
+			s.cur, s.curBuf = *b, b
+			return true
+		default:
+		}
+		runtime.Gosched()
+	}
+	return false
+}
+
+func (s *sender) flush(typ frameType, reason flushReason) error {
+	t0 := time.Now()
+	frame, err := s.enc.finish()
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	if typ == frameZstd {
+		s.encDur += t1.Sub(t0)
+	}
+	if _, err := s.dst.Write(frame); err != nil {
+		return fmt.Errorf("write frame to wan: %w", err)
+	}
+	t2 := time.Now()
+	s.c.send.frame(typ, s.enc.raw, len(frame))
+	switch reason {
+	case flushSize:
+		s.c.flushSize.Add(1)
+	case flushTimeout:
+		s.c.flushTimeout.Add(1)
+	default:
+		s.c.flushIdle.Add(1)
+	}
+	s.policy.observe(typ, s.enc.raw, len(frame), s.encDur, t2.Sub(t1), t2)
+	return nil
+}
+
+// finish runs once the reader stopped: EOF means a clean end (tell the peer), anything
+// else is the connection failing.
+func (s *sender) finish() error {
+	if !errors.Is(s.readErr, io.EOF) {
+		return fmt.Errorf("read from local peer: %w", s.readErr)
+	}
+	var end [headerLen]byte
+	s.enc.typ, s.enc.raw, s.enc.crc = frameEnd, 0, 0
+	s.enc.out.b = append(s.enc.out.b[:0], end[:]...)
+	frame, _ := s.enc.finish()
+	if _, err := s.dst.Write(frame); err != nil {
+		return fmt.Errorf("write end frame to wan: %w", err)
+	}
+	s.c.send.wire.Add(int64(len(frame)))
+	for range cap(s.free) {
+		select {
+		case b := <-s.free:
+			bufPool.Put(b)
+		default:
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package tunnel
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+// DirStats counts one direction at this end. Raw bytes are what the local peer sent or
+// received; wire bytes are frame bytes on the WAN (headers included, TLS excluded).
+type DirStats struct {
+	RawBytes   int64
+	WireBytes  int64
+	RawFrames  int64
+	ZstdFrames int64
+}
+
+// Groups is the number of data frames (one per group).
+func (d DirStats) Groups() int64 { return d.RawFrames + d.ZstdFrames }
+
+// Ratio is raw/wire bytes; 0 before any traffic.
+func (d DirStats) Ratio() float64 {
+	if d.WireBytes == 0 {
+		return 0
+	}
+	return float64(d.RawBytes) / float64(d.WireBytes)
+}
+
+// FlushStats counts why the sender closed its groups.
+type FlushStats struct {
+	Size    int64 // the group reached GroupMaxSize
+	Timeout int64 // GroupTimeout passed since the group's first byte
+	Idle    int64 // the source had nothing more to read right now
+}
+
+// Stats is a snapshot of a tunnel end. Send is local peer → WAN (encoded here), Recv is
+// WAN → local peer (decoded here): at an entry Send is client→server traffic, at an exit
+// it is server→client traffic.
+type Stats struct {
+	Role         Role
+	Conns        int64 // connections accepted
+	ActiveConns  int64
+	Failed       int64 // connections that ended with an error (dial, handshake, corrupt frame, reset)
+	Corrupt      int64 // frames rejected by the length, decode or checksum checks
+	Send, Recv   DirStats
+	Flush        FlushStats
+	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
+}
+
+// String is the --stats line.
+func (s Stats) String() string {
+	return fmt.Sprintf("tunnel %s: conns=%d active=%d failed=%d corrupt=%d | send raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | recv raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | flush size=%d timeout=%d idle=%d | auto switches=%d",
+		s.Role, s.Conns, s.ActiveConns, s.Failed, s.Corrupt,
+		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
+		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
+		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.AutoSwitches)
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 10<<30:
+		return fmt.Sprintf("%.1fGiB", float64(n)/(1<<30))
+	case n >= 10<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 10<<10:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+type dirCounters struct {
+	raw, wire, rawFrames, zstdFrames atomic.Int64
+}
+
+func (d *dirCounters) frame(typ frameType, raw, wire int) {
+	d.raw.Add(int64(raw))
+	d.wire.Add(int64(wire))
+	if typ == frameZstd {
+		d.zstdFrames.Add(1)
+	} else if typ == frameRaw {
+		d.rawFrames.Add(1)
+	}
+}
+
+func (d *dirCounters) load() DirStats {
+	return DirStats{RawBytes: d.raw.Load(), WireBytes: d.wire.Load(), RawFrames: d.rawFrames.Load(), ZstdFrames: d.zstdFrames.Load()}
+}
+
+// counters are shared by all connections of a tunnel end.
+type counters struct {
+	conns, active, failed, corrupt atomic.Int64
+	send, recv                     dirCounters
+	flushSize, flushTimeout        atomic.Int64
+	flushIdle, switches            atomic.Int64
+}
+
+func (c *counters) snapshot(role Role) Stats {
+	return Stats{
+		Role: role, Conns: c.conns.Load(), ActiveConns: c.active.Load(), Failed: c.failed.Load(),
+		Corrupt: c.corrupt.Load(), Send: c.send.load(), Recv: c.recv.load(),
+		Flush:        FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load()},
+		AutoSwitches: c.switches.Load(),
+	}
+}

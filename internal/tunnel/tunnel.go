@@ -1,0 +1,290 @@
+package tunnel
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// preface is the first thing an entry sends on a WAN connection (inside TLS when
+// configured): it rejects a peer that is not a tunnel, or a plaintext one talking to TLS.
+const preface = "WLTUN/1\n"
+
+// handshakeTimeout bounds dialling, the TLS handshake and the preface, so a silent peer
+// cannot hold a goroutine.
+const handshakeTimeout = 10 * time.Second
+
+// Tunnel is one end of the WAN channel: New listens, Serve relays until its context ends.
+type Tunnel struct {
+	cfg   Config
+	ln    net.Listener
+	log   *slog.Logger
+	c     counters
+	wg    sync.WaitGroup
+	ids   atomic.Uint64
+	mu    sync.Mutex
+	open  map[net.Conn]struct{}
+	shut  bool
+	rpool sync.Pool // *bufio.Reader for the WAN side
+}
+
+// New validates cfg and listens on cfg.Listen.
+func New(cfg Config) (*Tunnel, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.dial == nil {
+		d := &net.Dialer{Timeout: handshakeTimeout}
+		cfg.dial = d.DialContext
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("tunnel %s: listen on %s: %w", cfg.Role, cfg.Listen, err)
+	}
+	t := &Tunnel{cfg: cfg, ln: ln, open: map[net.Conn]struct{}{},
+		log: cfg.Logger.With("component", "tunnel", "role", string(cfg.Role))}
+	t.rpool.New = func() any { return bufio.NewReaderSize(nil, 64<<10) }
+	return t, nil
+}
+
+// Addr is the listening address (useful with port 0).
+func (t *Tunnel) Addr() net.Addr { return t.ln.Addr() }
+
+// Stats is a snapshot of the counters.
+func (t *Tunnel) Stats() Stats { return t.c.snapshot(t.cfg.Role) }
+
+// Serve accepts and relays connections until ctx is done; then it closes the listener and
+// every connection, waits for all goroutines and returns nil. It returns an error when
+// accepting fails for another reason.
+func (t *Tunnel) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ctx, t.shutdown)
+	defer stop()
+	t.log.Info("tunnel listening", "listen", t.ln.Addr().String(), "to", t.cfg.To,
+		"compress", string(t.cfg.Compress), "tls", t.cfg.TLS != nil)
+	if t.cfg.StatsEvery > 0 && t.cfg.Stats != nil {
+		t.wg.Go(func() { t.statsLoop(ctx) })
+	}
+	var err error
+	for {
+		conn, aerr := t.ln.Accept()
+		if aerr != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			var ne net.Error
+			if errors.As(aerr, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			err = fmt.Errorf("tunnel %s: accept on %s: %w", t.cfg.Role, t.ln.Addr(), aerr)
+			break
+		}
+		t.wg.Go(func() { t.handle(ctx, conn) })
+	}
+	cancel()
+	t.shutdown()
+	t.wg.Wait()
+	return err
+}
+
+func (t *Tunnel) shutdown() {
+	t.ln.Close()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.shut = true
+	for c := range t.open {
+		c.Close()
+	}
+}
+
+// track registers conns for shutdown; false (and closed) when shutdown already started.
+func (t *Tunnel) track(conns ...net.Conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range conns {
+		if t.shut {
+			c.Close()
+			continue
+		}
+		t.open[c] = struct{}{}
+	}
+	return !t.shut
+}
+
+func (t *Tunnel) untrack(conns ...net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range conns {
+		delete(t.open, c)
+		c.Close()
+	}
+}
+
+func (t *Tunnel) statsLoop(ctx context.Context) {
+	tk := time.NewTicker(t.cfg.StatsEvery)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(t.cfg.Stats, t.Stats().String())
+			return
+		case <-tk.C:
+			fmt.Fprintln(t.cfg.Stats, t.Stats().String())
+		}
+	}
+}
+
+// handle relays one accepted connection over its own WAN connection.
+func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
+	t.c.conns.Add(1)
+	t.c.active.Add(1)
+	defer t.c.active.Add(-1)
+	log := t.log.With("conn", t.ids.Add(1), "peer", accepted.RemoteAddr().String())
+	if !t.track(accepted) {
+		return
+	}
+	plain, wan, err := t.connect(ctx, accepted)
+	if err != nil {
+		t.untrack(accepted)
+		if ctx.Err() == nil {
+			t.c.failed.Add(1)
+			log.Warn("tunnel connection refused", "err", err)
+		}
+		return
+	}
+	if !t.track(plain, wan) {
+		t.untrack(plain, wan)
+		return
+	}
+	defer t.untrack(plain, wan)
+	log.Debug("tunnel connection open")
+
+	errc := make(chan error, 2)
+	s := newSender(plain, wan, t.cfg, &t.c)
+	t.wg.Go(func() { errc <- s.run(&t.wg) })
+	t.wg.Go(func() { errc <- t.receive(wan, plain) })
+	first := <-errc
+	if first != nil {
+		// Closing both ends unblocks the other direction: the local peer sees the
+		// connection end instead of hanging on a dead WAN.
+		plain.Close()
+		wan.Close()
+	}
+	second := <-errc
+	if first == nil {
+		first = second
+	}
+	switch {
+	case first == nil:
+		log.Debug("tunnel connection closed")
+	case ctx.Err() != nil:
+	case errors.Is(first, ErrCorrupt):
+		t.c.failed.Add(1)
+		t.c.corrupt.Add(1)
+		log.Error("tunnel connection closed: corrupt frame", "err", first)
+	default:
+		t.c.failed.Add(1)
+		log.Warn("tunnel connection closed", "err", first)
+	}
+}
+
+// connect returns the plain and WAN sides for an accepted connection.
+func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan net.Conn, err error) {
+	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	if t.cfg.Role == Entry {
+		wan, err = t.dialExit(hctx)
+		return accepted, wan, err
+	}
+	if wan, err = t.acceptEntry(hctx, accepted); err != nil {
+		return nil, nil, err
+	}
+	plain, err = t.cfg.dial(hctx, "tcp", t.cfg.To)
+	if err != nil {
+		wan.Close()
+		return nil, nil, fmt.Errorf("dial server %s: %w", t.cfg.To, err)
+	}
+	return plain, wan, nil
+}
+
+func (t *Tunnel) dialExit(ctx context.Context) (net.Conn, error) {
+	conn, err := t.cfg.dial(ctx, "tcp", t.cfg.To)
+	if err != nil {
+		return nil, fmt.Errorf("dial tunnel exit %s: %w", t.cfg.To, err)
+	}
+	if t.cfg.TLS != nil {
+		tc := tls.Client(conn, t.cfg.TLS)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("tls handshake with tunnel exit %s: %w", t.cfg.To, err)
+		}
+		conn = tc
+	}
+	if _, err := io.WriteString(conn, preface); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
+	}
+	return conn, nil
+}
+
+func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (net.Conn, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+		defer conn.SetDeadline(time.Time{})
+	}
+	if t.cfg.TLS != nil {
+		tc := tls.Server(conn, t.cfg.TLS)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, fmt.Errorf("tls handshake with entry: %w", err)
+		}
+		conn = tc
+	}
+	var got [len(preface)]byte
+	if _, err := io.ReadFull(conn, got[:]); err != nil {
+		return nil, fmt.Errorf("read preface from entry: %w", err)
+	}
+	if string(got[:]) != preface {
+		return nil, fmt.Errorf("read preface from entry: got %q, want %q (a plaintext or foreign peer?)", got[:], preface)
+	}
+	return conn, nil
+}
+
+// receive decodes frames from the WAN and writes them to the local peer. An end frame
+// half-closes the local peer and returns nil; anything else unexpected is an error.
+func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
+	br := t.rpool.Get().(*bufio.Reader)
+	br.Reset(wan)
+	defer func() { br.Reset(nil); t.rpool.Put(br) }()
+	d := newFrameDecoder(br)
+	defer d.close()
+	for {
+		typ, p, err := d.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("wan closed without an end frame")
+			}
+			return fmt.Errorf("read frame from wan: %w", err)
+		}
+		t.c.recv.frame(typ, len(p), headerLen+int(d.wireLen()))
+		if typ == frameEnd {
+			if cw, ok := plain.(interface{ CloseWrite() error }); ok {
+				return cw.CloseWrite()
+			}
+			return plain.Close()
+		}
+		if _, err := plain.Write(p); err != nil {
+			return fmt.Errorf("write to local peer: %w", err)
+		}
+	}
+}

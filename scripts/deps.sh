@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what wirelab needs on Debian/Ubuntu, only what is missing. Idempotent.
+set -euo pipefail
+
+need_root() { if [ "$(id -u)" != 0 ]; then echo "deps: run as root (apt-get)" >&2; exit 1; fi; }
+
+# command -> Debian package
+declare -A pkgs=(
+  [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server [mariadb]=mariadb-client
+  [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
+  [iptables]=iptables [ethtool]=ethtool [chromium]=chromium
+)
+missing=()
+for cmd in "${!pkgs[@]}"; do
+  if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ] && ! [ -x "/usr/bin/$cmd" ]; then
+    missing+=("${pkgs[$cmd]}")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  need_root
+  mapfile -t uniq < <(printf '%s\n' "${missing[@]}" | sort -u)
+  echo "deps: installing ${uniq[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${uniq[@]}" >/dev/null
+fi
+# The Debian package may start its own server; wirelab runs its own servers and must not
+# leave one behind, so stop a service the install started (only if we installed it now).
+if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q mariadb-server; then
+  (service mariadb stop || true) >/dev/null 2>&1
+fi
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
+command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go >= 1.22 in PATH)" >&2; exit 1; }
+go mod download
+echo "deps: ok"
