@@ -3,7 +3,10 @@ module github.com/wirelab/wirelab
 go 1.26.8
 
 require (
+	github.com/florianl/go-nfqueue v1.3.2
+	github.com/go-sql-driver/mysql v1.8.1
 	github.com/klauspost/compress v1.18.0
+	golang.org/x/sys v0.30.0
 	gonum.org/v1/plot v0.14.0
 )
 
@@ -12,11 +15,9 @@ require (
 	git.sr.ht/~sbinet/gg v0.5.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/campoy/embedmd v1.0.0 // indirect
-	github.com/florianl/go-nfqueue v1.3.2 // indirect
 	github.com/go-fonts/liberation v0.3.1 // indirect
 	github.com/go-latex/latex v0.0.0-20230307184459-12ec69307ad9 // indirect
 	github.com/go-pdf/fpdf v0.8.0 // indirect
-	github.com/go-sql-driver/mysql v1.8.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/go-cmp v0.5.7 // indirect
 	github.com/josharian/native v1.0.0 // indirect
@@ -26,6 +27,5 @@ require (
 	golang.org/x/image v0.11.0 // indirect
 	golang.org/x/net v0.6.0 // indirect
 	golang.org/x/sync v0.1.0 // indirect
-	golang.org/x/sys v0.30.0 // indirect
 	golang.org/x/text v0.12.0 // indirect
 )

@@ -37,8 +37,21 @@ func preflight(p *Process, shaper string, c link.Condition) error {
 	if err != nil {
 		return fmt.Errorf("detect kernel features: %w", err)
 	}
-	if err := caps.Supports(shaper, c); err != nil {
-		return err
+	return supports(caps, shaper, c)
+}
+
+// supports says whether this kernel can give the condition with the shaper asked for.
+func supports(caps link.Capabilities, shaper string, c link.Condition) error {
+	delayLine := c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0
+	switch {
+	case !c.Unlimited() && !caps.HTB:
+		return errors.New("--rate: this kernel has no HTB qdisc (sch_htb); only --rate unlimited works here")
+	case shaper == link.ShaperNetem && !caps.Netem:
+		return fmt.Errorf("--shaper netem: %w; use --shaper nfqueue or auto", link.ErrNoNetem)
+	case shaper == link.ShaperNfqueue && !caps.NFQueue:
+		return errors.New("--shaper nfqueue: iptables cannot add an NFQUEUE rule on this kernel (xt_NFQUEUE, nfnetlink_queue)")
+	case delayLine && !caps.Netem && !caps.NFQueue:
+		return errors.New("--delay/--jitter/--loss: this kernel has neither netem nor NFQUEUE")
 	}
 	return nil
 }
@@ -64,7 +77,7 @@ func cmdDoctor(p *Process, args []string) error {
 	if err != nil {
 		problems = append(problems, "kernel feature detection failed: "+err.Error())
 	} else {
-		fmt.Fprintf(p.Stdout, "ok   kernel              %s\n", caps)
+		fmt.Fprintf(p.Stdout, "ok   kernel              htb=%v netem=%v nfqueue=%v\n", caps.HTB, caps.Netem, caps.NFQueue)
 	}
 	for _, pr := range problems {
 		fmt.Fprintf(p.Stdout, "FAIL %s\n", pr)

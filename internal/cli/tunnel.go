@@ -1,5 +1,170 @@
 package cli
 
-import "errors"
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
 
-func cmdTunnel(p *Process, args []string) error { return errors.New("tunnel: not built yet") }
+	"github.com/wirelab/wirelab/internal/tunnel"
+)
+
+const tunnelUsage = `wirelab tunnel: a WAN channel that groups and compresses MySQL traffic
+
+Usage:
+  wirelab tunnel exit  --listen ADDR --to SERVER [flags]   near the server / replication source
+  wirelab tunnel entry --listen ADDR --to EXIT   [flags]   near the client / replica
+  wirelab tunnel certs --out DIR [--hosts LIST]            CA + exit and entry certs for mutual TLS
+
+Run 'wirelab tunnel <entry|exit|certs> --help' for flags.`
+
+// cmdTunnel dispatches to the tunnel's entry, exit and certs subcommands.
+func cmdTunnel(p *Process, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(p.Stdout, tunnelUsage)
+		return nil
+	}
+	switch args[0] {
+	case "entry", "exit":
+		return tunnelEnd(p, tunnel.Role(args[0]), args[1:])
+	case "certs":
+		return tunnelCerts(p, args[1:])
+	}
+	fmt.Fprintln(p.Stderr, tunnelUsage)
+	return usagef("tunnel: unknown subcommand %q: want entry, exit or certs", args[0])
+}
+
+// sizeFlag is a byte count flag accepting 65536, 64k, 64KiB, 1MiB.
+type sizeFlag struct{ n int64 }
+
+func (s *sizeFlag) String() string { return tunnel.FormatSize(s.n) }
+func (s *sizeFlag) Set(v string) error {
+	n, err := tunnel.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	s.n = n
+	return nil
+}
+
+func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
+	example := map[tunnel.Role]string{
+		tunnel.Exit: "wirelab tunnel exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306 \\\n" +
+			"    --tls-cert certs/exit.pem --tls-key certs/exit-key.pem --tls-ca certs/ca.pem --stats",
+		tunnel.Entry: "wirelab tunnel entry --listen 127.0.0.1:3307 --to 198.18.0.2:4406 \\\n" +
+			"    --tls-cert certs/entry.pem --tls-key certs/entry-key.pem --tls-ca certs/ca.pem --stats",
+	}[role]
+	summary := map[tunnel.Role]string{
+		tunnel.Exit:  "accept tunnel entries and relay each connection to the server",
+		tunnel.Entry: "accept clients and relay each connection over its own WAN connection to the exit",
+	}[role]
+	fs := newFlagSet(p, "tunnel "+string(role), summary, example)
+	listen := fs.String("listen", "", "address to listen on, host:port (required; no wildcard without --allow-wildcard)")
+	to := fs.String("to", "", "address to dial for every connection, host:port (required)")
+	compress := fs.String("compress", string(tunnel.Auto), "auto (compress while the WAN is the bottleneck), zstd or off")
+	level := fs.Int("level", tunnel.DefaultLevel, "zstd level 1..22 (mapped to 4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best)")
+	group := &sizeFlag{tunnel.DefaultGroupMaxSize}
+	fs.Var(group, "group-max-size", "largest group (frame) of bytes, like 64KiB, 64k, 65536, 1MiB")
+	timeout := fs.Duration("group-timeout", tunnel.DefaultGroupTimeout, "longest a continuously fed group stays open (an idle source flushes at once)")
+	cert := fs.String("tls-cert", "", "this end's certificate (PEM); with --tls-key and --tls-ca enables mutual TLS")
+	key := fs.String("tls-key", "", "this end's private key (PEM)")
+	ca := fs.String("tls-ca", "", "CA certificate that signed the other end (PEM)")
+	wildcard := fs.Bool("allow-wildcard", false, "allow listening on 0.0.0.0, :: or an empty host")
+	stats := fs.Bool("stats", false, "print a stats line periodically: raw vs wire bytes each way, ratio, groups, flush reasons")
+	statsEvery := fs.Duration("stats-every", 5*time.Second, "period of the --stats line")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("tunnel %s: unexpected arguments %q", role, fs.Args())
+	}
+	if *listen == "" || *to == "" {
+		return usagef("tunnel %s: --listen and --to are required, like: %s", role, strings.SplitN(example, "\\", 2)[0])
+	}
+	mode, err := tunnel.ParseMode(*compress)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if group.n <= 0 {
+		return usagef("tunnel %s: --group-max-size %s: want a positive size like 64KiB", role, group)
+	}
+	if group.n > tunnel.MaxGroupSize {
+		return usagef("tunnel %s: --group-max-size %s: at most %s", role, group, tunnel.FormatSize(tunnel.MaxGroupSize))
+	}
+	if *timeout <= 0 {
+		return usagef("tunnel %s: --group-timeout %v: want a positive duration like 2ms", role, *timeout)
+	}
+	if *level < 1 || *level > 22 {
+		return usagef("tunnel %s: --level %d: want a zstd level 1..22", role, *level)
+	}
+	cfg := tunnel.Config{
+		Role: role, Listen: *listen, To: *to, Compress: mode, Level: *level,
+		GroupMaxSize: int(group.n), GroupTimeout: *timeout, AllowWildcard: *wildcard,
+		Logger: p.Logger.With("cmd", "tunnel"),
+	}
+	if *stats {
+		cfg.StatsEvery, cfg.Stats = *statsEvery, p.Stdout
+	}
+	switch n := countSet(*cert, *key, *ca); {
+	case n == 3:
+		if cfg.TLS, err = tunnel.LoadTLS(*cert, *key, *ca, role == tunnel.Exit); err != nil {
+			return fmt.Errorf("tunnel %s: %w", role, err)
+		}
+	case n > 0:
+		return usagef("tunnel %s: --tls-cert, --tls-key and --tls-ca go together: give all three or none", role)
+	default:
+		p.Logger.Warn("tunnel without TLS: the WAN side is plaintext and unauthenticated", "role", string(role))
+	}
+	t, err := tunnel.New(cfg)
+	if err != nil {
+		var ue error = err
+		if errors.Is(err, tunnel.ErrConfig) {
+			ue = &UsageError{err}
+		}
+		return ue
+	}
+	ctx, _, stop := interruptContexts(p)
+	defer stop()
+	return t.Serve(ctx)
+}
+
+func countSet(vals ...string) int {
+	n := 0
+	for _, v := range vals {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func tunnelCerts(p *Process, args []string) error {
+	fs := newFlagSet(p, "tunnel certs", "write a CA, an exit (server) and an entry (client) certificate for mutual TLS",
+		"wirelab tunnel certs --out certs --hosts 198.18.0.2,127.0.0.1,localhost")
+	out := fs.String("out", "", "directory to write ca.pem, exit.pem, exit-key.pem, entry.pem, entry-key.pem (required)")
+	hosts := fs.String("hosts", strings.Join(tunnel.DefaultCertHosts, ","), "comma-separated IPs and names the exit certificate is valid for")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("tunnel certs: --out DIR is required")
+	}
+	var list []string
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			list = append(list, h)
+		}
+	}
+	if len(list) == 0 {
+		return usagef("tunnel certs: --hosts %q: want a comma-separated list like 198.18.0.2,127.0.0.1,localhost", *hosts)
+	}
+	if err := tunnel.GenerateCerts(*out, list); err != nil {
+		return fmt.Errorf("tunnel certs: %w", err)
+	}
+	fmt.Fprintf(p.Stdout, "wrote %s/{%s,%s,%s,%s,%s} (exit valid for %s)\n", *out, tunnel.CAFile,
+		tunnel.ExitCertFile, tunnel.ExitKeyFile, tunnel.EntryCertFile, tunnel.EntryKeyFile, strings.Join(list, ", "))
+	return nil
+}
+
+var _ flag.Value = (*sizeFlag)(nil)

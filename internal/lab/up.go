@@ -58,6 +58,9 @@ var hostSysctls = []string{
 	"net.ipv4.tcp_max_syn_backlog=65535",
 	"net.ipv4.ip_local_port_range=1024 65000",
 	"net.ipv4.tcp_tw_reuse=1",
+	// Room for bandwidth x delay: 1gbit at 250 ms RTT needs ~31 MB in flight.
+	"net.ipv4.tcp_rmem=4096 131072 33554432",
+	"net.ipv4.tcp_wmem=4096 16384 33554432",
 }
 
 // Up builds the lab: namespaces, veth pairs through the wire host, addresses, routes,
@@ -193,6 +196,20 @@ func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper, self string) 
 	applied, err := link.Apply(ctx, l.runner, l.WireSpec(self), c, shaper)
 	if err != nil {
 		return fmt.Errorf("shape the wire (%s): %w", c, err)
+	}
+	// The host ends must not hand the wire 64 KB TSO/GSO super-packets: HTB would count
+	// one as a single burst. Segment at the source when the rate is capped.
+	onOff := "off"
+	if c.Unlimited() {
+		onOff = "on"
+	}
+	for _, role := range l.State.Hosts {
+		if role == Wire {
+			continue
+		}
+		if _, err := l.Exec(ctx, role, "ethtool", "-K", "eth0", "tso", onOff, "gso", onOff); err != nil {
+			return fmt.Errorf("set offloads on %s: %w", role, err)
+		}
 	}
 	st := l.State
 	st.Condition, st.Shaper, st.ReadBack = c, applied.Shaper, applied.ReadBack

@@ -83,18 +83,22 @@ func ParseRate(s string) (int64, error) {
 	return int64(math.Round(bps)), nil
 }
 
-// FormatRate renders bits per second compactly in tc's SI bit units ("20mbit").
+// FormatRate renders bits per second in tc's SI bit units: 20mbit, 1.5mbit, 1gbit,
+// "unlimited" for 0. ParseRate reads back what it writes.
 func FormatRate(bps int64) string {
-	switch {
-	case bps == 0:
+	if bps == 0 {
 		return "unlimited"
-	case bps%1_000_000_000 == 0:
-		return strconv.FormatInt(bps/1_000_000_000, 10) + "gbit"
-	case bps%1_000_000 == 0:
-		return strconv.FormatInt(bps/1_000_000, 10) + "mbit"
-	case bps%1_000 == 0:
-		return strconv.FormatInt(bps/1_000, 10) + "kbit"
-	default:
-		return strconv.FormatInt(bps, 10) + "bit"
 	}
+	for _, u := range []struct {
+		div  int64
+		name string
+	}{{1_000_000_000, "gbit"}, {1_000_000, "mbit"}, {1_000, "kbit"}} {
+		if bps >= u.div {
+			if bps%u.div == 0 {
+				return strconv.FormatInt(bps/u.div, 10) + u.name
+			}
+			return strconv.FormatFloat(float64(bps)/float64(u.div), 'f', -1, 64) + u.name
+		}
+	}
+	return strconv.FormatInt(bps, 10) + "bit"
 }

@@ -21,7 +21,7 @@ type Capabilities struct {
 // removed before returning, also on error.
 func Detect(ctx context.Context, r execx.Runner) (Capabilities, error) {
 	var caps Capabilities
-	ns := "wl-detect-" + randHex(4)
+	ns := "wld-" + randHex(4) // not "wl-<id>-": `down --all` would take it for a lab
 	if _, err := r.Run(ctx, "ip", "netns", "add", ns); err != nil {
 		return caps, fmt.Errorf("detect kernel features: create namespace: %w", err)
 	}

@@ -16,6 +16,7 @@ func TestParseRate(t *testing.T) {
 		{"500kbit", 500_000, false},
 		{"2Mbit", 2_000_000, false},
 		{"1.5mbit", 1_500_000, false},
+		{"2.5mbit", 2_500_000, false},
 		{"100bps", 800, false},
 		{"1mbps", 8_000_000, false},
 		{"1mibit", 1 << 20, false},
@@ -42,7 +43,7 @@ func TestParseRate(t *testing.T) {
 }
 
 func TestFormatRateRoundTrips(t *testing.T) {
-	for _, bps := range []int64{0, 2_000_000, 20_000_000, 1_000_000_000, 64_000, 1234} {
+	for _, bps := range []int64{0, 2_000_000, 20_000_000, 1_000_000_000, 64_000, 1234, 1_500_000, 2_500_000_000} {
 		s := FormatRate(bps)
 		back, err := ParseRate(s)
 		if err != nil || back != bps {

@@ -154,9 +154,9 @@ func myCnf(c Config, l layout) string {
 	w("back_log", c.MaxConnections)
 	w("thread_cache_size", min(c.MaxConnections, 16384))
 	w("table_open_cache", 4096)
-	// sysbench prepares ~10 statements per table per thread: 2048 threads x 10 tables
-	// overflow the default 16382 and fail with "Can't create more than
-	// max_prepared_stmt_count statements".
+	// sysbench prepares its statements per table per thread (server-side prepared
+	// statements): 2048 threads x 10 tables x ~5-10 statements overflow the default 16382
+	// (error 1461), which would change the query path mid-study.
 	w("max_prepared_stmt_count", 1048576)
 	// 4200 connections need more descriptors than the usual 1024/20000 default;
 	// mariadbd raises its own limit while it is still root.

@@ -73,7 +73,7 @@ func (s *Server) StartSlave(ctx context.Context) error {
 	return nil
 }
 
-// StopSlave stops the replica's threads; it is a no-op when they are not running.
+// StopSlave stops the replica's threads; on stopped threads it is only a warning.
 func (s *Server) StopSlave(ctx context.Context) error {
 	if _, err := s.Exec(ctx, "STOP SLAVE"); err != nil {
 		return fmt.Errorf("stop slave: %w", err)

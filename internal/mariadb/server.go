@@ -162,8 +162,8 @@ func (s *Server) spawn(mariadbd string, l layout) error {
 }
 
 // waitReady polls the socket with SELECT 1 until it answers, mariadbd exits, or timeout.
-func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (s *Server) waitReady(parent context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -182,6 +182,9 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("%w: mariadbd exited during startup; error log %s:\n%s",
 				ErrNotReady, s.ErrorLog, tailFile(s.ErrorLog, 20))
 		case <-ctx.Done():
+			if parent.Err() != nil {
+				return fmt.Errorf("wait for mariadb: %w", context.Cause(parent))
+			}
 			return fmt.Errorf("%w after %s (last error: %v); error log %s:\n%s",
 				ErrNotReady, timeout, lastErr, s.ErrorLog, tailFile(s.ErrorLog, 20))
 		case <-tick.C:

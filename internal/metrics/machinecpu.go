@@ -50,11 +50,10 @@ func parseStatBusy(data []byte) (uint64, error) {
 // client and the server compete for the same cores, and the verdict needs to know.
 type machineCPUCollector struct {
 	path string
-	tck  float64
 }
 
-func newMachineCPUCollector(root string, tck float64) *machineCPUCollector {
-	return &machineCPUCollector{path: filepath.Join(root, "stat"), tck: tck}
+func newMachineCPUCollector(root string) *machineCPUCollector {
+	return &machineCPUCollector{path: filepath.Join(root, "stat")}
 }
 
 func (c *machineCPUCollector) collect(snap *snapshot) error {
@@ -66,7 +65,7 @@ func (c *machineCPUCollector) collect(snap *snapshot) error {
 	if err != nil {
 		return err
 	}
-	snap.cpuTotal = float64(busy) / c.tck
+	snap.cpuTotal = busy
 	return nil
 }
 

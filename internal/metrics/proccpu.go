@@ -55,14 +55,13 @@ type procSeen struct{ base, last uint64 }
 type procCPUCollector struct {
 	root     string
 	pids     func() []int
-	tck      float64
 	seen     map[procKey]*procSeen
 	baseline bool
-	set      func(*snapshot, float64)
+	set      func(*snapshot, uint64)
 }
 
-func newProcCPUCollector(root string, pids func() []int, tck float64, set func(*snapshot, float64)) *procCPUCollector {
-	return &procCPUCollector{root: root, pids: pids, tck: tck, seen: map[procKey]*procSeen{}, baseline: true, set: set}
+func newProcCPUCollector(root string, pids func() []int, set func(*snapshot, uint64)) *procCPUCollector {
+	return &procCPUCollector{root: root, pids: pids, seen: map[procKey]*procSeen{}, baseline: true, set: set}
 }
 
 func (c *procCPUCollector) collect(snap *snapshot) error {
@@ -95,7 +94,7 @@ func (c *procCPUCollector) collect(snap *snapshot) error {
 	for _, p := range c.seen {
 		sum += p.last - p.base
 	}
-	c.set(snap, float64(sum)/c.tck)
+	c.set(snap, sum)
 	return nil
 }
 

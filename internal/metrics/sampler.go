@@ -61,7 +61,7 @@ func (t Totals) Avg() Sample {
 type snapshot struct {
 	at                                   time.Time
 	upBytes, downBytes, upPkts, downPkts uint64
-	cpuServer, cpuClient, cpuTotal       float64 // seconds
+	cpuServer, cpuClient, cpuTotal       uint64 // clock ticks
 }
 
 // collector fills its part of a snapshot with cumulative values. collect is called only
@@ -88,6 +88,8 @@ type Sampler struct {
 	last    snapshot
 	samples []Sample
 	totals  Totals
+	ticks   [3]uint64 // server, client, machine CPU over the window
+	tck     float64   // CLK_TCK: ticks per second
 }
 
 // NewSampler returns a sampler; interval <= 0 means one second, a nil logger discards.
@@ -104,12 +106,14 @@ func NewSampler(src Source, interval time.Duration, logger *slog.Logger) *Sample
 	if src.NetnsDir == "" {
 		src.NetnsDir = "/run/netns"
 	}
-	return &Sampler{src: src, interval: interval, log: logger.With("component", "metrics")}
+	return &Sampler{src: src, interval: interval, log: logger.With("component", "metrics"), tck: clkTck()}
 }
 
 // Start opens every counter, takes the baseline and starts sampling. It fails early when
 // the namespace or an interface is missing (ErrNetnsNotFound, ErrIfaceNotFound). Sampling
-// ends at Stop or when ctx is done, whichever comes first; call Stop in both cases.
+// ends at Stop or when ctx is done, whichever comes first; call Stop in both cases. The
+// wire counter file, open from Start to Stop, keeps the namespace's counters readable
+// even if the namespace is deleted meanwhile, so stop the sampler before lab teardown.
 func (s *Sampler) Start(ctx context.Context) error {
 	if s.done != nil {
 		return errors.New("start metrics sampler: already started")
@@ -133,7 +137,6 @@ func (s *Sampler) Start(ctx context.Context) error {
 
 func (s *Sampler) open() ([]collector, error) {
 	var cs []collector
-	tck := clkTck()
 	if s.src.UpIface != "" || s.src.DownIface != "" {
 		c, err := s.openWire()
 		if err != nil {
@@ -142,14 +145,14 @@ func (s *Sampler) open() ([]collector, error) {
 		cs = append(cs, c)
 	}
 	if s.src.ServerPIDs != nil {
-		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ServerPIDs, tck,
-			func(sn *snapshot, v float64) { sn.cpuServer = v }))
+		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ServerPIDs,
+			func(sn *snapshot, v uint64) { sn.cpuServer = v }))
 	}
 	if s.src.ClientPIDs != nil {
-		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ClientPIDs, tck,
-			func(sn *snapshot, v float64) { sn.cpuClient = v }))
+		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ClientPIDs,
+			func(sn *snapshot, v uint64) { sn.cpuClient = v }))
 	}
-	return append(cs, newMachineCPUCollector(s.src.ProcRoot, tck)), nil
+	return append(cs, newMachineCPUCollector(s.src.ProcRoot)), nil
 }
 
 func (s *Sampler) openWire() (collector, error) {
@@ -207,9 +210,10 @@ func (s *Sampler) tick(final bool) {
 	d := snapshot{
 		upBytes: delta(snap.upBytes, prev.upBytes), downBytes: delta(snap.downBytes, prev.downBytes),
 		upPkts: delta(snap.upPkts, prev.upPkts), downPkts: delta(snap.downPkts, prev.downPkts),
-		cpuServer: max(0, snap.cpuServer-prev.cpuServer), cpuClient: max(0, snap.cpuClient-prev.cpuClient),
-		cpuTotal: max(0, snap.cpuTotal-prev.cpuTotal),
+		cpuServer: delta(snap.cpuServer, prev.cpuServer), cpuClient: delta(snap.cpuClient, prev.cpuClient),
+		cpuTotal: delta(snap.cpuTotal, prev.cpuTotal),
 	}
+	srv, cli, tot := float64(d.cpuServer)/s.tck, float64(d.cpuClient)/s.tck, float64(d.cpuTotal)/s.tck
 	s.last = snap
 	t := &s.totals
 	t.Elapsed = snap.at.Sub(s.start)
@@ -217,9 +221,11 @@ func (s *Sampler) tick(final bool) {
 	t.DownBytes += d.downBytes
 	t.UpPkts += d.upPkts
 	t.DownPkts += d.downPkts
-	t.CPUServerSec += d.cpuServer
-	t.CPUClientSec += d.cpuClient
-	t.CPUTotalSec += d.cpuTotal
+	s.ticks[0] += d.cpuServer
+	s.ticks[1] += d.cpuClient
+	s.ticks[2] += d.cpuTotal
+	// From summed ticks, so totals carry no float drift.
+	t.CPUServerSec, t.CPUClientSec, t.CPUTotalSec = float64(s.ticks[0])/s.tck, float64(s.ticks[1])/s.tck, float64(s.ticks[2])/s.tck
 	if final && dt < s.interval/2 {
 		return // too short to be a meaningful rate; it still counts in Totals
 	}
@@ -227,7 +233,7 @@ func (s *Sampler) tick(final bool) {
 	s.samples = append(s.samples, Sample{T: t.Elapsed,
 		UpBytesPerS: float64(d.upBytes) / sec, DownBytesPerS: float64(d.downBytes) / sec,
 		UpPktsPerS: float64(d.upPkts) / sec, DownPktsPerS: float64(d.downPkts) / sec,
-		CPUServer: d.cpuServer / sec, CPUClient: d.cpuClient / sec, CPUTotal: d.cpuTotal / sec})
+		CPUServer: srv / sec, CPUClient: cli / sec, CPUTotal: tot / sec})
 }
 
 // delta is cur-prev, or 0 when the counter went backwards (interface recreated).

@@ -35,7 +35,7 @@ func newFakeProc(t *testing.T) *fakeProc {
 func (p *fakeProc) netDev(upTx, upPkts, downTx, downPkts uint64) {
 	p.t.Helper()
 	s := "Inter-|   Receive |  Transmit\n face |bytes packets|bytes packets\n" +
-		fmt.Sprintf("    lo: 9 9 0 0 0 0 0 0 9 9 0 0 0 0 0 0\n") +
+		"    lo: 9 9 0 0 0 0 0 0 9 9 0 0 0 0 0 0\n" +
 		fmt.Sprintf("to-server: 1 1 0 0 0 0 0 0 %d %d 0 0 0 0 0 0\n", upTx, upPkts) +
 		fmt.Sprintf("to-client: 1 1 0 0 0 0 0 0 %d %d 0 0 0 0 0 0\n", downTx, downPkts)
 	if err := os.WriteFile(filepath.Join(p.root, "net", "dev"), []byte(s), 0o644); err != nil {

@@ -2,7 +2,8 @@ package metrics
 
 import (
 	"fmt"
-	"strconv"
+
+	wlink "github.com/wirelab/wirelab/internal/link"
 )
 
 // Thresholds of the bottleneck verdict.
@@ -48,18 +49,18 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 //
 // With CPUs unknown (<= 0) no CPU verdict is given.
 func Verdict(in VerdictInput) (verdict string, why string) {
-	link := "the link rate"
+	lk := "the link rate"
 	if in.RateBps > 0 {
-		link = FormatRate(in.RateBps)
+		lk = wlink.FormatRate(in.RateBps)
 	}
 	if in.UpUtil >= NetSaturated || in.DownUtil >= NetSaturated {
 		dir, u, other, ou := "up", in.UpUtil, "down", in.DownUtil
 		if in.DownUtil > in.UpUtil {
 			dir, u, other, ou = "down", in.DownUtil, "up", in.UpUtil
 		}
-		return "network", fmt.Sprintf("%s %.2f of %s (%s %.2f)", dir, u, link, other, ou)
+		return "network", fmt.Sprintf("%s %.2f of %s (%s %.2f)", dir, u, lk, other, ou)
 	}
-	netWhy := fmt.Sprintf("up %.2f, down %.2f of %s", in.UpUtil, in.DownUtil, link)
+	netWhy := fmt.Sprintf("up %.2f, down %.2f of %s", in.UpUtil, in.DownUtil, lk)
 	if in.UpUtil == 0 && in.DownUtil == 0 && in.RateBps <= 0 {
 		netWhy = "link unlimited"
 	}
@@ -87,20 +88,4 @@ func Verdict(in VerdictInput) (verdict string, why string) {
 	}
 	return "latency", fmt.Sprintf("%s; mysqld %.2f, client %.2f, machine %.2f of %s",
 		netWhy, in.CPUServer, in.CPUClient, in.CPUTotal, cores)
-}
-
-// FormatRate renders bits/s the way tc and the CLI spell them: 20mbit, 1gbit, 512kbit.
-func FormatRate(bps int64) string {
-	for _, u := range []struct {
-		div  int64
-		name string
-	}{{1_000_000_000, "gbit"}, {1_000_000, "mbit"}, {1_000, "kbit"}} {
-		if bps >= u.div {
-			if bps%u.div == 0 {
-				return strconv.FormatInt(bps/u.div, 10) + u.name
-			}
-			return strconv.FormatFloat(float64(bps)/float64(u.div), 'f', -1, 64) + u.name
-		}
-	}
-	return strconv.FormatInt(bps, 10) + "bit"
 }

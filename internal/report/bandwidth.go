@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/link"
 	"sort"
 	"strconv"
 
@@ -45,7 +46,7 @@ type bwKey struct {
 	v    variant
 }
 
-func (k bwKey) label() string { return rateLabel(k.rate) + variantSuffix[k.v] }
+func (k bwKey) label() string { return link.FormatRate(k.rate) + variantSuffix[k.v] }
 
 // bwStudy is the classified points: links slowest first (unlimited last) and the grid.
 type bwStudy struct {
@@ -111,7 +112,7 @@ func (bandwidthSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 		}
 	}
 	if w := s.wireChart(); w != nil {
-		bs = append(bs, Heading{3, "Wire traffic on the " + rateLabel(s.links[0]) + " link"}, w)
+		bs = append(bs, Heading{3, "Wire traffic on the " + link.FormatRate(s.links[0]) + " link"}, w)
 	}
 	for _, exp := range []struct {
 		n, what, name string
@@ -122,7 +123,7 @@ func (bandwidthSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 			if !s.has(a) || !s.has(b) {
 				continue
 			}
-			title := fmt.Sprintf("%s. %s on %s", exp.n, exp.what, rateLabel(l))
+			title := fmt.Sprintf("%s. %s on %s", exp.n, exp.what, link.FormatRate(l))
 			c := s.chart("bandwidth-"+exp.name+"-"+s.role(l), title, []bwKey{a, b})
 			for j := range c.Lines {
 				c.Lines[j].Color = i
@@ -136,7 +137,7 @@ func (bandwidthSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 func (s *bwStudy) intro(r *result.Run) string {
 	links := make([]string, len(s.links))
 	for i, l := range s.links {
-		links[i] = rateLabel(l)
+		links[i] = link.FormatRate(l)
 	}
 	txt := fmt.Sprintf("Links %s; threads %s.", joinVs(links), threadsList(s.g.threads))
 	if r.Spec.Repeat > 1 {

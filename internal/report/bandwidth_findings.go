@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/link"
 	"math"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -79,22 +80,22 @@ func (s *bwStudy) saturation() string {
 		pk, pkT := s.peak(k)
 		f := fmt.Sprintf("The %s link saturates at %d threads: utilisation %s, bottleneck network (N1, %s, %d threads: %s TPS). "+
 			"From there TPS stays flat: the peak is %s at %d threads, %s the %d-thread value.",
-			rateLabel(slow), th, pct(u), k.label(), th, num(m), num(pk), pkT, ratio(pk, m), th)
+			link.FormatRate(slow), th, pct(u), k.label(), th, num(m), num(pk), pkT, ratio(pk, m), th)
 		if w, wT := s.peakWire(k); w > 0 {
-			f += fmt.Sprintf(" The wire peaked at %.0f MiB/s (%.0f Mbit/s, %s of %s) at %d threads.",
-				w/mib, w*8/1e6, pct(w*8/float64(slow)), rateLabel(slow), wT)
+			f += fmt.Sprintf(" The wire peaked at %s MiB/s (%s Mbit/s, %s of %s) at %d threads.",
+				num(w/mib), num(w*8/1e6), pct(w*8/float64(slow)), link.FormatRate(slow), wT)
 		}
 		if len(s.links) > 1 {
 			fast := bwKey{s.links[len(s.links)-1], plain}
 			if fm, fT := s.peak(fast); fm > 0 {
 				f += fmt.Sprintf(" The %s link reaches %s TPS at %d threads, %s the %s peak: the network was the bottleneck.",
-					rateLabel(fast.rate), num(fm), fT, ratio(fm, pk), rateLabel(slow))
+					link.FormatRate(fast.rate), num(fm), fT, ratio(fm, pk), link.FormatRate(slow))
 			}
 		}
 		return f
 	}
 	return fmt.Sprintf("The %s link never saturated: its highest utilisation was %s at %d threads (bottleneck %s), below the %s that marks a full link.",
-		rateLabel(slow), pct(maxU), maxT, orDash(s.g.at(k, maxT).bottleneck()), pct(saturatedUtil))
+		link.FormatRate(slow), pct(maxU), maxT, orDash(s.g.at(k, maxT).bottleneck()), pct(saturatedUtil))
 }
 
 // peakWire is the highest per-point mean wire rate in either direction, in bytes/s.
@@ -162,17 +163,17 @@ func (s *bwStudy) compression(l int64) string {
 		return ""
 	}
 	lo, hi := extremes(rs)
-	cite := fmt.Sprintf("(N2 %s: worst %s; best %s)", rateLabel(l), lo.cite(), hi.cite())
+	cite := fmt.Sprintf("(N2 %s: worst %s; best %s)", link.FormatRate(l), lo.cite(), hi.cite())
 	var f string
 	switch {
 	case lo.r > 1+noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression helps %s: compression ÷ plain is %.2f× to %.2f× %s.", rateLabel(l), scope, lo.r, hi.r, cite)
+		f = fmt.Sprintf("On the %s link compression helps %s: compression ÷ plain is %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
 	case hi.r < 1-noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression hurts %s: compression ÷ plain is only %.2f× to %.2f× %s.", rateLabel(l), scope, lo.r, hi.r, cite)
+		f = fmt.Sprintf("On the %s link compression hurts %s: compression ÷ plain is only %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
 	case lo.r >= 1-noEffectTolerance && hi.r <= 1+noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression makes no difference %s (%.2f× to %.2f×) %s.", rateLabel(l), scope, lo.r, hi.r, cite)
+		f = fmt.Sprintf("On the %s link compression makes no difference %s (%s) %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
 	default:
-		f = fmt.Sprintf("On the %s link compression helps at some thread counts and hurts at others %s: %.2f× to %.2f× %s.", rateLabel(l), scope, lo.r, hi.r, cite)
+		f = fmt.Sprintf("On the %s link compression helps at some thread counts and hurts at others %s: %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
 	}
 	if bn := s.majorityBottleneck(b, highConcurrency); bn != "" {
 		f += " With compression the bottleneck is " + bn
@@ -212,7 +213,7 @@ func (s *bwStudy) tls(l int64) string {
 		return ""
 	}
 	first, last := rs[0], rs[len(rs)-1]
-	f := fmt.Sprintf("On the %s link TLS costs %s at %s (N3 %s, %s)", rateLabel(l), pct(1-first.r), threadsN(first.threads), rateLabel(l), first.cite())
+	f := fmt.Sprintf("On the %s link TLS costs %s at %s (N3 %s, %s)", link.FormatRate(l), pct(1-first.r), threadsN(first.threads), link.FormatRate(l), first.cite())
 	if last.threads != first.threads {
 		f += fmt.Sprintf(" and %s at %s (%s; bottleneck %s)", pct(1-last.r), threadsN(last.threads), last.cite(), orDash(s.g.at(b, last.threads).bottleneck()))
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/link"
 	"math"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -43,19 +44,19 @@ func (s *bwStudy) wireChart() *Chart {
 		}
 		off += last + 1
 	}
-	c := &Chart{Name: "bandwidth-wire", Title: "Wire traffic on the " + rateLabel(slow) + " link, plain series",
-		XLabel: "time across the run's points (s)", YLabel: "wire MiB/s", LegendBottom: true,
+	c := &Chart{Name: "bandwidth-wire", Title: "Wire traffic on the " + link.FormatRate(slow) + " link, plain series",
+		XLabel: "time across the run's points (s)", YLabel: "wire MiB/s", LegendRight: true,
 		Lines:  []ChartLine{{Label: "server → client", Points: down, Color: 0}, {Label: "client → server", Points: up, Color: 1}},
 		VLines: vlines,
-		Caption: "Per-second wire traffic (MiB/s = 2^20 bytes/s) of each " + rateLabel(slow) +
+		Caption: "Per-second wire traffic (MiB/s = 2^20 bytes/s) of each " + link.FormatRate(slow) +
 			" point in run order, separated by thin lines and labelled with its thread count; the dashed red line is the link's capacity."}
 	if slow > 0 {
 		capMiB := float64(slow) / 8 / mib
-		c.HLines = []HLine{{Label: fmt.Sprintf("%s capacity (%.1f MiB/s)", rateLabel(slow), capMiB), Y: capMiB}}
+		c.HLines = []HLine{{Label: fmt.Sprintf("%s capacity (%.1f MiB/s)", link.FormatRate(slow), capMiB), Y: capMiB}}
 		ymax = math.Max(ymax, capMiB)
 	}
 	for i := range marks {
-		marks[i].Y = ymax * 1.05
+		marks[i].Y = ymax * 1.04
 	}
 	c.Marks = marks
 	return c

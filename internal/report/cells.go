@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/metrics"
 	"sort"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -32,7 +33,7 @@ func (c *cell) mean(f func(result.Point) float64) float64 {
 	for i, p := range c.ok {
 		xs[i] = f(p)
 	}
-	return mean(xs)
+	return metrics.Mean(xs)
 }
 
 // tps is the mean TPS and its 95% CI half-width over repeats.
@@ -44,7 +45,7 @@ func (c *cell) tps() (m, half float64) {
 	for i, p := range c.ok {
 		xs[i] = p.TPS
 	}
-	return ci95(xs)
+	return metrics.CI95(xs)
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).
@@ -88,7 +89,7 @@ func (c *cell) tpsText() string {
 	m, half := c.tps()
 	s := num(m)
 	if len(c.ok) > 1 {
-		s += " ± " + num(half)
+		s += " ± " + numLike(half, m)
 	}
 	if len(c.ok) < len(c.all) {
 		s += fmt.Sprintf(" (%d/%d ok)", len(c.ok), len(c.all))

@@ -27,7 +27,7 @@ type Chart struct {
 	Name, Title, XLabel, YLabel string
 	Caption                     string // one sentence under the chart: what to look at
 	Log2X                       bool   // thread counts: 1, 2, 4, ... evenly spaced
-	LegendBottom                bool   // legend bottom-right instead of top-left
+	LegendRight                 bool   // legend top-right instead of top-left
 
 	Lines  []ChartLine
 	HLines []HLine     // reference levels, e.g. the link capacity
@@ -103,12 +103,18 @@ func (c *Chart) plot() (*plot.Plot, error) {
 		a.Tick.Label.Font.Size = 11
 	}
 	p.Legend.TextStyle.Font.Size = 11
-	p.Legend.Top, p.Legend.Left = !c.LegendBottom, !c.LegendBottom
+	p.Legend.Top, p.Legend.Left = true, !c.LegendRight
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), vg.Points(-6)
-	if c.LegendBottom {
-		p.Legend.XOffs, p.Legend.YOffs = vg.Points(-8), vg.Points(8)
+	if c.LegendRight {
+		p.Legend.XOffs = vg.Points(-8)
 	}
-	p.Add(plotter.NewGrid())
+	sans(p)
+	grid := plotter.NewGrid()
+	if len(c.Bars) > 0 {
+		grid.Vertical.Color = nil // categories, not values: no vertical rules
+	}
+	p.Add(grid)
+	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	var err error
 	if len(c.Bars) > 0 {
 		err = c.addBars(p)
@@ -122,8 +128,26 @@ func (c *Chart) plot() (*plot.Plot, error) {
 	if p.Y.Max <= p.Y.Min {
 		p.Y.Max = p.Y.Min + 1
 	}
-	p.Y.Max += (p.Y.Max - p.Y.Min) * 0.12 // room for the legend and marks
+	// Room above the data for the legend (one row per entry) and the marks under it.
+	entries := len(c.Lines) + len(c.HLines)
+	if len(c.Bars) > 1 {
+		entries = len(c.Bars)
+	}
+	head := math.Min(0.08+0.07*float64(entries), 0.4)
+	if len(c.Marks) > 0 {
+		head = 0.35
+	}
+	p.Y.Max += (p.Y.Max - p.Y.Min) * head
 	return p, nil
+}
+
+// sans sets every text of the plot in Liberation Sans: the serif default reads poorly at
+// tick-label sizes.
+func sans(p *plot.Plot) {
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Variant = "Sans"
+	}
 }
 
 func (c *Chart) addLines(p *plot.Plot) error {
@@ -148,14 +172,14 @@ func (c *Chart) addLines(p *plot.Plot) error {
 		if err != nil {
 			return fmt.Errorf("line %s: %w", l.Label, err)
 		}
-		col := plotutil.Color(l.Color)
+		col := colour(l.Color)
 		ln.Color, ln.Width = col, vg.Points(2)
 		pts.Color, pts.Shape, pts.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
 		if l.Dashed {
 			ln.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 			pts.Shape = draw.BoxGlyph{}
 		}
-		if len(xys) > 60 { // per-second series: markers would only blur the line
+		if len(xys) > 30 { // per-second series: markers would only blur the line
 			p.Add(ln)
 			p.Legend.Add(l.Label, ln)
 		} else {
@@ -188,6 +212,7 @@ func (c *Chart) addLines(p *plot.Plot) error {
 		}
 		for i := range labels.TextStyle {
 			labels.TextStyle[i].Font.Size = 9
+			labels.TextStyle[i].Font.Variant = "Sans"
 			labels.TextStyle[i].Color = color.Gray{Y: 90}
 		}
 		p.Add(labels)
@@ -198,6 +223,17 @@ func (c *Chart) addLines(p *plot.Plot) error {
 		p.X.Min, p.X.Max = p.X.Min/1.25, p.X.Max*1.25
 	}
 	return nil
+}
+
+// plainTicks are gonum's default ticks with labels in their shortest form: "250", not "250.00".
+func plainTicks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 // pow2Ticks labels every power of two in range: thread counts read as 1, 2, 4, 8, ...
@@ -220,7 +256,7 @@ func (c *Chart) addBars(p *plot.Plot) error {
 		if err != nil {
 			return fmt.Errorf("bars %s: %w", g.Label, err)
 		}
-		b.Color = plotutil.Color(g.Color)
+		b.Color = colour(g.Color)
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(float64(i)-float64(n-1)/2) * w
 		p.Add(b)
@@ -238,6 +274,7 @@ func (c *Chart) addBars(p *plot.Plot) error {
 			}
 			for k := range labels.TextStyle {
 				labels.TextStyle[k].Font.Size = 10
+				labels.TextStyle[k].Font.Variant = "Sans"
 				labels.TextStyle[k].XAlign = text.XCenter
 				labels.TextStyle[k].YAlign = text.YBottom
 			}
@@ -246,6 +283,10 @@ func (c *Chart) addBars(p *plot.Plot) error {
 		}
 	}
 	p.NominalX(c.Categories...)
-	p.X.Tick.Label.Font = font.From(plot.DefaultFont, 11)
+	p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5
+	p.X.Tick.Label.Font.Size = 11
 	return nil
 }
+
+// colour is the i-th of gonum's dark palette: the soft default washes out on white.
+func colour(i int) color.Color { return plotutil.DarkColors[i%len(plotutil.DarkColors)] }

@@ -116,10 +116,19 @@ func bandwidthRepeatFixture() *result.Run {
 						p.Bottleneck = "latency"
 					}
 				} else {
-					p.WireBytesPerSDown = tps * 4500
+					perTxn := 4500.0
+					if k.v == compressed {
+						perTxn = 2100
+					}
+					p.WireBytesPerSDown = tps * perTxn
 					p.LinkUtilization = p.WireBytesPerSDown * 8 / 20e6
-					if p.LinkUtilization >= 0.9 {
+					switch {
+					case p.LinkUtilization >= 0.9:
 						p.Bottleneck = "network"
+					case th == 1:
+						p.Bottleneck = "latency"
+					default:
+						p.Bottleneck = "client-cpu"
 					}
 				}
 				if k == (bwKey{20e6, compressed}) && th == 64 && rep == 2 {

@@ -24,6 +24,28 @@ func num(v float64) string {
 	}
 }
 
+// numLike formats v with the decimals num would give ref, so "2867 ± 15" and
+// "326.1 ± 4.2" read as one figure.
+func numLike(v, ref float64) string {
+	a := math.Abs(ref)
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// span formats a range of ratios: "0.54× to 0.57×", or one figure when they agree.
+func span(lo, hi float64) string {
+	a, b := fmt.Sprintf("%.2f×", lo), fmt.Sprintf("%.2f×", hi)
+	if a == b {
+		return a
+	}
+	return a + " to " + b
+}
+
 // ratio formats b ÷ a as "1.85×"; "–" when a is zero.
 func ratio(b, a float64) string {
 	if a == 0 {
@@ -43,23 +65,6 @@ func pct(f float64) string {
 
 // mbps is decimal megabytes per second (10^6 B/s), as the tables show wire rates.
 func mbps(bytesPerS float64) string { return num(bytesPerS / 1e6) }
-
-// rateLabel names a link by its rate the way tc users write it: "20mbit", "unlimited".
-// It matches link.FormatRate; report depends only on the results schema, so it can
-// re-render any results.json without the lab packages.
-func rateLabel(bps int64) string {
-	switch {
-	case bps == 0:
-		return "unlimited"
-	case bps%1_000_000_000 == 0:
-		return strconv.FormatInt(bps/1_000_000_000, 10) + "gbit"
-	case bps%1_000_000 == 0:
-		return strconv.FormatInt(bps/1_000_000, 10) + "mbit"
-	case bps%1_000 == 0:
-		return strconv.FormatInt(bps/1_000, 10) + "kbit"
-	}
-	return strconv.FormatInt(bps, 10) + "bit"
-}
 
 // orDash shows an empty string as a dash so table cells never look missing.
 func orDash(s string) string {

@@ -77,7 +77,7 @@ func envTable(r *result.Run) Table {
 		[]string{"link read back", orDash(e.LinkAsReadBack)},
 		[]string{"workload", orDash(s.Workload)},
 		[]string{"threads", orDash(threadsList(s.Threads))},
-		[]string{"duration", fmt.Sprintf("%gs per point (first %gs warm-up, dropped)", s.DurationS, s.WarmupS)},
+		[]string{"duration", durationText(s)},
 	)
 	if s.Repeat > 1 {
 		rows = append(rows, []string{"repeat", fmt.Sprintf("%d (tables show mean ± 95%% CI)", s.Repeat)})
@@ -129,4 +129,11 @@ func pointCheck(p result.Point) string {
 		return "ok"
 	}
 	return "–"
+}
+
+func durationText(s result.Spec) string {
+	if s.WarmupS <= 0 {
+		return fmt.Sprintf("%gs per point, no warm-up", s.DurationS)
+	}
+	return fmt.Sprintf("%gs per point (first %gs warm-up, dropped)", s.DurationS, s.WarmupS)
 }

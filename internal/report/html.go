@@ -9,8 +9,9 @@ import (
 const css = `body{font:15px/1.5 -apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#222;max-width:1100px;margin:2em auto;padding:0 1em}
 h1{font-size:1.7em;border-bottom:2px solid #ddd;padding-bottom:.2em}h2{font-size:1.35em;margin-top:2em;border-bottom:1px solid #eee}h3{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:13px;font-variant-numeric:tabular-nums}
-caption{text-align:left;font-weight:600;padding:.2em 0}th,td{border:1px solid #ddd;padding:.25em .6em;white-space:nowrap}
-th{background:#f4f5f7}tr:nth-child(even) td{background:#fafbfc}td.n{text-align:right}
+caption{text-align:left;font-weight:600;padding:.2em 0}th,td{border:1px solid #ddd;padding:.25em .6em;vertical-align:top}
+.t{overflow-x:auto}
+th{background:#f4f5f7}tr:nth-child(even) td{background:#fafbfc}td.n{text-align:right;white-space:nowrap}
 figure{margin:1em 0 1.6em}figure img{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:13px;color:#555}
 .warning{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em .8em;margin:.8em 0}.note{background:#eef5ff;border-left:4px solid #4a8ad8;padding:.5em .8em;margin:.8em 0}
 li{margin:.25em 0}`
@@ -54,7 +55,7 @@ func HTML(title string, blocks []Block, png func(name string) []byte) string {
 
 func htmlTable(b *strings.Builder, t Table) {
 	e := html.EscapeString
-	b.WriteString("<table>\n")
+	b.WriteString("<div class=\"t\"><table>\n")
 	if t.Caption != "" {
 		b.WriteString("<caption>" + e(t.Caption) + "</caption>\n")
 	}
@@ -74,5 +75,5 @@ func htmlTable(b *strings.Builder, t Table) {
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</tbody>\n</table>\n")
+	b.WriteString("</tbody>\n</table></div>\n")
 }

@@ -74,5 +74,6 @@ func mdCell(s string) string {
 	if s == "" {
 		return " "
 	}
-	return strings.ReplaceAll(mdEscape(s), "|", `\|`)
+	// A table row is one line: multi-line values (tc's read-back) keep their breaks as <br>.
+	return strings.ReplaceAll(strings.ReplaceAll(mdEscape(s), "|", `\|`), "\n", "<br>")
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/metrics"
 	"sort"
 	"strings"
 
@@ -34,7 +35,7 @@ func (c *repCell) ex(key string) (float64, bool) {
 			xs = append(xs, v)
 		}
 	}
-	return mean(xs), len(xs) > 0
+	return metrics.Mean(xs), len(xs) > 0
 }
 
 // bounded is false when any repeat saw lag grow without bound.

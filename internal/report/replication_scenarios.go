@@ -52,7 +52,7 @@ func lagVsRTT(s *scenario) []Block {
 // maxLoad is DTLE's scenario 2: the highest load each channel carries with bounded lag.
 func maxLoad(s *scenario) []Block {
 	t := Table{Caption: "Highest load with bounded lag and a matching checksum", Header: []string{"channel", "max sustainable QPS",
-		"binlog Mbit/s", "wire Mbit/s", "÷ native", "first unsustainable load (QPS)"}}
+		"binlog Mbit/s", "wire Mbit/s", "÷ native", "first failed or unbounded load (QPS)"}}
 	t.Numeric = numericCols(len(t.Header))
 	c := &Chart{Name: "replication-max-load", Title: "Max sustainable load per channel", YLabel: "queries per second",
 		Caption: "Highest achieved QPS at which lag stayed bounded; the label is the ratio to native replication."}
@@ -75,7 +75,7 @@ func maxLoad(s *scenario) []Block {
 	}
 	grp := BarGroup{Label: "max QPS"}
 	var findings []string
-	native := best["native"]
+	native, nativeBin := best["native"], "–"
 	for _, ch := range s.channels {
 		first := "–"
 		for _, x := range s.xs {
@@ -100,13 +100,16 @@ func maxLoad(s *scenario) []Block {
 				wire = num(v)
 			}
 		}
+		if ch == "native" {
+			nativeBin = bin
+		}
 		t.Rows = append(t.Rows, []string{ch, num(best[ch]), bin, wire, r, first})
 		c.Categories = append(c.Categories, ch)
 		grp.Values = append(grp.Values, best[ch])
 		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(best[ch]), r))
 		if ch != "native" && native > 0 && best[ch] > 0 {
 			findings = append(findings, fmt.Sprintf("%s sustains %s the load of native replication (%s vs %s QPS, binlog %s vs %s Mbit/s).",
-				ch, ratio(best[ch], native), num(best[ch]), num(native), bin, t.Rows[0][2]))
+				ch, ratio(best[ch], native), num(best[ch]), num(native), bin, nativeBin))
 		}
 	}
 	c.Bars = []BarGroup{grp}
@@ -158,7 +161,7 @@ func repBandwidth(s *scenario) []Block {
 	var findings []string
 	for _, ch := range s.channels {
 		if _, ok := lo[ch]; ok {
-			findings = append(findings, fmt.Sprintf("%s uses %.2f× to %.2f× the wire bandwidth of native replication for the same load.", ch, lo[ch], hi[ch]))
+			findings = append(findings, fmt.Sprintf("%s uses %s the wire bandwidth of native replication for the same load.", ch, span(lo[ch], hi[ch])))
 		}
 	}
 	return []Block{Heading{3, "Bandwidth used vs load"}, t, c, List{findings}}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/link"
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -42,7 +43,7 @@ func (runSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
 }
 
 func runIntro(p result.Point, threads []int) string {
-	s := fmt.Sprintf("Workload %s over %s threads on a link of %s", orDash(p.Workload), threadsList(threads), rateLabel(p.LinkRateBps))
+	s := fmt.Sprintf("Workload %s over %s threads on a link of %s", orDash(p.Workload), threadsList(threads), link.FormatRate(p.LinkRateBps))
 	if p.LinkDelayMs > 0 {
 		s += fmt.Sprintf(" with %g ms one-way delay", p.LinkDelayMs)
 	}

@@ -31,6 +31,9 @@ type Plan struct {
 	BufferPool string
 	CheckWire  bool // run `link check` after each change of the wire and record it
 	Notes      []string
+	// Prelude runs after the data set is prepared and before the first cell; it may
+	// measure (calibration) and rewrite the plan's cells, spec and notes.
+	Prelude func(ctx context.Context, eng *Engine, plan *Plan) error
 }
 
 // PlannedCell is a cell with the wire it needs (nil: the plan's condition).
@@ -150,7 +153,7 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 }
 
 func (s *Session) check(ctx context.Context, l *lab.Lab) *result.WireCheck {
-	wc, err := link.Check(ctx, l.Runner(), link.CheckHostsOf(l.State), l.State.Condition, link.CheckOptions{Self: s.Self})
+	wc, err := link.Check(ctx, l.Runner(), link.CheckHostsOf(l.State), l.State.Condition, link.CheckOptions{Duration: 3 * time.Second})
 	if err != nil {
 		s.Logger.Warn("link check failed", "err", err)
 		return &result.WireCheck{Verdict: "check failed: " + err.Error()}

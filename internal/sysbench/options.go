@@ -2,7 +2,10 @@ package sysbench
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -42,6 +45,9 @@ type Options struct {
 	OnStart func(pid int)
 }
 
+// TLSFiles are what sysbench 1.0.20 with --mysql-ssl=on loads from its working directory.
+var TLSFiles = []string{"client-key.pem", "client-cert.pem", "cacert.pem"}
+
 // ErrBadOptions is returned before anything runs when Options cannot work.
 var ErrBadOptions = errors.New("bad sysbench options")
 
@@ -51,6 +57,14 @@ func (o Options) validate() error {
 	}
 	if o.TLS && o.CertDir == "" {
 		return errors.Join(ErrBadOptions, errors.New("TLS needs CertDir (sysbench reads the .pem files from its working directory)"))
+	}
+	if o.TLS {
+		// Without them libmariadb only says "TLS/SSL error: No such file or directory".
+		for _, f := range TLSFiles {
+			if _, err := os.Stat(filepath.Join(o.CertDir, f)); err != nil {
+				return errors.Join(ErrBadOptions, fmt.Errorf("TLS: %w", err))
+			}
+		}
 	}
 	return nil
 }

@@ -14,13 +14,13 @@ import (
 //
 // Rates are per second over the interval; LatPct is in milliseconds.
 type Interval struct {
-	T                     float64 // seconds since the run started (end of the interval)
-	Threads               int
-	TPS, QPS              float64
-	Read, Write, Other    float64 // queries per second by kind
-	LatPct                float64 // latency percentile, ms
-	Percentile            int     // which percentile LatPct is (95 unless --percentile)
-	Errors, Reconnects    float64 // per second
+	T                  float64 // seconds since the run started (end of the interval)
+	Threads            int
+	TPS, QPS           float64
+	Read, Write, Other float64 // queries per second by kind
+	LatPct             float64 // latency percentile, ms
+	Percentile         int     // which percentile LatPct is (95 unless --percentile)
+	Errors, Reconnects float64 // per second
 }
 
 var (
@@ -72,16 +72,16 @@ func ParseInterval(line string) (Interval, bool) {
 
 // Summary is sysbench's final report. Latencies are in milliseconds.
 type Summary struct {
-	Threads                  int // "Number of threads:"
-	Read, Write, Other       int64
-	Transactions, Queries    int64
-	Errors, Reconnects       int64 // "ignored errors:", "reconnects:"
-	TPS, QPS                 float64
-	TotalTimeS               float64
-	Events                   int64 // "total number of events:"
-	LatMin, LatAvg, LatMax   float64
-	LatPct, LatSum           float64
-	Percentile               int // 95 unless --percentile
+	Threads                int // "Number of threads:"
+	Read, Write, Other     int64
+	Transactions, Queries  int64
+	Errors, Reconnects     int64 // "ignored errors:", "reconnects:"
+	TPS, QPS               float64
+	TotalTimeS             float64
+	Events                 int64 // "total number of events:"
+	LatMin, LatAvg, LatMax float64
+	LatPct, LatSum         float64
+	Percentile             int // 95 unless --percentile
 }
 
 // ErrNoSummary means the output has no final report (sysbench failed or was killed).

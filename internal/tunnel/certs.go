@@ -20,11 +20,11 @@ var DefaultCertHosts = []string{"127.0.0.1", "localhost", "198.18.0.2"}
 
 // Cert file names written by GenerateCerts.
 const (
-	CAFile       = "ca.pem"
-	ExitCertFile = "exit.pem"
-	ExitKeyFile  = "exit-key.pem"
-	EntryCertFile    = "entry.pem"
-	EntryKeyFile     = "entry-key.pem"
+	CAFile        = "ca.pem"
+	ExitCertFile  = "exit.pem"
+	ExitKeyFile   = "exit-key.pem"
+	EntryCertFile = "entry.pem"
+	EntryKeyFile  = "entry-key.pem"
 )
 
 // GenerateCerts writes a lab CA (ca.pem), an exit server certificate valid for hosts

@@ -3,6 +3,7 @@ package tunnel
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"testing"
@@ -72,7 +73,7 @@ func TestTunnelLoneRequestNotDelayed(t *testing.T) {
 		if _, err := c.Write(req); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := io_ReadFull(c, buf); err != nil || !bytes.Equal(buf, req) {
+		if _, err := io.ReadFull(c, buf); err != nil || !bytes.Equal(buf, req) {
 			t.Fatalf("round trip %d: %v", i, err)
 		}
 	}
@@ -105,7 +106,7 @@ func TestTunnelExitDeathClosesClient(t *testing.T) {
 	}
 	defer c.Close()
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io_ReadFull(c, make([]byte, 10_000)); err != nil {
+	if _, err := io.ReadFull(c, make([]byte, 10_000)); err != nil {
 		t.Fatalf("no data through the tunnel before the kill: %v", err)
 	}
 	exit.stop()

@@ -1,12 +1,9 @@
 package tunnel
 
 import (
-	"io"
 	"runtime"
 	"time"
 )
-
-func io_ReadFull(r io.Reader, b []byte) (int, error) { return io.ReadFull(r, b) }
 
 // settledGoroutines waits (up to 5s) until the goroutine count is at most target, or stops
 // changing when target is 0, and returns it.

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStudyReplicationBadInput(t *testing.T) {
+	unwritable := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(unwritable, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--channels", "native,carrier-pigeon"}, "--channels"},
+		{[]string{"--channels", "tunnel,tunnel"}, "appears twice"},
+		{[]string{"--channels", ""}, "--channels is empty"},
+		{[]string{"--scenarios", "1,5"}, "--scenarios"},
+		{[]string{"--scenarios", "2,2"}, "appears twice"},
+		{[]string{"--rate-cap", "2furlongs"}, "--rate-cap"},
+		{[]string{"--rate", "2mbit"}, "--rate-cap"},
+		{[]string{"--delay", "125ms", "--rtt", "250ms"}, "--delay and --rtt"},
+		{[]string{"--rtt", "-1s"}, "--rtt"},
+		{[]string{"--rtts", "0,fast"}, "--rtts"},
+		{[]string{"--loads", "300,lots"}, "--loads"},
+		{[]string{"--qps", "0"}, "--qps"},
+		{[]string{"--duration", "2s"}, "--duration"},
+		{[]string{"--search-factor", "1"}, "--search-factor"},
+		{[]string{"--tables", "0"}, "--tables"},
+		{[]string{"--tunnel-compress", "gzip"}, "--tunnel-compress"},
+		{[]string{"--shaper", "magic"}, "--shaper"},
+		{[]string{"--fault-for", "1m"}, "--fault-at"},
+		{[]string{"--out", filepath.Join(unwritable, "sub")}, "--out"},
+		{[]string{"extra"}, "unexpected argument"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			p, _, errb, f := testProcess(t, true)
+			code := Main(append([]string{"study", "replication"}, c.args...), p)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
+			}
+			if !strings.Contains(errb.String(), c.want) {
+				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
+			}
+			if len(f.Calls) > 0 {
+				t.Errorf("bad input ran commands: %v", f.Calls)
+			}
+		})
+	}
+}
+
+func TestStudyReplicationQuickDefaults(t *testing.T) {
+	fs := newFlagSet(&Process{Stderr: os.Stderr}, "x", "", "")
+	f := addReplicationFlags(fs)
+	if err := fs.Parse([]string{"--out", t.TempDir(), "--rtt", "100ms"}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Delay != 50*time.Millisecond || o.RateCapBps != 2_000_000 || len(o.Channels) != 3 || len(o.RTTs) != 5 || o.RTTs[0] != 0 {
+		t.Fatalf("options %+v", o)
+	}
+}

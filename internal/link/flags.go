@@ -1,0 +1,130 @@
+package link
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of a condition; beyond them the value is a typo, not an experiment.
+const (
+	MaxDelay = 10 * time.Second // one way
+)
+
+// ErrBadFlag is returned for a link flag that does not parse or is out of range.
+var ErrBadFlag = errors.New("bad link flag")
+
+// Validate checks c's ranges: rate ≥ 0, 0 ≤ delay ≤ 10 s, 0 ≤ jitter ≤ delay (jitter is ±
+// around the delay and a packet cannot leave before it arrived), 0 ≤ loss ≤ 100.
+func (c Condition) Validate() error {
+	switch {
+	case c.RateBps < 0:
+		return fmt.Errorf("%w: --rate %d: must not be negative; want %s", ErrBadFlag, c.RateBps, RateForm)
+	case c.Delay < 0 || c.Delay > MaxDelay:
+		return fmt.Errorf("%w: --delay %s: want a one-way duration from 0 to %s, e.g. 20ms", ErrBadFlag, c.Delay, MaxDelay)
+	case c.Jitter < 0:
+		return fmt.Errorf("%w: --jitter %s: must not be negative; want a duration like 1ms", ErrBadFlag, c.Jitter)
+	case c.Jitter > c.Delay:
+		return fmt.Errorf("%w: --jitter %s is larger than the one-way delay %s: jitter is ± around the delay; want jitter ≤ delay", ErrBadFlag, c.Jitter, c.Delay)
+	case c.LossPct < 0 || c.LossPct > 100:
+		return fmt.Errorf("%w: --loss %g%%: want a percentage from 0 to 100, e.g. 0.1%%", ErrBadFlag, c.LossPct)
+	}
+	return nil
+}
+
+// Flags are the link flags shared by every command that sets a wire (up, run, study, link
+// set): --rate, --delay or --rtt, --jitter, --loss, --shaper.
+type Flags struct {
+	rate, delay, rtt, jitter, loss, shaper string
+}
+
+// AddFlags registers the link flags on fs.
+func AddFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.rate, "rate", "unlimited", "bandwidth cap per direction: "+RateForm)
+	fs.StringVar(&f.delay, "delay", "", "one-way delay added per direction, e.g. 20ms (RTT = 2×delay); not with --rtt")
+	fs.StringVar(&f.rtt, "rtt", "", "round-trip time to add, e.g. 40ms (= --delay 20ms); not with --delay")
+	fs.StringVar(&f.jitter, "jitter", "0", "± variation of the one-way delay, ≤ delay, e.g. 1ms")
+	fs.StringVar(&f.loss, "loss", "0", `random loss per direction in percent, "0.1%" or "0.1"`)
+	fs.StringVar(&f.shaper, "shaper", "auto", "how delay/jitter/loss are made: "+ShaperForm)
+	return f
+}
+
+// Condition returns the condition and the shaper ("" = auto) the flags ask for, or an error
+// naming the flag and the accepted form.
+func (f *Flags) Condition() (Condition, string, error) {
+	var c Condition
+	rate, err := ParseRate(f.rate)
+	if err != nil {
+		return c, "", fmt.Errorf("--rate: %w", err)
+	}
+	c.RateBps = rate
+	if f.delay != "" && f.rtt != "" {
+		return c, "", fmt.Errorf("%w: --delay and --rtt both given: --rtt is 2×--delay, give one", ErrBadFlag)
+	}
+	if f.delay != "" {
+		if c.Delay, err = parseDur("delay", f.delay); err != nil {
+			return c, "", err
+		}
+	}
+	if f.rtt != "" {
+		rtt, err := parseDur("rtt", f.rtt)
+		if err != nil {
+			return c, "", err
+		}
+		c.Delay = rtt / 2
+	}
+	if c.Jitter, err = parseDur("jitter", f.jitter); err != nil {
+		return c, "", err
+	}
+	if c.LossPct, err = ParseLoss(f.loss); err != nil {
+		return c, "", err
+	}
+	shaper := strings.ToLower(strings.TrimSpace(f.shaper))
+	switch shaper {
+	case "auto", "":
+		shaper = ShaperAuto
+	case ShaperNetem, ShaperNfqueue:
+	default:
+		return c, "", fmt.Errorf("%w: --shaper %q: want %s", ErrBadShaper, f.shaper, ShaperForm)
+	}
+	if err := c.Validate(); err != nil {
+		return c, "", err
+	}
+	return c, shaper, nil
+}
+
+func parseDur(name, s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: --%s %q: want a duration with a unit, e.g. 20ms or 1.5ms", ErrBadFlag, name, s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%w: --%s %q: must not be negative", ErrBadFlag, name, s)
+	}
+	if d > 2*MaxDelay {
+		return 0, fmt.Errorf("%w: --%s %q: more than %s is not a network", ErrBadFlag, name, s, 2*MaxDelay)
+	}
+	return d, nil
+}
+
+// ParseLoss parses a loss percentage: "0.1%" and "0.1" both mean 0.1 percent (tcconfig's
+// convention), never a fraction.
+func ParseLoss(s string) (float64, error) {
+	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v != v {
+		return 0, fmt.Errorf("%w: --loss %q: want a percentage from 0 to 100, e.g. 0.1%%", ErrBadFlag, s)
+	}
+	if v < 0 || v > 100 {
+		return 0, fmt.Errorf("%w: --loss %q: want a percentage from 0 to 100, e.g. 0.1%%", ErrBadFlag, s)
+	}
+	return v, nil
+}

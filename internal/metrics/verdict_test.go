@@ -1,0 +1,73 @@
+package metrics
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      VerdictInput
+		verdict string
+		why     []string // substrings of why
+	}{
+		{"up saturated", VerdictInput{UpUtil: 0.97, DownUtil: 0.1, CPUServer: 1.9, CPUs: 2, RateBps: 20_000_000},
+			"network", []string{"up 0.97 of 20mbit"}},
+		{"down saturated", VerdictInput{UpUtil: 0.2, DownUtil: 0.93, CPUs: 2, RateBps: 1_500_000},
+			"network", []string{"down 0.93 of 1.5mbit", "up 0.20"}},
+		{"exactly 0.9 is saturated", VerdictInput{UpUtil: 0.9, CPUs: 2}, "network", []string{"of the link rate"}},
+		{"just below", VerdictInput{UpUtil: 0.89, CPUServer: 0.5, CPUClient: 0.3, CPUTotal: 0.9, CPUs: 2, RateBps: 20_000_000},
+			"latency", []string{"up 0.89", "of 20mbit", "mysqld 0.50", "of 2 cores"}},
+		{"mysqld alone", VerdictInput{CPUServer: 1.85, CPUClient: 0.1, CPUTotal: 1.95, CPUs: 2},
+			"server-cpu", []string{"mysqld 1.85 of 2 cores"}},
+		{"client alone", VerdictInput{CPUServer: 0.1, CPUClient: 1.7, CPUTotal: 1.8, CPUs: 2},
+			"client-cpu", []string{"client 1.70 of 2 cores"}},
+		{"shared box, server larger", VerdictInput{CPUServer: 1.0, CPUClient: 0.85, CPUTotal: 1.9, CPUs: 2},
+			"server-cpu", []string{"machine 1.90 of 2 cores busy", "mysqld 1.00 > client 0.85"}},
+		{"shared box, client larger", VerdictInput{CPUServer: 0.7, CPUClient: 1.1, CPUTotal: 1.85, CPUs: 2},
+			"client-cpu", []string{"client 1.10 > mysqld 0.70"}},
+		{"machine busy at 0.89", VerdictInput{CPUServer: 0.9, CPUClient: 0.8, CPUTotal: 1.78, CPUs: 2},
+			"latency", []string{"link unlimited", "machine 1.78 of 2 cores"}},
+		{"one core of eight is not saturation", VerdictInput{CPUServer: 1.0, CPUClient: 0.9, CPUTotal: 2.0, CPUs: 8},
+			"latency", nil},
+		{"both over 0.8 by noise: larger wins", VerdictInput{CPUServer: 1.6, CPUClient: 1.7, CPUTotal: 2, CPUs: 2},
+			"client-cpu", nil},
+		{"network beats cpu", VerdictInput{DownUtil: 0.95, CPUServer: 2, CPUTotal: 2, CPUs: 2}, "network", nil},
+		{"cpus unknown", VerdictInput{CPUServer: 4, CPUTotal: 4}, "latency", []string{"cpu count unknown"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, why := Verdict(tc.in)
+			if v != tc.verdict {
+				t.Errorf("verdict %q (%s), want %q", v, why, tc.verdict)
+			}
+			for _, w := range tc.why {
+				if !strings.Contains(why, w) {
+					t.Errorf("why %q lacks %q", why, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUtilization(t *testing.T) {
+	tests := []struct {
+		bytesPerS float64
+		rate      int64
+		want      float64
+	}{
+		{2_500_000, 20_000_000, 1},
+		{1_250_000, 20_000_000, 0.5},
+		{1e9, 0, 0},  // unlimited
+		{1e9, -1, 0}, // nonsense rate
+		{0, 1_000_000, 0},
+	}
+	for _, tc := range tests {
+		if got := Utilization(tc.bytesPerS, tc.rate); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Utilization(%v, %d) = %v, want %v", tc.bytesPerS, tc.rate, got, tc.want)
+		}
+	}
+}
+

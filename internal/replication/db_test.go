@@ -1,0 +1,52 @@
+package replication
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompareChecksums(t *testing.T) {
+	tables := Tables(3)
+	same := map[string]string{"sbtest1": "1", "sbtest2": "2", "sbtest3": "3"}
+	tests := []struct {
+		name string
+		rep  map[string]string
+		src  map[string]string
+		want string
+	}{
+		{"equal", same, same, ""},
+		{"one differs", map[string]string{"sbtest1": "1", "sbtest2": "9", "sbtest3": "3"}, same, "sbtest2: source 2, replica 9"},
+		{"missing on replica", map[string]string{"sbtest1": "1", "sbtest3": "3"}, same, "sbtest2: source 2, replica none"},
+		{"null on source", same, map[string]string{"sbtest1": "NULL", "sbtest2": "2", "sbtest3": "3"}, "sbtest1: no checksum on the source"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CompareChecksums(tables, tc.src, tc.rep); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	many := CompareChecksums(Tables(5), map[string]string{}, nil)
+	if !strings.HasSuffix(many, "and 2 more") {
+		t.Fatalf("many differences: %q", many)
+	}
+}
+
+func TestBinlogBytes(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]int{"mysql-bin.000001": 1000, "mysql-bin.000002": 234, "mysql-bin.index": 50, "relay-bin.000001": 999, "ibdata1": 7}
+	for name, n := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := BinlogBytes(dir)
+	if err != nil || got != 1234 {
+		t.Fatalf("BinlogBytes = %d, %v; want 1234", got, err)
+	}
+	if _, err := BinlogBytes(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("missing dir: no error")
+	}
+}

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+func findingsOf(t *testing.T, r *result.Run) string {
+	t.Helper()
+	bs, err := Build(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, b := range bs {
+		if l, ok := b.(List); ok {
+			all = append(all, l.Items...)
+		}
+	}
+	return strings.Join(all, "\n")
+}
+
+// The bandwidth fixture carries the 2019 post's numbers: the findings must say what the
+// post concludes, citing the cells.
+func TestBandwidthFindingsMatchThePost(t *testing.T) {
+	f := findingsOf(t, bandwidthFixture())
+	for _, want := range []string{
+		"The 1gbit link saturates at 32 threads: utilisation 90%, bottleneck network (N1, 1gbit, 32 threads: 2666 TPS)",
+		"The wire peaked at 116.0 MiB/s",                                         // the post's PMM chart: 116 MiB/s
+		"The 10gbit link reaches 18529 TPS at 256 threads, 6.46× the 1gbit peak", // N1
+		"On the 1gbit link compression helps at 16 threads and more: compression ÷ plain is 1.13× to 1.85×",
+		"On the 10gbit link compression hurts at 16 threads and more", // "only reach half"
+		"On the 1gbit link TLS costs 9.5% at 1 thread",                // "about 10% for the single thread"
+		"TLS stops scaling after 32 threads (peak 9131 TPS)",          // "does not scale after 32 threads"
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("findings lack %q:\n%s", want, f)
+		}
+	}
+	// On 1gbit both plain and TLS sit flat against the full link: that is not a TLS scaling limit.
+	if strings.Contains(f, "TLS stops scaling after 128") {
+		t.Errorf("flat-against-the-link read as a TLS scaling limit:\n%s", f)
+	}
+}
+
+func TestBandwidthClassifiesByFieldsNotNames(t *testing.T) {
+	r := bandwidthFixture()
+	for i := range r.Points {
+		r.Points[i].Series = "misleading-name" // the study's own labels must not matter
+	}
+	bs, err := Build(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(bs)
+	for _, want := range []string{"| threads | 1gbit | 1gbit+compression | compression ÷ plain |",
+		"| threads | 10gbit | 10gbit+tls | tls ÷ plain |", "| 32 | 2666 (network) | 10256 (server-cpu) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestBandwidthSaturationVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		util       float64
+		bottleneck string
+		want       string
+	}{
+		{"full link", 0.95, "network", "saturates at 1 thread"},
+		{"busy but cpu-bound", 0.95, "server-cpu", "never saturated"},
+		{"idle link", 0.3, "network", "never saturated: its highest utilisation was 30% at 1 thread"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := result.Point{Study: "bandwidth", LinkRateBps: 20e6, Threads: 1, TPS: 100, LinkUtilization: tc.util, Bottleneck: tc.bottleneck}
+			f := findingsOf(t, &result.Run{Points: []result.Point{p}})
+			if !strings.Contains(strings.ReplaceAll(f, "1 threads", "1 thread"), tc.want) {
+				t.Errorf("got %q, want it to say %q", f, tc.want)
+			}
+		})
+	}
+}
+
+func TestRepeatsShowMeanAndCI(t *testing.T) {
+	md := Markdown(mustBuild(t, bandwidthRepeatFixture()))
+	for _, want := range []string{
+		"| 1 | 210.0 ± 10.4 (latency) |",     // 3 repeats: 205.8, 210, 214.2
+		"1010 ± 257 (2/3 ok) (client-cpu)",   // a failed repeat is left out and counted
+		"2900 ± 288 ⚠ (server-cpu)",          // a repeat on a wire that failed its check
+		"sysbench exited 1: Lost connection", // and the failure is called out
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestTransportFindingsMatchTheArticle(t *testing.T) {
+	f := findingsOf(t, transportFixture())
+	for _, want := range []string{
+		"TCP instead of a socket on one host costs 22% of throughput at 2 threads: local socket 1159 TPS → local TCP 900.3 TPS (77.7% of it)",
+		"Crossing the wire costs 64%",
+		"The extra socat hop costs 21% of throughput at 2 threads: remote TCP 326.3 TPS → remote \"socket\" (socat) 259.2 TPS",
+		"keeps 28.2% of local-socket throughput",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("findings lack %q:\n%s", want, f)
+		}
+	}
+}
+
+func TestReplicationFailuresAreShownAndLeftOut(t *testing.T) {
+	bs := mustBuild(t, replicationFixture())
+	md := Markdown(bs)
+	for _, want := range []string{
+		"max-load/tunnel rtt 500 ms, load 600 qps: checksum mismatch",
+		"| tunnel | 718.0 | 3.61 | 1.33 | 1.96× | 600 (checksum mismatch) |",
+		"tunnel sustains 1.96× the load of native replication (718.0 vs 367.0 QPS",
+		"tunnel uses 0.34× the wire bandwidth of native replication",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+// The markdown and HTML reports draw the same blocks: same tables, same charts.
+func TestMarkdownAndHTMLAgree(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			bs := mustBuild(t, f.run())
+			md, html := Markdown(bs), HTML("t", bs, func(string) []byte { return []byte{1} })
+			tables, charts := 0, 0
+			for _, b := range bs {
+				switch b.(type) {
+				case Table:
+					tables++
+				case *Chart:
+					charts++
+				}
+			}
+			if n := strings.Count(html, "<table>"); n != tables {
+				t.Errorf("html has %d tables, want %d", n, tables)
+			}
+			if n := strings.Count(md, "\n| --- |") + strings.Count(md, "\n| ---: |"); n != tables {
+				t.Errorf("markdown has %d tables, want %d", n, tables)
+			}
+			if a, b := strings.Count(html, "<img "), strings.Count(md, "!["); a != charts || b != charts {
+				t.Errorf("charts: html %d, markdown %d, want %d", a, b, charts)
+			}
+		})
+	}
+}
+
+func TestNoPoints(t *testing.T) {
+	if err := Render(t.TempDir(), &result.Run{}); !errors.Is(err, ErrNoPoints) {
+		t.Errorf("err = %v, want ErrNoPoints", err)
+	}
+}
+
+func mustBuild(t *testing.T, r *result.Run) []Block {
+	t.Helper()
+	bs, err := Build(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}

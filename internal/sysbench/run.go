@@ -1,0 +1,212 @@
+package sysbench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
+)
+
+// ErrConnect means sysbench's threads could not connect to the server (wrong password,
+// unreachable host, TLS files missing, or too many threads for max_connections/back_log
+// within sysbench's 30 s connect window).
+var ErrConnect = errors.New("sysbench could not connect")
+
+// Run runs `sysbench ... run`, calls onInterval (may be nil) for every report line as it
+// arrives, and returns the parsed summary. onInterval runs on the reading goroutine: it
+// must return quickly, or sysbench blocks on its output.
+//
+// When ctx ends, sysbench's whole process group is killed and ctx's error is returned.
+func Run(ctx context.Context, o Options, onInterval func(Interval), logger *slog.Logger) (*Summary, error) {
+	s, _, err := RunWithOutput(ctx, o, onInterval, logger)
+	return s, err
+}
+
+// RunWithOutput is Run that also returns sysbench's whole standard output (FATAL lines
+// included), also on failure, for logs and for capturing fixtures.
+func RunWithOutput(ctx context.Context, o Options, onInterval func(Interval), logger *slog.Logger) (*Summary, string, error) {
+	logger = componentLogger(logger)
+	out, err := execute(ctx, o, "run", func(line string) {
+		if iv, ok := ParseInterval(line); ok {
+			logger.Debug("interval", "t", iv.T, "tps", iv.TPS, "qps", iv.QPS, "lat_pct_ms", iv.LatPct)
+			if onInterval != nil {
+				onInterval(iv)
+			}
+		}
+	}, logger)
+	if err != nil {
+		return nil, out, err
+	}
+	s, err := ParseSummary(out)
+	if err != nil {
+		return nil, out, fmt.Errorf("sysbench run %s: %w", o.Workload, err)
+	}
+	return &s, out, nil
+}
+
+// Prepare creates and fills the tables. It first runs cleanup, so it can be repeated on a
+// database that already has them. It uses min(tables, 8) threads whatever o.Threads says.
+func Prepare(ctx context.Context, o Options, logger *slog.Logger) error {
+	logger = componentLogger(logger)
+	c := o
+	c.OnStart = nil
+	if _, err := execute(ctx, c, "cleanup", nil, logger); err != nil {
+		return err
+	}
+	p := prepareOptions(o)
+	p.OnStart = nil
+	start := time.Now()
+	if _, err := execute(ctx, p, "prepare", nil, logger); err != nil {
+		return err
+	}
+	logger.Info("prepared", "workload", o.Workload, "tables", o.Tables, "table_size", o.TableSize,
+		"threads", p.Threads, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Cleanup drops the tables (DROP TABLE IF EXISTS: harmless when there are none).
+func Cleanup(ctx context.Context, o Options, logger *slog.Logger) error {
+	o.OnStart = nil
+	_, err := execute(ctx, o, "cleanup", nil, componentLogger(logger))
+	return err
+}
+
+// Version returns sysbench's version, e.g. "1.0.20".
+func Version(ctx context.Context) (string, error) {
+	return version(ctx, execx.OS{}, "sysbench")
+}
+
+func version(ctx context.Context, r execx.Runner, bin string) (string, error) {
+	out, err := r.Run(ctx, bin, "--version")
+	if err != nil {
+		return "", fmt.Errorf("sysbench version: %w", err)
+	}
+	return parseVersion(string(out))
+}
+
+// parseVersion reads "sysbench 1.0.20" or "sysbench 1.0.20-6d9ae1d (using bundled LuaJIT ...)".
+func parseVersion(out string) (string, error) {
+	f := strings.Fields(out)
+	if len(f) < 2 || f[0] != "sysbench" {
+		return "", fmt.Errorf("sysbench version: unexpected output %q", strings.TrimSpace(out))
+	}
+	return f[1], nil
+}
+
+// execute runs one sysbench command, feeding each stdout line to onLine as it arrives.
+func execute(ctx context.Context, o Options, what string, onLine func(string), logger *slog.Logger) (string, error) {
+	if err := o.validate(); err != nil {
+		return "", fmt.Errorf("sysbench %s: %w", what, err)
+	}
+	bin := o.Binary
+	if bin == "" {
+		bin = "sysbench"
+	}
+	name, args := bin, o.Args(what)
+	if o.NS != "" {
+		name, args = execx.InNetns(o.NS, bin, args...)
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
+	if o.TLS {
+		cmd.Dir = o.CertDir
+	}
+	// Its own process group, so cancelling kills sysbench and anything it forked.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", fmt.Errorf("sysbench %s: %w", what, err)
+	}
+	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
+	}
+	if o.OnStart != nil {
+		o.OnStart(cmd.Process.Pid)
+	}
+
+	var out strings.Builder
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line)
+		out.WriteByte('\n')
+		if onLine != nil {
+			onLine(line)
+		}
+	}
+	scanErr := sc.Err()
+	if scanErr != nil {
+		_, _ = io.Copy(io.Discard, pipe) // keep sysbench from blocking on a full pipe
+	}
+	waitErr := cmd.Wait()
+	text := out.String()
+	if ctx.Err() != nil {
+		return text, fmt.Errorf("sysbench %s: %w", what, context.Cause(ctx))
+	}
+	if waitErr != nil {
+		return text, describeFailure(what, waitErr, text, stderr.String())
+	}
+	if scanErr != nil {
+		return text, fmt.Errorf("sysbench %s: read output: %w", what, scanErr)
+	}
+	return text, nil
+}
+
+// describeFailure turns a failed run into an error that names sysbench's own reason.
+func describeFailure(what string, err error, stdout, stderr string) error {
+	fatal := FatalLines(stdout + "\n" + stderr)
+	reason := strings.Join(fatal, "; ")
+	if reason == "" {
+		reason = lastLines(stdout+stderr, 5)
+	}
+	if strings.Contains(stdout, "unable to connect to MySQL server") {
+		return fmt.Errorf("sysbench %s: %w: %v: %s", what, ErrConnect, err, reason)
+	}
+	return fmt.Errorf("sysbench %s: %w: %s", what, err, reason)
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// redact hides the password in logged command lines.
+func redact(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if strings.HasPrefix(a, "--mysql-password=") {
+			a = "--mysql-password=***"
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func componentLogger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	return l.With("component", "sysbench")
+}
