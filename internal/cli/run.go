@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"path/filepath"
 	"time"
 
@@ -18,6 +19,8 @@ func cmdRun(p *Process, args []string) error {
 	bf := addBenchFlags(fs, "1,8,32", 10*time.Second, 2*time.Second, 4, 100000)
 	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib)")
 	tls := fs.Bool("tls", false, "TLS between sysbench and MariaDB (--mysql-ssl=on)")
+	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through `wirelab tunnel` (entry in the client host, exit in the server host)")
+	tf := addTunnelFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,12 +41,22 @@ func cmdRun(p *Process, args []string) error {
 	if err := preflight(p, shaper, cond); err != nil {
 		return err
 	}
+	if *channel != study.ChannelDirect && *channel != study.ChannelTunnel {
+		return usagef("--channel %q: want direct or tunnel", *channel)
+	}
+	topts, err := tf.options()
+	if err != nil {
+		return &UsageError{err}
+	}
 	series := link.FormatRate(cond.RateBps)
 	if *compression {
 		series += "+compression"
 	}
 	if *tls {
 		series += "+tls"
+	}
+	if *channel == study.ChannelTunnel {
+		series += "+tunnel-" + topts.Compress
 	}
 	plan := study.Plan{
 		Study: "run", Condition: cond, Shaper: shaper, OutDir: spec.OutDir,
@@ -58,10 +71,14 @@ func cmdRun(p *Process, args []string) error {
 			plan.Cells = append(plan.Cells, study.PlannedCell{Cell: study.Cell{
 				Study: "run", Series: series, Workload: *bf.workload, Threads: t,
 				Duration: spec.Duration, Warmup: spec.Warmup, Compression: *compression, TLS: *tls,
-				Transport: "tcp", Channel: "direct", ClientHost: lab.Client,
+				Transport: "tcp", Channel: *channel, ClientHost: lab.Client,
 				Host: lab.HostAddr[lab.Server], Port: 3306, Repeat: r,
 			}})
 		}
+	}
+	if *channel == study.ChannelTunnel {
+		plan.Prelude = study.TunnelPrelude(topts)
+		plan.Spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", topts)[3:], " ")}
 	}
 	return runPlan(p, plan)
 }

@@ -52,7 +52,7 @@ type Config struct {
 
 // layout is where a server keeps its files under Config.Dir.
 type layout struct {
-	Dir, DataDir, CertDir, Socket, PidFile, ErrorLog, MyCnf, Stdout string
+	Dir, DataDir, CertDir, TmpDir, Socket, PidFile, ErrorLog, MyCnf, Stdout string
 }
 
 func newLayout(dir string) layout {
@@ -60,6 +60,7 @@ func newLayout(dir string) layout {
 		Dir:      dir,
 		DataDir:  filepath.Join(dir, "data"),
 		CertDir:  filepath.Join(dir, "certs"),
+		TmpDir:   filepath.Join(dir, "tmp"),
 		Socket:   filepath.Join(dir, "mysqld.sock"),
 		PidFile:  filepath.Join(dir, "mysqld.pid"),
 		ErrorLog: filepath.Join(dir, "error.log"),
@@ -136,6 +137,9 @@ func myCnf(c Config, l layout) string {
 	b.WriteString("# written by wirelab; read with --defaults-file\n[mysqld]\n")
 	w("user", "mysql")
 	w("datadir", l.DataDir)
+	// Our own tmpdir: a shared /tmp lets other programs' cleanups delete the server's
+	// temporary tables under it (seen: "Error on delete of '/tmp/#sql-temptable-...'").
+	w("tmpdir", l.TmpDir)
 	w("socket", l.Socket)
 	w("port", c.Port)
 	w("bind-address", c.BindAddress)

@@ -14,7 +14,7 @@ func TestMyCnf(t *testing.T) {
 	}{
 		{"defaults, no binlog", Config{Dir: "/lab/srv", BindAddress: "198.18.0.2"},
 			[]string{
-				"[mysqld]\n", "user = mysql\n", "datadir = /lab/srv/data\n",
+				"[mysqld]\n", "user = mysql\n", "datadir = /lab/srv/data\n", "tmpdir = /lab/srv/tmp\n",
 				"socket = /lab/srv/mysqld.sock\n", "port = 3306\n", "bind-address = 198.18.0.2\n",
 				"pid-file = /lab/srv/mysqld.pid\n", "log-error = /lab/srv/error.log\n",
 				"\nskip-name-resolve\n", "performance_schema = OFF\n",

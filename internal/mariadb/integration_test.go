@@ -98,12 +98,12 @@ func TestServerIntegration(t *testing.T) {
 	}
 	vars, err := s.Rows(ctx, "SELECT @@max_connections AS mc, @@back_log AS bl, "+
 		"@@innodb_flush_log_at_trx_commit AS flush, @@have_ssl AS tls, @@log_bin AS binlog, "+
-		"@@performance_schema AS ps, @@server_id AS id, @@gtid_strict_mode AS strict")
+		"@@performance_schema AS ps, @@server_id AS id, @@gtid_strict_mode AS strict, @@tmpdir AS tmp")
 	if err != nil || len(vars) != 1 {
 		t.Fatalf("Rows = %v, %v", vars, err)
 	}
 	want := map[string]string{"mc": "4200", "bl": "4200", "flush": "2", "tls": "YES",
-		"binlog": "1", "ps": "0", "id": "1", "strict": "1"}
+		"binlog": "1", "ps": "0", "id": "1", "strict": "1", "tmp": filepath.Join(s.Dir, "tmp")}
 	for k, v := range want {
 		if vars[0][k] != v {
 			t.Errorf("%s = %q, want %q", k, vars[0][k], v)

@@ -80,8 +80,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := os.WriteFile(l.MyCnf, []byte(myCnf(cfg, l)), 0o644); err != nil {
 		return nil, fmt.Errorf("start mariadb: write my.cnf: %w", err)
 	}
-	if err := os.MkdirAll(l.DataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("start mariadb: %w", err)
+	for _, d := range []string{l.DataDir, l.TmpDir} {
+		if err := os.MkdirAll(d, 0o750); err != nil {
+			return nil, fmt.Errorf("start mariadb: %w", err)
+		}
 	}
 	if err := chownTree(cfg.Dir, uid, gid); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
@@ -94,7 +96,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 
 	s := &Server{
-		NS: cfg.NS, Dir: cfg.Dir, Socket: l.Socket, Host: cfg.BindAddress, Port: cfg.Port,
+		NS: cfg.NS, Dir: cfg.Dir, Socket: l.Socket, Host: strings.TrimSpace(strings.Split(cfg.BindAddress, ",")[0]), Port: cfg.Port,
 		User: BenchUser, DB: BenchDB, CertDir: l.CertDir, DataDir: l.DataDir, ErrorLog: l.ErrorLog,
 		logger: log, runner: cfg.Runner, stopTimeout: cfg.StopTimeout,
 	}
@@ -123,8 +125,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func installArgs(l layout) []string {
 	// --no-defaults must come first. --skip-test-db also skips the anonymous users; root
 	// authenticates with unix_socket, so root never has a (empty) password over TCP.
+	// --tmpdir is passed on to the bootstrap mariadbd.
 	return []string{"--no-defaults", "--datadir=" + l.DataDir, "--user=mysql",
-		"--auth-root-authentication-method=socket", "--skip-test-db", "--skip-name-resolve"}
+		"--auth-root-authentication-method=socket", "--skip-test-db", "--skip-name-resolve",
+		"--tmpdir=" + l.TmpDir}
 }
 
 // spawnArgv is the command line of mariadbd, wrapped in `ip netns exec` for a namespace.
@@ -335,12 +339,17 @@ func chownTree(dir string, uid, gid int) error {
 	})
 }
 
+// certHosts are the bind addresses worth a SAN; MariaDB ≥ 10.11 takes a comma list.
 func certHosts(bind string) []string {
-	switch bind {
-	case "0.0.0.0", "::", "*", "":
-		return nil
+	var out []string
+	for _, a := range strings.Split(bind, ",") {
+		switch a = strings.TrimSpace(a); a {
+		case "0.0.0.0", "::", "*", "":
+		default:
+			out = append(out, a)
+		}
 	}
-	return []string{bind}
+	return out
 }
 
 func tailFile(path string, n int) string {

@@ -28,7 +28,7 @@ func TestInstallArgs(t *testing.T) {
 		t.Errorf("--no-defaults must come first: %q", a)
 	}
 	for _, w := range []string{"--datadir=/lab/srv/data", "--user=mysql", "--skip-test-db",
-		"--auth-root-authentication-method=socket"} {
+		"--auth-root-authentication-method=socket", "--tmpdir=/lab/srv/tmp"} {
 		if !strings.Contains(strings.Join(a, " "), w) {
 			t.Errorf("install args lack %s: %q", w, a)
 		}

@@ -208,7 +208,7 @@ func (r *Runner) shape(ctx context.Context, c link.Condition) error {
 		}
 		r.WireCheck = wc
 	}
-	r.progress("wire: %s (TCP echo RTT %.1f ms, replica→source)", c, r.RTTMeasuredMs)
+	r.progress("wire: %s (TCP echo RTT %.2f ms, replica→source)", c, r.RTTMeasuredMs)
 	return nil
 }
 

@@ -59,16 +59,18 @@ func (e *Engine) Measure(ctx context.Context, c Cell) (result.Point, error) {
 		WireNS:    st.NS(lab.Wire),
 		UpIface:   st.WireIfaces[lab.Server],
 		DownIface: st.WireIfaces[lab.Client],
+		// A tunnel end's CPU belongs to the side it runs on.
 		ServerPIDs: func() []int {
-			return procPids(st, "mariadbd-"+lab.Server)
+			return procPids(st, "mariadbd-"+lab.Server, "tunnel-exit")
 		},
 		ClientPIDs: func() []int {
 			mu.Lock()
 			defer mu.Unlock()
-			if clientPid == 0 {
-				return nil
+			pids := procPids(st, "tunnel-entry")
+			if clientPid != 0 {
+				pids = append(pids, clientPid)
 			}
-			return []int{clientPid}
+			return pids
 		},
 	}
 	sampler := metrics.NewSampler(src, time.Second, e.Logger)
@@ -167,11 +169,13 @@ func fillPoint(p *result.Point, c Cell, sum *sysbench.Summary, ivs []sysbench.In
 	}
 }
 
-func procPids(st *lab.State, name string) []int {
+func procPids(st *lab.State, names ...string) []int {
 	var out []int
 	for _, p := range st.Procs {
-		if p.Name == name {
-			out = append(out, p.Pid)
+		for _, n := range names {
+			if p.Name == n {
+				out = append(out, p.Pid)
+			}
 		}
 	}
 	return out

@@ -49,7 +49,17 @@ func labNetns(t *testing.T) string {
 	ns := fmt.Sprintf("wltest-sb-%d", os.Getpid())
 	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
 	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
-		if out, err := exec.Command("ip", argv...).CombinedOutput(); err != nil {
+		// Other tests on this machine create namespaces too, and concurrent `ip netns
+		// add` calls can race on /run/netns: retry a few times before giving up.
+		var out []byte
+		var err error
+		for try := 0; try < 3; try++ {
+			if out, err = exec.Command("ip", argv...).CombinedOutput(); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err != nil {
 			t.Fatalf("ip %v: %v: %s", argv, err, out)
 		}
 	}

@@ -81,6 +81,12 @@ func configErr(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
 }
 
+// Validate reports what New would refuse in c, without listening.
+func (c Config) Validate() error {
+	_, err := c.normalize()
+	return err
+}
+
 // normalize validates c and fills the defaults; it returns a copy.
 func (c Config) normalize() (Config, error) {
 	switch c.Role {

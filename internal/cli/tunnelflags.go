@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/tunnel"
+)
+
+// tunnelFlags are the tunnel knobs of commands that put `wirelab tunnel` in the lab.
+type tunnelFlags struct {
+	compress *string
+	level    *int
+	group    *string
+	timeout  *time.Duration
+}
+
+func addTunnelFlags(fs *flag.FlagSet) *tunnelFlags {
+	return &tunnelFlags{
+		compress: fs.String("tunnel-compress", string(tunnel.Auto), "with --channel tunnel: auto, zstd or off"),
+		level:    fs.Int("tunnel-level", tunnel.DefaultLevel, "with --channel tunnel: zstd level"),
+		group:    fs.String("tunnel-group-max-size", tunnel.FormatSize(tunnel.DefaultGroupMaxSize), "with --channel tunnel: largest group (64KiB, 1MiB, ...)"),
+		timeout:  fs.Duration("tunnel-group-timeout", tunnel.DefaultGroupTimeout, "with --channel tunnel: longest a group waits for more bytes"),
+	}
+}
+
+// options validates the flags with the tunnel's own rules, so a bad value is refused before
+// the lab exists rather than by a tunnel end that fails to start.
+func (t *tunnelFlags) options() (lab.TunnelOptions, error) {
+	mode, err := tunnel.ParseMode(*t.compress)
+	if err != nil {
+		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-compress: %w", err)
+	}
+	size, err := tunnel.ParseSize(*t.group)
+	if err != nil {
+		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-group-max-size: %w", err)
+	}
+	cfg := tunnel.Config{Role: tunnel.Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: mode,
+		Level: *t.level, GroupMaxSize: int(size), GroupTimeout: *t.timeout}
+	if err := cfg.Validate(); err != nil {
+		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-*: %w", err)
+	}
+	return lab.TunnelOptions{Compress: string(mode), Level: *t.level, GroupMaxSize: *t.group, GroupTimeout: *t.timeout}, nil
+}

@@ -1,0 +1,116 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/tunnel"
+)
+
+// Ports of the tunnel ends: the exit listens on the server host's lab address, the entry
+// on loopback inside the host whose client uses it.
+const (
+	TunnelExitPort  = 4406
+	TunnelEntryPort = 3307
+)
+
+// TunnelOptions are the knobs of `wirelab tunnel` a lab passes to both ends ("" / 0 =
+// the tunnel's own defaults).
+type TunnelOptions struct {
+	Compress     string
+	Level        int
+	GroupMaxSize string
+	GroupTimeout time.Duration
+}
+
+// TunnelArgv is the command line of one end, with mutual TLS from certDir.
+func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) []string {
+	exit := net.JoinHostPort(HostAddr[Server], strconv.Itoa(TunnelExitPort))
+	listen, to := net.JoinHostPort("127.0.0.1", strconv.Itoa(TunnelEntryPort)), exit
+	cert, key := tunnel.EntryCertFile, tunnel.EntryKeyFile
+	if role == tunnel.Exit {
+		listen, to = exit, net.JoinHostPort("127.0.0.1", "3306")
+		cert, key = tunnel.ExitCertFile, tunnel.ExitKeyFile
+	}
+	argv := []string{self, "tunnel", string(role), "--listen", listen, "--to", to,
+		"--tls-cert", filepath.Join(certDir, cert), "--tls-key", filepath.Join(certDir, key),
+		"--tls-ca", filepath.Join(certDir, tunnel.CAFile), "--stats", "--stats-every", "10s"}
+	if o.Compress != "" {
+		argv = append(argv, "--compress", o.Compress)
+	}
+	if o.Level > 0 {
+		argv = append(argv, "--level", strconv.Itoa(o.Level))
+	}
+	if o.GroupMaxSize != "" {
+		argv = append(argv, "--group-max-size", o.GroupMaxSize)
+	}
+	if o.GroupTimeout > 0 {
+		argv = append(argv, "--group-timeout", o.GroupTimeout.String())
+	}
+	return argv
+}
+
+// StartTunnel runs a tunnel exit next to the server's MariaDB and an entry in entryHost,
+// with fresh mutual-TLS certificates, and waits until both listen. Clients in entryHost
+// then reach MariaDB at the returned address. Both ends are lab processes: Down stops them.
+func (l *Lab) StartTunnel(ctx context.Context, self, entryHost string, o TunnelOptions) (string, error) {
+	dir := filepath.Join(l.State.TempDir, "tunnel-certs")
+	if err := tunnel.GenerateCerts(dir, []string{HostAddr[Server]}); err != nil {
+		return "", fmt.Errorf("start tunnel: %w", err)
+	}
+	ends := []struct {
+		host string
+		role tunnel.Role
+		port int
+	}{{Server, tunnel.Exit, TunnelExitPort}, {entryHost, tunnel.Entry, TunnelEntryPort}}
+	for _, e := range ends {
+		name := "tunnel-" + string(e.role)
+		pid, err := l.StartProc(e.host, name, TunnelArgv(self, e.role, dir, o), nil)
+		if err != nil {
+			return "", fmt.Errorf("start tunnel: %w", err)
+		}
+		if err := l.WaitListen(ctx, e.host, e.port, pid, name); err != nil {
+			return "", fmt.Errorf("start tunnel %s: %w", e.role, err)
+		}
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(TunnelEntryPort)), nil
+}
+
+// WaitListen waits until something listens on TCP port inside host, or the process of
+// the named lab helper exits (then its log's tail explains why).
+func (l *Lab) WaitListen(ctx context.Context, host string, port, pid int, name string) error {
+	logPath := filepath.Join(l.State.TempDir, name+".log")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, err := l.Exec(ctx, host, "ss", "-Hltn", "sport = :"+strconv.Itoa(port))
+		if err == nil && strings.TrimSpace(string(out)) != "" {
+			return nil
+		}
+		if len(alive([]int{pid})) == 0 {
+			return fmt.Errorf("exited before listening on :%d:\n%s", port, tailFile(logPath, 10))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening on :%d after 15s:\n%s", port, tailFile(logPath, 10))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func tailFile(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
