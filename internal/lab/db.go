@@ -32,13 +32,10 @@ func (l *Lab) StartMariaDB(ctx context.Context, host string, o DBOptions) (*mari
 		ServerID: o.ServerID, LogBin: o.LogBin, GTID: o.LogBin, BinlogFormat: "ROW",
 		BufferPool: o.BufferPool, Extra: o.Extra, Logger: l.log.With("host", host),
 	})
-	if srv != nil && srv.Pid > 0 {
-		l.State.Procs = append(l.State.Procs, Proc{Name: "mariadbd-" + host, Host: host, Pid: srv.Pid})
-	}
-	if err != nil {
-		_ = l.State.Save()
+	if err != nil { // Start stops what it started; teardown removes the dir
 		return nil, fmt.Errorf("start mariadb in %s: %w", host, err)
 	}
+	l.State.Procs = append(l.State.Procs, Proc{Name: "mariadbd-" + host, Host: host, Pid: srv.Pid})
 	if host == Server {
 		l.State.DB = &DB{Host: srv.Host, Port: srv.Port, Socket: srv.Socket, User: srv.User,
 			Password: srv.Password, Name: srv.DB, CertDir: srv.CertDir, DataDir: srv.DataDir,

@@ -118,6 +118,15 @@ func (e *Engine) basePoint(c Cell) result.Point {
 // (threads ÷ TPS); lat_p95_ms is the mean of sysbench's per-second 95th percentiles.
 func fillPoint(p *result.Point, c Cell, sum *sysbench.Summary, ivs []sysbench.Interval, ss []metrics.Sample, rateBps int64) {
 	warm := c.Warmup.Seconds()
+	// sysbench keeps reporting while threads finish their last queries after --time (a
+	// loaded 2-core box took 10.5 s for --time=5): those seconds are not the point.
+	end := (c.Warmup + c.Duration).Seconds()
+	for len(ivs) > 0 && ivs[len(ivs)-1].T > end+1e-9 {
+		ivs = ivs[:len(ivs)-1]
+	}
+	if len(ss) > len(ivs) && len(ivs) > 0 {
+		ss = ss[:len(ivs)]
+	}
 	n := max(len(ivs), len(ss))
 	var tps, qps, p95, up, down, cs, cc []float64
 	for i := 0; i < n; i++ {

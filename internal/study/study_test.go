@@ -107,3 +107,13 @@ func TestTransportCells(t *testing.T) {
 		t.Error("bad path accepted")
 	}
 }
+
+func TestFillPointDropsTheDrainAfterTime(t *testing.T) {
+	c := Cell{Threads: 2, Duration: 2 * time.Second}
+	ivs := []sysbench.Interval{{T: 1, TPS: 50}, {T: 2, TPS: 50}, {T: 3, TPS: 1}, {T: 4, TPS: 1}}
+	var p result.Point
+	fillPoint(&p, c, nil, ivs, nil, 0)
+	if p.TPS != 50 || len(p.Seconds) != 2 {
+		t.Errorf("TPS %v over %d seconds: the drain after --time leaked in", p.TPS, len(p.Seconds))
+	}
+}
