@@ -1,18 +1,11 @@
 package tunnel
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/pki"
 )
 
 // DefaultCertHosts are the exit certificate's names: the lab's server address and loopback.
@@ -35,86 +28,19 @@ func GenerateCerts(dir string, hosts []string) error {
 	if len(hosts) == 0 {
 		hosts = DefaultCertHosts
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create cert dir: %w", err)
-	}
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewCA("wirelab tunnel CA", 365*24*time.Hour)
 	if err != nil {
-		return fmt.Errorf("generate ca key: %w", err)
+		return fmt.Errorf("tunnel certs: %w", err)
 	}
-	ca := &x509.Certificate{
-		Subject: pkix.Name{CommonName: "wirelab tunnel CA"}, NotBefore: now.Add(-time.Hour),
-		NotAfter: now.AddDate(1, 0, 0), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	files := map[string][]byte{CAFile: ca.CertPEM()}
+	if files[ExitCertFile], files[ExitKeyFile], err = ca.Issue("wirelab tunnel exit", hosts, x509.ExtKeyUsageServerAuth); err != nil {
+		return fmt.Errorf("tunnel certs: %w", err)
 	}
-	caDER, err := sign(ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		return err
+	if files[EntryCertFile], files[EntryKeyFile], err = ca.Issue("wirelab tunnel entry", nil, x509.ExtKeyUsageClientAuth); err != nil {
+		return fmt.Errorf("tunnel certs: %w", err)
 	}
-	if ca, err = x509.ParseCertificate(caDER); err != nil {
-		return fmt.Errorf("parse ca: %w", err)
-	}
-	if err := writePEM(filepath.Join(dir, CAFile), "CERTIFICATE", caDER, 0o644); err != nil {
-		return err
-	}
-	exit := leaf("wirelab tunnel exit", now, x509.ExtKeyUsageServerAuth)
-	for _, h := range hosts {
-		if ip := net.ParseIP(h); ip != nil {
-			exit.IPAddresses = append(exit.IPAddresses, ip)
-		} else if h != "" {
-			exit.DNSNames = append(exit.DNSNames, h)
-		}
-	}
-	if err := issue(dir, ExitCertFile, ExitKeyFile, exit, ca, caKey); err != nil {
-		return err
-	}
-	return issue(dir, EntryCertFile, EntryKeyFile, leaf("wirelab tunnel entry", now, x509.ExtKeyUsageClientAuth), ca, caKey)
-}
-
-func leaf(cn string, now time.Time, usage x509.ExtKeyUsage) *x509.Certificate {
-	return &x509.Certificate{
-		Subject: pkix.Name{CommonName: cn}, NotBefore: now.Add(-time.Hour), NotAfter: now.AddDate(1, 0, 0),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-}
-
-func issue(dir, certFile, keyFile string, tmpl, ca *x509.Certificate, caKey *ecdsa.PrivateKey) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generate key for %s: %w", certFile, err)
-	}
-	der, err := sign(tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return fmt.Errorf("marshal key for %s: %w", certFile, err)
-	}
-	if err := writePEM(filepath.Join(dir, keyFile), "PRIVATE KEY", kder, 0o600); err != nil {
-		return err
-	}
-	return writePEM(filepath.Join(dir, certFile), "CERTIFICATE", der, 0o644)
-}
-
-func sign(tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, key *ecdsa.PrivateKey) ([]byte, error) {
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		return nil, fmt.Errorf("serial for %q: %w", tmpl.Subject.CommonName, err)
-	}
-	tmpl.SerialNumber = serial
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, key)
-	if err != nil {
-		return nil, fmt.Errorf("sign %q: %w", tmpl.Subject.CommonName, err)
-	}
-	return der, nil
-}
-
-func writePEM(path, typ string, der []byte, mode os.FileMode) error {
-	data := pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
-	if err := os.WriteFile(path, data, mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := pki.WriteFiles(dir, files); err != nil {
+		return fmt.Errorf("tunnel certs: %w", err)
 	}
 	return nil
 }
