@@ -197,10 +197,11 @@ func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper, self string) 
 	if err != nil {
 		return fmt.Errorf("shape the wire (%s): %w", c, err)
 	}
-	// The host ends must not hand the wire 64 KB TSO/GSO super-packets: HTB would count
-	// one as a single burst. Segment at the source when the rate is capped.
+	// Below link.OffloadMinRate the host ends must not hand the wire TSO/GSO super-packets:
+	// HTB would count one as a single burst. Segment at the source there; from it up (and
+	// unlimited) keep offloads on, or the delayer pays a netlink round trip per frame.
 	onOff := "off"
-	if c.Unlimited() {
+	if link.Offloads(c) {
 		onOff = "on"
 	}
 	for _, role := range l.State.Hosts {

@@ -131,6 +131,9 @@ func openLane(ctx context.Context, cfg *DelayerConfig, q uint16, seed uint64) (*
 		MaxQueueLen:  uint32(cfg.MaxQueue),
 		MaxPacketLen: 0,
 		Copymode:     nfqueue.NfQnlCopyMeta, // the delayer needs ids, not payloads
+		// A GSO super-packet is queued whole, not cut into frames first: one message and one
+		// verdict instead of up to 45 (see Offloads).
+		Flags:        nfqueue.NfQaCfgFlagGSO,
 		AfFamily:     unix.AF_INET,
 		WriteTimeout: time.Second,
 		// No FailOpen: a full kernel queue drops and counts (queue_dropped), never passes

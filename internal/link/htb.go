@@ -27,10 +27,13 @@ func HTBBurst(rateBps int64) int {
 	return max(burstFloor, int(math.Ceil(float64(rateBps)/8*burstWindow.Seconds())))
 }
 
-// HTBLeafLimit is the leaf queue length in packets: enough for a TCP flow to keep the link
-// full (one bandwidth-delay product at RTT + 20 ms), at least 64 and at most 100000.
+// HTBLeafLimit is the leaf queue length in packets: two bandwidth-delay products of the asked
+// RTT plus 20 ms of traffic, at least 64 and at most 100000. One BDP (the old size) was too
+// shallow behind the delayer: at 50 Mbit/s and 40 ms RTT the 248-packet queue overflowed in
+// bursts (slow-start overshoot, then ~100 retransmits a second) and iperf3 got 0.90-0.94 of the
+// goodput ceiling at load ~20; with 413 packets it got 0.98-1.00 and no drop (bench-link.md).
 func HTBLeafLimit(rateBps int64, delay time.Duration) int {
-	hold := 2*delay + 20*time.Millisecond
+	hold := 4*delay + 20*time.Millisecond
 	n := int(math.Ceil(float64(rateBps) / 8 * hold.Seconds() / frameBytes))
 	return min(max(n, 64), 100_000)
 }
@@ -62,12 +65,25 @@ func parentArgs(parent string) []string {
 	return []string{"parent", parent}
 }
 
-// offloadsOff turns off segmentation offloads on the shaped interfaces: with them a 64 KiB
-// super-packet leaves as one unit and the shaper's accounting and the delay line see bursts
-// instead of frames. Some drivers fix a feature; that is not an error worth failing for.
-func offloadsOff(ctx context.Context, r execx.Runner, w Wire) {
+// OffloadMinRate is the cap from which the lab keeps segmentation offloads on. Below it the
+// hosts send MTU-sized frames, so HTB and the delay line see frames rather than bursts. From
+// it up (and with no cap) frames would cost the delayer one netlink round trip each, ~80 kpps
+// at 1 Gbit/s, which a shared 2-core machine cannot carry; with offloads on, TCP sends
+// super-packets of about 1 ms of traffic (tcp_tso_autosize), which is 4 ms below HTB's burst.
+const OffloadMinRate = 500_000_000
+
+// Offloads reports whether the hosts and the wire keep TSO/GSO on under c.
+func Offloads(c Condition) bool { return c.Unlimited() || c.RateBps >= OffloadMinRate }
+
+// setOffloads turns segmentation offloads on the shaped interfaces off (or on, see Offloads).
+// Some drivers fix a feature; that is not an error worth failing for.
+func setOffloads(ctx context.Context, r execx.Runner, w Wire, c Condition) {
+	v := "off"
+	if Offloads(c) {
+		v = "on"
+	}
 	for _, ifc := range w.Ifaces {
-		_, _ = inNS(ctx, r, w.NS, "ethtool", "-K", ifc, "tso", "off", "gso", "off", "gro", "off")
+		_, _ = inNS(ctx, r, w.NS, "ethtool", "-K", ifc, "tso", v, "gso", v, "gro", v)
 	}
 }
 
@@ -100,7 +116,7 @@ func (htbShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Condition)
 		a.Shaper = "none"
 		return a, nil
 	}
-	offloadsOff(ctx, r, w)
+	setOffloads(ctx, r, w, c)
 	if err := setupRate(ctx, r, w, c, "root", "1"); err != nil {
 		return Applied{}, err
 	}

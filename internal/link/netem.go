@@ -39,7 +39,7 @@ func netemArgs(iface string, c Condition) []string {
 func usec(n int64) string { return strconv.FormatInt(n, 10) + "us" }
 
 func (netemShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Condition) (Applied, error) {
-	offloadsOff(ctx, r, w)
+	setOffloads(ctx, r, w, c)
 	for _, ifc := range w.Ifaces {
 		if _, err := inNS(ctx, r, w.NS, "tc", netemArgs(ifc, c)...); err != nil {
 			return Applied{}, fmt.Errorf("netem on %s: %w", ifc, err)

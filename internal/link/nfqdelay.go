@@ -67,7 +67,7 @@ func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 	if w.Self == "" || w.StateDir == "" {
 		return Applied{}, errors.New("nfqueue delayer: wire has no Self binary or StateDir")
 	}
-	offloadsOff(ctx, r, w)
+	setOffloads(ctx, r, w, c)
 	if err := setupRate(ctx, r, w, c, "root", "1"); err != nil {
 		return Applied{}, err
 	}

@@ -82,6 +82,10 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 		return nil, fmt.Errorf("prepare data set: %w", err)
 	}
 	run.Environment = environment(hard, l)
+	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU()))
+		run.Notes = plan.Notes
+	}
 	eng := &Engine{Lab: l, Tables: plan.Spec.Tables, TableSize: plan.Spec.TableSize,
 		RandType: plan.RandType, Logger: s.Logger, Self: s.Self}
 	if plan.Prelude != nil {
@@ -188,4 +192,15 @@ func environment(ctx context.Context, l *lab.Lab) result.Environment {
 		env.SysbenchVersion = v
 	}
 	return env
+}
+
+// loadAverage is the 1-minute load average (0 when unreadable).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	_, _ = fmt.Sscanf(string(b), "%f", &l)
+	return l
 }

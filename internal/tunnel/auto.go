@@ -2,27 +2,42 @@ package tunnel
 
 import "time"
 
-// The auto policy picks, group by group, the frame type that moves more raw bytes per
-// second of sender busy time (encoding plus writing to the WAN). While writes return at
-// once the WAN is not the bottleneck and raw wins outright (compression would only add CPU
-// and latency), so zstd is only tried after a write had to wait (blockedWrite or longer).
-// Then both types are measured: the better one is used and the other re-tried for a few
-// groups every exploreEvery, because the link, the data and the CPU available change.
-// Busy time, not wire rate, is compared, so a sender on a starved CPU (or feeding a slow
-// receiver) does not keep compressing just because its writes wait.
+// The auto policy picks, group by group, raw or zstd frames, from two views of the WAN:
+//
+//   - A queue (queue.go): TCP_INFO of the WAN socket shows bytes held back in the socket or
+//     an RTT standing above the path's minimum. The link is the bottleneck even when writes
+//     return at once (request/response traffic the send buffer absorbs), so wire bytes
+//     decide: zstd, unless it does not shrink this stream (ratio below minRatio) or the link
+//     already delivers faster than the encoder works; then raw, re-trying zstd now and then.
+//   - A blocked write (blockedWrite or longer). Both types are measured by raw bytes moved
+//     per second of sender busy time (encoding plus writing): the better one is used and the
+//     other re-tried for a few groups every exploreEvery, because the link, the data and the
+//     CPU available change. Busy time, not wire rate, is compared, so a sender on a starved
+//     CPU (or feeding a slow receiver) does not keep compressing just because its writes wait.
+//
+// With neither, the WAN is not the bottleneck and raw wins outright: compression would only
+// add CPU and latency.
 const (
 	blockedWrite = time.Millisecond
 	// staleRaw returns to raw after this long without a blocked write. It is long because
 	// a wrong raw decision on a narrow link fills the socket buffer with raw bytes (seconds
 	// of wire time) while a wrong zstd decision only costs CPU.
-	staleRaw      = 5 * time.Second
+	staleRaw = 5 * time.Second
+	// staleQueue returns to raw after this long without a queued sample. Shorter than
+	// staleRaw: TCP_NOTSENT_LOWAT (wanLowat) bounds what a wrong raw decision queues, and
+	// returning to raw is how auto learns that compression is no longer needed.
+	staleQueue    = 2 * time.Second
 	exploreEvery  = time.Second
 	exploreGroups = 4
 	decayEvery    = 500 * time.Millisecond
+	// minRatio is the least raw/wire ratio worth compressing for on a queued link.
+	minRatio = 1.1
 )
 
 type modeSample struct {
 	raw  float64 // raw bytes sent
+	wire float64 // frame bytes they took
+	enc  float64 // seconds spent encoding them
 	busy float64 // seconds spent encoding and writing them
 }
 
@@ -33,14 +48,33 @@ func (m modeSample) goodput() float64 {
 	return m.raw / m.busy
 }
 
+func (m modeSample) ratio() float64 {
+	if m.wire <= 0 {
+		return 0
+	}
+	return m.raw / m.wire
+}
+
+// encRate is raw bytes encoded per second of encoder time (0 when unmeasured).
+func (m modeSample) encRate() float64 {
+	if m.enc <= 0 {
+		return 0
+	}
+	return m.raw / m.enc
+}
+
+func (m *modeSample) halve() { m.raw, m.wire, m.enc, m.busy = m.raw/2, m.wire/2, m.enc/2, m.busy/2 }
+
 type autoPolicy struct {
 	mode        Mode
 	lastBlocked time.Time
+	lastQueued  time.Time
 	lastDecay   time.Time
 	lastExplore time.Time
 	exploring   int // groups left to send with the non-preferred type
 	raw, z      modeSample
-	zstd        bool // the last choice
+	delivery    float64 // bytes/s the WAN socket delivered, last sample
+	zstd        bool    // the last choice
 	switches    int64
 }
 
@@ -66,12 +100,18 @@ func (a *autoPolicy) choose(now time.Time) frameType {
 }
 
 func (a *autoPolicy) pick(now time.Time) bool {
-	if a.lastBlocked.IsZero() || now.Sub(a.lastBlocked) > staleRaw {
+	queued := !a.lastQueued.IsZero() && now.Sub(a.lastQueued) <= staleQueue
+	blocked := !a.lastBlocked.IsZero() && now.Sub(a.lastBlocked) <= staleRaw
+	if !queued && !blocked {
 		return false
 	}
 	if now.Sub(a.lastDecay) > decayEvery {
 		a.lastDecay = now
-		a.raw.raw, a.raw.busy, a.z.raw, a.z.busy = a.raw.raw/2, a.raw.busy/2, a.z.raw/2, a.z.busy/2
+		a.raw.halve()
+		a.z.halve()
+	}
+	if queued {
+		return a.pickQueued(now)
 	}
 	gr, gz := a.raw.goodput(), a.z.goodput()
 	switch {
@@ -80,7 +120,24 @@ func (a *autoPolicy) pick(now time.Time) bool {
 	case gr == 0:
 		return false
 	}
-	best := gz > gr
+	return a.explore(now, gz > gr)
+}
+
+// pickQueued decides by wire bytes: on a queued link every byte saved is link time saved.
+func (a *autoPolicy) pickQueued(now time.Time) bool {
+	if a.z.raw == 0 {
+		return true // never measured: try compressing
+	}
+	worth := a.z.ratio() >= minRatio && (a.delivery == 0 || a.z.encRate() > a.delivery)
+	if worth {
+		a.exploring = 0 // no need to re-try raw: the queue itself says raw is too much
+		return true
+	}
+	return a.explore(now, false)
+}
+
+// explore returns best, except for exploreGroups groups every exploreEvery.
+func (a *autoPolicy) explore(now time.Time, best bool) bool {
 	if a.exploring > 0 {
 		a.exploring--
 		return !best
@@ -103,5 +160,18 @@ func (a *autoPolicy) observe(typ frameType, raw, wire int, enc, write time.Durat
 		s = &a.z
 	}
 	s.raw += float64(raw)
+	s.wire += float64(wire)
+	s.enc += enc.Seconds()
 	s.busy += (enc + write).Seconds()
+}
+
+// observeQueue feeds one TCP_INFO sample of the WAN socket and reports whether it showed
+// a queue.
+func (a *autoPolicy) observeQueue(s queueSample, now time.Time) bool {
+	a.delivery = s.delivery
+	if s.queued() {
+		a.lastQueued = now
+		return true
+	}
+	return false
 }

@@ -28,6 +28,7 @@ type sender struct {
 	timeout time.Duration
 	enc     *frameEncoder
 	policy  *autoPolicy
+	probe   *wanProbe // TCP_INFO of the WAN socket, auto mode only; nil without one
 	c       *counters
 
 	free, data chan *[]byte
@@ -35,6 +36,7 @@ type sender struct {
 	cur        []byte  // unconsumed part of curBuf
 	curBuf     *[]byte // buffer to hand back once cur is consumed
 	encDur     time.Duration
+	lastProbe  time.Time
 }
 
 func newSender(src io.Reader, dst io.Writer, cfg Config, c *counters) *sender {
@@ -210,6 +212,12 @@ func (s *sender) flush(typ frameType, reason flushReason) error {
 		s.c.flushIdle.Add(1)
 	}
 	s.policy.observe(typ, s.enc.raw, len(frame), s.encDur, t2.Sub(t1), t2)
+	if s.probe != nil && t2.Sub(s.lastProbe) >= probeEvery {
+		s.lastProbe = t2
+		if q, ok := s.probe.sample(); ok {
+			s.c.probed(q, s.policy.observeQueue(q, t2))
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package tunnel
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
 // DirStats counts one direction at this end. Raw bytes are what the local peer sent or
@@ -44,15 +45,25 @@ type Stats struct {
 	Send, Recv   DirStats
 	Flush        FlushStats
 	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
+	Probe        ProbeStats
+}
+
+// ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
+// queue (the link is the bottleneck: compress) or none, and the most recent one's view.
+type ProbeStats struct {
+	Queued, Clear int64
+	RTT, MinRTT   time.Duration // of the last sample
+	Notsent       int64         // bytes, last sample
 }
 
 // String is the --stats line.
 func (s Stats) String() string {
-	return fmt.Sprintf("tunnel %s: conns=%d active=%d failed=%d corrupt=%d | send raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | recv raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | flush size=%d timeout=%d idle=%d | auto switches=%d",
+	return fmt.Sprintf("tunnel %s: conns=%d active=%d failed=%d corrupt=%d | send raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | recv raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | flush size=%d timeout=%d idle=%d | auto switches=%d queued=%d clear=%d last rtt=%v min_rtt=%v notsent=%s",
 		s.Role, s.Conns, s.ActiveConns, s.Failed, s.Corrupt,
 		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
 		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
-		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.AutoSwitches)
+		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.AutoSwitches,
+		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent))
 }
 
 func human(n int64) string {
@@ -91,6 +102,19 @@ type counters struct {
 	send, recv                     dirCounters
 	flushSize, flushTimeout        atomic.Int64
 	flushIdle, switches            atomic.Int64
+	queued, clear                  atomic.Int64
+	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
+}
+
+func (c *counters) probed(q queueSample, queued bool) {
+	if queued {
+		c.queued.Add(1)
+	} else {
+		c.clear.Add(1)
+	}
+	c.rtt.Store(int64(q.srtt))
+	c.minRTT.Store(int64(q.minRTT))
+	c.notsent.Store(q.notsent)
 }
 
 func (c *counters) snapshot(role Role) Stats {
@@ -99,5 +123,7 @@ func (c *counters) snapshot(role Role) Stats {
 		Corrupt: c.corrupt.Load(), Send: c.send.load(), Recv: c.recv.load(),
 		Flush:        FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load()},
 		AutoSwitches: c.switches.Load(),
+		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
+			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}
 }

@@ -154,7 +154,7 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	if !t.track(accepted) {
 		return
 	}
-	plain, wan, err := t.connect(ctx, accepted)
+	plain, wan, sock, err := t.connect(ctx, accepted)
 	if err != nil {
 		t.untrack(accepted)
 		if ctx.Err() == nil {
@@ -172,6 +172,9 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 
 	errc := make(chan error, 2)
 	s := newSender(plain, wan, t.cfg, &t.c)
+	if t.cfg.Compress == Auto {
+		s.probe = newWANProbe(sock, wanLowat(t.cfg.GroupMaxSize))
+	}
 	t.wg.Go(func() { errc <- s.run(&t.wg) })
 	t.wg.Go(func() { errc <- t.receive(wan, plain) })
 	first := <-errc
@@ -199,43 +202,45 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	}
 }
 
-// connect returns the plain and WAN sides for an accepted connection.
-func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan net.Conn, err error) {
+// connect returns the plain and WAN sides for an accepted connection, and the WAN side's
+// socket under any TLS (for the auto policy's TCP_INFO probe).
+func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan, sock net.Conn, err error) {
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
 	if t.cfg.Role == Entry {
-		wan, err = t.dialExit(hctx)
-		return accepted, wan, err
+		wan, sock, err = t.dialExit(hctx)
+		return accepted, wan, sock, err
 	}
 	if wan, err = t.acceptEntry(hctx, accepted); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	plain, err = t.cfg.dial(hctx, "tcp", t.cfg.To)
 	if err != nil {
 		wan.Close()
-		return nil, nil, fmt.Errorf("dial server %s: %w", t.cfg.To, err)
+		return nil, nil, nil, fmt.Errorf("dial server %s: %w", t.cfg.To, err)
 	}
-	return plain, wan, nil
+	return plain, wan, accepted, nil
 }
 
-func (t *Tunnel) dialExit(ctx context.Context) (net.Conn, error) {
+func (t *Tunnel) dialExit(ctx context.Context) (wan, sock net.Conn, err error) {
 	conn, err := t.cfg.dial(ctx, "tcp", t.cfg.To)
 	if err != nil {
-		return nil, fmt.Errorf("dial tunnel exit %s: %w", t.cfg.To, err)
+		return nil, nil, fmt.Errorf("dial tunnel exit %s: %w", t.cfg.To, err)
 	}
+	sock = conn
 	if t.cfg.TLS != nil {
 		tc := tls.Client(conn, t.cfg.TLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("tls handshake with tunnel exit %s: %w", t.cfg.To, err)
+			return nil, nil, fmt.Errorf("tls handshake with tunnel exit %s: %w", t.cfg.To, err)
 		}
 		conn = tc
 	}
 	if _, err := io.WriteString(conn, preface); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
+		return nil, nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
 	}
-	return conn, nil
+	return conn, sock, nil
 }
 
 func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (net.Conn, error) {

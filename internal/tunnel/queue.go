@@ -1,0 +1,51 @@
+package tunnel
+
+import "time"
+
+// A socket's write returns as soon as the kernel has the bytes, so with request/response
+// traffic on a narrow link (each response fits the send buffer) writes never block and the
+// busy-time comparison in auto.go cannot see the link. The kernel can: every probeEvery
+// the sender reads TCP_INFO of its WAN socket (probe_linux.go) and calls the link the
+// bottleneck when a queue builds, either in the socket (bytes written but held back by the
+// congestion window) or in the network (the smoothed RTT stands above the path's minimum:
+// packets wait at the narrowest hop, like the lab's HTB leaf queue).
+const (
+	probeEvery = 5 * time.Millisecond
+	// queuedBytes unsent in the socket mean the congestion window, not the tunnel, is the
+	// limit. Small against TCP_NOTSENT_LOWAT (wanLowat) so it shows before writes block.
+	queuedBytes = 16 << 10
+	// queueDelay is the RTT above the minimum that counts as a standing queue: well above
+	// the scheduling noise of a loaded host (delayed ACKs and run-queue waits add well
+	// under a millisecond on an unshaped veth or loopback), well below what a narrow link
+	// queues (a 20 mbit link queues 0.6 ms per full frame).
+	queueDelay = 4 * time.Millisecond
+	// rwndBound: when the receiver's window limits the socket for this share of its busy
+	// time, the far end (its CPU, its reader) is the bottleneck, not the link: compressing
+	// would only add decoding work there.
+	rwndBound = 0.5
+)
+
+// wanLowat is the TCP_NOTSENT_LOWAT of an auto-mode WAN socket: two groups may wait unsent,
+// so the link never idles between writes, but a queue beyond that blocks the writer.
+func wanLowat(groupMax int) int { return min(max(2*groupMax, 64<<10), 4<<20) }
+
+// queueSample is what one TCP_INFO read says about the WAN path.
+type queueSample struct {
+	notsent   int64         // bytes the tunnel wrote that the kernel has not sent yet
+	srtt      time.Duration // smoothed RTT
+	minRTT    time.Duration // lowest RTT seen: the path without queues
+	delivery  float64       // bytes/s, the kernel's recent delivery-rate estimate
+	rwndShare float64       // share of busy time since the last sample limited by the peer's window
+}
+
+// queued reports whether the link is the bottleneck: a queue in the socket or on the path,
+// and not a receiver that cannot keep up.
+func (s queueSample) queued() bool {
+	if s.rwndShare >= rwndBound {
+		return false
+	}
+	if s.notsent >= queuedBytes {
+		return true
+	}
+	return s.minRTT > 0 && s.srtt-s.minRTT >= max(queueDelay, s.minRTT/4)
+}
