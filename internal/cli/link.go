@@ -12,7 +12,7 @@ import (
 
 func cmdLink(p *Process, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintln(p.Stdout, "Usage: wirelab link set|check [flags]\n\n  set    change the wire of a running lab (rate, delay, jitter, loss)\n  check  measure the wire with iperf3 and echo probes, against what was asked\n\nRun 'wirelab link set --help' or 'wirelab link check --help'.")
+		fmt.Fprintln(p.Stdout, "Usage: wirelab link set|check [flags]\n\n  set    change the wire of a running lab (rate, delay, jitter, loss)\n  check  measure the wire with iperf3 and echo probes, against what was asked\n\nExample:\n  wirelab link set --rate 2mbit --rtt 250ms\n  wirelab link check\n\nRun 'wirelab link set --help' or 'wirelab link check --help'.")
 		return nil
 	}
 	switch args[0] {

@@ -17,6 +17,11 @@ Usage:
   wirelab tunnel entry --listen ADDR --to EXIT   [flags]   near the client / replica
   wirelab tunnel certs --out DIR [--hosts LIST]            CA + exit and entry certs for mutual TLS
 
+Example:
+  wirelab tunnel certs --out certs
+  wirelab tunnel exit  --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --tls-cert certs/exit.pem --tls-key certs/exit-key.pem --tls-ca certs/ca.pem
+  wirelab tunnel entry --listen 127.0.0.1:3307 --to 198.18.0.2:4406 --tls-cert certs/entry.pem --tls-key certs/entry-key.pem --tls-ca certs/ca.pem
+
 Run 'wirelab tunnel <entry|exit|certs> --help' for flags.`
 
 // cmdTunnel dispatches to the tunnel's entry, exit and certs subcommands.
