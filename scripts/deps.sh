@@ -8,7 +8,7 @@ need_root() { if [ "$(id -u)" != 0 ]; then echo "deps: run as root (apt-get)" >&
 declare -A pkgs=(
   [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server [mariadb]=mariadb-client
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
-  [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq
+  [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
 )
 missing=()
 for cmd in "${!pkgs[@]}"; do
