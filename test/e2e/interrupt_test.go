@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startRun starts `wirelab run` over three points and waits until the first point's
+// sysbench is running in the client host.
+func startRun(t *testing.T, state, out, duration string) (*exec.Cmd, *bytes.Buffer, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--rate", "50mbit", "--threads", "1,2,4", "--duration", duration,
+		"--warmup", "0s", "--tables", "1", "--table-size", "1000", "--out", out)
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &errb, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		if id := labRunID(t, state); id != "" {
+			pids, _ := exec.Command("ip", "netns", "pids", "wl-"+id+"-client").Output()
+			if len(bytes.TrimSpace(pids)) > 0 {
+				return cmd, &errb, id
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	t.Fatalf("run never started a point:\n%s", errb.String())
+	return nil, nil, ""
+}
+
+func TestCtrlCKeepsFinishedPointsAndTearsDown(t *testing.T) {
+	skipUnlessRoot(t)
+	state, out := t.TempDir(), t.TempDir()
+	cmd, logs, id := startRun(t, state, out, "6s")
+	t.Cleanup(func() { wl(t, state, "down", "--lab", id) })
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("run did not stop after Ctrl-C:\n%s", logs)
+	}
+	assertGone(t, id)
+	var r struct {
+		Interrupted bool              `json:"interrupted"`
+		Points      []json.RawMessage `json:"points"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatalf("no results.json after Ctrl-C: %v\n%s", err, logs)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || len(r.Points) != 1 {
+		t.Errorf("interrupted=%v with %d points; want the current point finished and kept, no more", r.Interrupted, len(r.Points))
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Errorf("no report after Ctrl-C: %v", err)
+	}
+}
+
+func TestSecondCtrlCTearsDownAtOnce(t *testing.T) {
+	skipUnlessRoot(t)
+	state, out := t.TempDir(), t.TempDir()
+	cmd, logs, id := startRun(t, state, out, "60s")
+	t.Cleanup(func() { wl(t, state, "down", "--lab", id) })
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("run did not stop after a second Ctrl-C:\n%s", logs)
+	}
+	// The point is 60 s long: a teardown that waited for it would take far longer than
+	// the abort plus mysqld's shutdown.
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("second Ctrl-C took %s to tear down", took)
+	}
+	assertGone(t, id)
+}
