@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"

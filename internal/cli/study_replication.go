@@ -63,7 +63,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		faultFor:  fs.Duration("fault-for", 3*time.Second, "scenario 4: how long the wire drops everything"),
 		pool:      fs.String("buffer-pool", "512M", "innodb_buffer_pool_size of each server"),
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
-		quick:     fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200; 15 s points; 20 s probes, ×2 climb, 2 bisections; no wire check"),
+		quick:     fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes, ×2 climb, 2 bisections; no wire check"),
 		rate:      fs.String("rate", "", "not used by this study: the link rate is --rate-cap and the load is --qps"),
 	}
 }
@@ -81,7 +81,7 @@ func studyReplication(p *Process, args []string) error {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if *f.quick {
-		quick := map[string]string{"rtts": "0,100ms,250ms", "loads": "300,1200", "duration": "15s",
+		quick := map[string]string{"rtts": "0,100ms,250ms", "loads": "300,1200,2400", "duration": "15s",
 			"search-duration": "20s", "search-factor": "2", "search-bisect": "2", "abort-lag": "10s", "check-wire": "false"}
 		for k, v := range quick {
 			if !set[k] {
@@ -110,6 +110,9 @@ func studyReplication(p *Process, args []string) error {
 		Self: p.Self, Progress: p.Stderr, Environment: study.Environment})
 	if run != nil && len(run.Points) > 0 {
 		abs, _ := filepath.Abs(o.OutDir)
+		for _, h := range replication.Headlines(run.Points) {
+			fmt.Fprintln(p.Stdout, h)
+		}
 		fmt.Fprintf(p.Stdout, "%d points in %s; report: %s\n", len(run.Points), time.Since(start).Round(time.Second), filepath.Join(abs, "report.md"))
 		if run.Interrupted {
 			fmt.Fprintln(p.Stdout, "interrupted: the report holds the points finished before Ctrl-C")

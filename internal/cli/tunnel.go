@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -114,7 +115,8 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	switch n := countSet(*cert, *key, *ca); {
 	case n == 3:
 		if cfg.TLS, err = tunnel.LoadTLS(*cert, *key, *ca, role == tunnel.Exit); err != nil {
-			return fmt.Errorf("tunnel %s: %w", role, err)
+			// A certificate that cannot be read is a bad flag value: exit 2, naming the flag.
+			return usagef("tunnel %s: %w", role, err)
 		}
 	case n > 0:
 		return usagef("tunnel %s: --tls-cert, --tls-key and --tls-ca go together: give all three or none", role)
@@ -129,9 +131,37 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 		}
 		return ue
 	}
-	ctx, _, stop := interruptContexts(p)
-	defer stop()
-	return t.Serve(ctx)
+	return serveUntilInterrupted(p, role, t)
+}
+
+// serveUntilInterrupted runs t until the first interrupt, which stops it cleanly: the
+// listener and every relayed connection close and Serve waits for its goroutines. A
+// tunnel has no points to finish, so cli.go's study wording does not fit it. A second
+// interrupt returns at once (exit 130) in case closing hangs.
+func serveUntilInterrupted(p *Process, role tunnel.Role, t *tunnel.Tunnel) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- t.Serve(ctx) }()
+	interrupted := false
+	for {
+		select {
+		case err := <-done:
+			if err == nil && interrupted {
+				fmt.Fprintf(p.Stderr, "wirelab tunnel %s: stopped\n", role)
+			}
+			return err
+		case <-p.Interrupts:
+			if interrupted {
+				fmt.Fprintf(p.Stderr, "wirelab tunnel %s: second interrupt: exiting without waiting for connections to close\n", role)
+				return &ExitError{Code: 130}
+			}
+			interrupted = true
+			fmt.Fprintf(p.Stderr, "wirelab tunnel %s: interrupt: closing the listener and %d open connection(s) (Ctrl-C again to exit now)\n",
+				role, t.Stats().ActiveConns)
+			cancel()
+		}
+	}
 }
 
 func countSet(vals ...string) int {

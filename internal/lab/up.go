@@ -58,9 +58,10 @@ var hostSysctls = []string{
 	"net.ipv4.tcp_max_syn_backlog=65535",
 	"net.ipv4.ip_local_port_range=1024 65000",
 	"net.ipv4.tcp_tw_reuse=1",
-	// Room for bandwidth x delay: 1gbit at 250 ms RTT needs ~31 MB in flight.
-	"net.ipv4.tcp_rmem=4096 131072 33554432",
-	"net.ipv4.tcp_wmem=4096 16384 33554432",
+	// Room for bandwidth x delay: 1gbit at 250 ms RTT needs ~31 MB in flight, and the
+	// receiver advertises only part of its buffer as window (tcp_adv_win_scale), so 64 MB.
+	"net.ipv4.tcp_rmem=4096 131072 67108864",
+	"net.ipv4.tcp_wmem=4096 16384 67108864",
 }
 
 // Up builds the lab: namespaces, veth pairs through the wire host, addresses, routes,

@@ -93,6 +93,7 @@ func Check(ctx context.Context, r execx.Runner, h CheckHosts, c Condition, o Che
 	before, _ := ReadDelayerStats(h.DelayerStats)
 	wc := &result.WireCheck{AskedRateBps: c.RateBps, AskedRTTMs: ms(c.RTT()), AskedLossPct: c.LossPct}
 
+	waitQuiet(ctx, r, h, 10*time.Second)
 	rtts, err := o.Prober.RTT(ctx, h, o.RTTSamples, o.Duration)
 	if err != nil {
 		return nil, fmt.Errorf("check link: rtt probe: %w", err)
@@ -107,10 +108,12 @@ func Check(ctx context.Context, r execx.Runner, h CheckHosts, c Condition, o Che
 	wc.LossPct = OneWayLoss(sent, back)
 
 	secs := max(1, int(o.Duration.Round(time.Second)/time.Second))
-	if wc.UpBps, err = iperf(ctx, r, h, o.Port, secs, false); err != nil {
+	omit := OmitSeconds(secs, c.RTT())
+	if wc.UpBps, err = iperf(ctx, r, h, o.Port, secs, omit, false); err != nil {
 		return nil, fmt.Errorf("check link: iperf3 client->server: %w", err)
 	}
-	if wc.DownBps, err = iperf(ctx, r, h, o.Port, secs, true); err != nil {
+	waitQuiet(ctx, r, h, 10*time.Second)
+	if wc.DownBps, err = iperf(ctx, r, h, o.Port, secs, omit, true); err != nil {
 		return nil, fmt.Errorf("check link: iperf3 server->client: %w", err)
 	}
 	if h.DelayerStats != "" {
@@ -122,6 +125,41 @@ func Check(ctx context.Context, r execx.Runner, h CheckHosts, c Condition, o Che
 	}
 	Judge(c, wc, sent)
 	return wc, nil
+}
+
+// waitQuiet waits, at most budget, until no TCP socket of the two hosts has data left to send.
+// A closed iperf3 connection keeps sending its send buffer (seconds of traffic at 1 Mbit/s),
+// and an RTT probe or iperf3 run behind it measures that queue, not the wire.
+func waitQuiet(ctx context.Context, r execx.Runner, h CheckHosts, budget time.Duration) {
+	deadline := time.Now().Add(budget)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		queued := 0
+		for _, ns := range []string{h.ClientNS, h.ServerNS} {
+			n, a := execx.InNetns(ns, "ss", "-tnH")
+			out, err := r.Run(ctx, n, a...)
+			if err != nil {
+				return
+			}
+			queued += SendQueued(string(out))
+		}
+		if queued == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// SendQueued sums the Send-Q column of `ss -tnH` output (State Recv-Q Send-Q Local Peer).
+func SendQueued(ss string) int {
+	total := 0
+	for _, l := range strings.Split(ss, "\n") {
+		if f := strings.Fields(l); len(f) >= 3 {
+			if n, err := strconv.Atoi(f[2]); err == nil {
+				total += n
+			}
+		}
+	}
+	return total
 }
 
 // delayerStatsFile asks the delayer running in ns, if any, where it writes its counters (its
@@ -245,10 +283,22 @@ func WriteCheck(w io.Writer, wc *result.WireCheck) {
 	fmt.Fprintf(w, "verdict: %s\n", wc.Verdict)
 }
 
+// OmitSeconds is how many seconds iperf3 leaves out of its average (-O), on top of the secs it
+// measures: slow start takes log2(BDP/10 segments) round trips, ~3 s at 1 Gbit/s and 250 ms,
+// and is not what a long transfer sees. 1 s up to 50 ms RTT, then 1 s more per 100 ms, at most
+// 3; none for tests shorter than 3 s.
+func OmitSeconds(secs int, rtt time.Duration) int {
+	if secs < 3 {
+		return 0
+	}
+	return min(3, 1+int((rtt+50*time.Millisecond)/(100*time.Millisecond)))
+}
+
 // iperf runs one iperf3 test: the server in the server namespace for exactly one test, the
-// client in the client namespace (reverse = server sends). It returns what the receiver got.
-func iperf(ctx context.Context, r execx.Runner, h CheckHosts, port, secs int, reverse bool) (float64, error) {
-	sctx, cancel := context.WithTimeout(ctx, time.Duration(secs+30)*time.Second)
+// client in the client namespace (reverse = server sends). It returns what the receiver got
+// over secs seconds after the first omit seconds.
+func iperf(ctx context.Context, r execx.Runner, h CheckHosts, port, secs, omit int, reverse bool) (float64, error) {
+	sctx, cancel := context.WithTimeout(ctx, time.Duration(secs+omit+30)*time.Second)
 	defer cancel()
 	srvDone := make(chan error, 1)
 	go func() {
@@ -261,8 +311,8 @@ func iperf(ctx context.Context, r execx.Runner, h CheckHosts, port, secs int, re
 		args = append(args, "-R")
 	}
 	args = append(args, "-J")
-	if secs >= 3 {
-		args = append(args, "-O", "1") // leave slow start out of the average
+	if omit > 0 {
+		args = append(args, "-O", strconv.Itoa(omit)) // leave slow start out of the average
 	}
 	var bps float64
 	var err error

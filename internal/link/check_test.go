@@ -103,3 +103,38 @@ func TestJudge(t *testing.T) {
 		t.Errorf("OneWayLoss(1000, 980) = %g, want ~1.005", got)
 	}
 }
+
+func TestSendQueued(t *testing.T) {
+	ss := "ESTAB 0      0      198.18.1.2:40312 198.18.0.2:5201\n" +
+		"FIN-WAIT-1 0      130304 198.18.0.2:5201  198.18.1.2:40314\n" +
+		"ESTAB 12     8      198.18.0.2:3306  198.18.1.2:51000\n"
+	if got := SendQueued(ss); got != 130312 {
+		t.Errorf("SendQueued = %d, want 130312", got)
+	}
+	if SendQueued("") != 0 {
+		t.Error("empty ss output: want 0")
+	}
+}
+
+func TestOmitSeconds(t *testing.T) {
+	for _, c := range []struct {
+		secs int
+		rtt  time.Duration
+		want int
+	}{{2, 250 * time.Millisecond, 0}, {4, 0, 1}, {4, 40 * time.Millisecond, 1}, {4, 100 * time.Millisecond, 2}, {4, 250 * time.Millisecond, 3}, {4, time.Second, 3}} {
+		if got := OmitSeconds(c.secs, c.rtt); got != c.want {
+			t.Errorf("OmitSeconds(%d, %v) = %d, want %d", c.secs, c.rtt, got, c.want)
+		}
+	}
+}
+
+func TestOffloads(t *testing.T) {
+	for _, c := range []struct {
+		rate int64
+		want bool
+	}{{0, true}, {1_000_000, false}, {100_000_000, false}, {OffloadMinRate, true}, {1_000_000_000, true}} {
+		if got := Offloads(Condition{RateBps: c.rate}); got != c.want {
+			t.Errorf("Offloads(%s) = %v, want %v", FormatRate(c.rate), got, c.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type DelayerConfig struct {
 	StatsEvery time.Duration
 	ProcNet    string // /proc/net, for the kernel's queue counters
 	Logger     *slog.Logger
+	Realtime   bool // run the delayer's threads SCHED_FIFO (see delayerRTPriority)
 }
 
 const (
@@ -87,8 +88,12 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 		}
 		lanes = append(lanes, l)
 	}
+	rt := 0
+	if cfg.Realtime {
+		rt = raiseToRealtime("/proc/self")
+	}
 	log.Info("delayer bound", "queues", cfg.Queues, "delay", cfg.Delay, "jitter", cfg.Jitter,
-		"loss_pct", cfg.LossPct, "max_queue", cfg.MaxQueue)
+		"loss_pct", cfg.LossPct, "max_queue", cfg.MaxQueue, "realtime_threads", rt)
 	if ready != nil {
 		ready()
 	}
@@ -114,6 +119,9 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
+			if cfg.Realtime {
+				raiseToRealtime("/proc/self") // threads the runtime started since
+			}
 			write()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ type DelayerCommand struct {
 	maxQueue, readyFD           int
 	seed                        uint64
 	statsFile, pidFile, logFile string
-	detach                      bool
+	detach, realtime            bool
 }
 
 // AddDelayerFlags registers the delayer's flags on fs.
@@ -41,6 +42,7 @@ func AddDelayerFlags(fs *flag.FlagSet) *DelayerCommand {
 	fs.StringVar(&d.pidFile, "pid-file", "", "with --detach: where to write the pid")
 	fs.StringVar(&d.logFile, "log-file", "", "with --detach: the daemon's stdout and stderr")
 	fs.BoolVar(&d.detach, "detach", false, "start in the background; return once the queues are bound")
+	fs.BoolVar(&d.realtime, "realtime", true, "run SCHED_FIFO so other load on the machine does not delay releases")
 	fs.IntVar(&d.readyFD, "ready-fd", 0, "internal: file descriptor to report readiness on")
 	return d
 }
@@ -72,7 +74,8 @@ func (d *DelayerCommand) Config() (DelayerConfig, error) {
 		return cfg, fmt.Errorf("%w: --detach needs --pid-file and --log-file", ErrBadFlag)
 	}
 	return DelayerConfig{Queues: cfg.Queues, Delay: d.delay, Jitter: d.jitter, LossPct: loss,
-		MaxQueue: d.maxQueue, Seed: d.seed, Overflow: d.overflow, StatsFile: d.statsFile}, nil
+		MaxQueue: d.maxQueue, Seed: d.seed, Overflow: d.overflow, StatsFile: d.statsFile,
+		Realtime: d.realtime}, nil
 }
 
 // Run runs the parsed command: detached (self is the wirelab binary, args the command's
@@ -95,6 +98,10 @@ func (d *DelayerCommand) Run(ctx context.Context, self string, args []string, st
 	// GOGC spent ~20% of the delayer's CPU in the allocator and GC (perf). The heap is a few
 	// MB, so trading memory for CPU is cheap.
 	debug.SetGCPercent(800)
+	// Each lane's releaser sleeps in nanosleep, a syscall that keeps its P until sysmon
+	// (which backs off to 10 ms when idle) takes it back; with GOMAXPROCS = cores = lanes the
+	// receive callbacks then wait for a P. Enough Ps for every releaser and receiver at once.
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*len(cfg.Queues)+2))
 	ready := func() {
 		if d.readyFD > 0 {
 			f := os.NewFile(uintptr(d.readyFD), "ready")

@@ -120,9 +120,22 @@ func newTestLab(t *testing.T) *testLab {
 	run("ip", "-n", l.a, "route", "add", "default", "via", "198.18.1.1")
 	run("ip", "-n", l.b, "route", "add", "default", "via", "198.18.0.1")
 	run("ip", "netns", "exec", l.w, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1")
+	l.hostOffloads(t, false) // as lab.Shape does below OffloadMinRate
 	l.wire = Wire{NS: l.w, Ifaces: []string{"to-client", "to-server"}, StateDir: t.TempDir(), Self: wirelabBinary(t)}
 	l.hosts = CheckHosts{ClientNS: l.a, ServerNS: l.b, ServerAddr: "198.18.0.2", WireNS: l.w}
 	return l
+}
+
+// hostOffloads sets TSO/GSO on the host ends the way lab.Shape does for a condition (see
+// Offloads): the wire must see the frames a lab's hosts send.
+func (l *testLab) hostOffloads(t *testing.T, on bool) {
+	t.Helper()
+	v := map[bool]string{true: "on", false: "off"}[on]
+	for _, ns := range []string{l.a, l.b} {
+		if _, err := (execx.OS{}).Run(context.Background(), "ip", "netns", "exec", ns, "ethtool", "-K", "eth0", "tso", v, "gso", v); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func medianRTT(t *testing.T, l *testLab, n int) time.Duration {
@@ -208,7 +221,7 @@ func TestRootHTBCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, reverse := range []bool{false, true} {
-		bps, err := iperf(ctx, execx.OS{}, l.hosts, 5201, 3, reverse)
+		bps, err := iperf(ctx, execx.OS{}, l.hosts, 5201, 3, 1, reverse)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,10 +239,11 @@ func TestRootDelayerThroughput(t *testing.T) {
 	l := newTestLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	l.hostOffloads(t, true)
 	if _, err := Apply(ctx, execx.OS{}, l.wire, Condition{Delay: 5 * time.Millisecond}, ShaperNfqueue); err != nil {
 		t.Fatal(err)
 	}
-	bps, err := iperf(ctx, execx.OS{}, l.hosts, 5202, 3, false)
+	bps, err := iperf(ctx, execx.OS{}, l.hosts, 5202, 3, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

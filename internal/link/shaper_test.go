@@ -52,9 +52,16 @@ func TestHTBBurst(t *testing.T) {
 	if got := HTBLeafLimit(1_000_000, 0); got != 64 {
 		t.Errorf("leaf limit at 1mbit = %d, want the floor 64", got)
 	}
-	// 1 Gbit/s, RTT 100 ms + 20 ms: 125e6 * 0.12 / 1514 = 9908 packets.
-	if got := HTBLeafLimit(1_000_000_000, 50*time.Millisecond); got != 9908 {
-		t.Errorf("leaf limit at 1gbit/50ms = %d, want 9908", got)
+	// 1 Gbit/s, 2 × RTT 100 ms + 20 ms: 125e6 * 0.22 / 1514 = 18164 packets.
+	if got := HTBLeafLimit(1_000_000_000, 50*time.Millisecond); got != 18164 {
+		t.Errorf("leaf limit at 1gbit/50ms = %d, want 18164", got)
+	}
+	// 50 Mbit/s, RTT 40 ms: 6.25e6 * 0.1 / 1514 = 413 (248 with one BDP lost ~10% of the rate).
+	if got := HTBLeafLimit(50_000_000, 20*time.Millisecond); got != 413 {
+		t.Errorf("leaf limit at 50mbit/20ms = %d, want 413", got)
+	}
+	if got := HTBLeafLimit(1_000_000_000, 5*time.Second); got != 100_000 {
+		t.Errorf("leaf limit at 1gbit/5s = %d, want the cap 100000", got)
 	}
 }
 
@@ -95,10 +102,7 @@ func noNetem() *execx.Fake {
 
 func TestApplyNetemRefusedBeforeAnyChange(t *testing.T) {
 	f := noNetem()
-	f.Errors["ip netns exec wl-detect-"] = nil
-	// Detection runs in wl-detect-<random>; make every netem attempt fail there.
-	f.Errors = map[string]error{}
-	r := &netemless{Fake: f}
+	r := &netemless{Fake: f} // detection (in wld-<random>) sees every netem attempt fail
 	_, err := Apply(context.Background(), r, testWire(t), Condition{Delay: 10 * time.Millisecond}, ShaperNetem)
 	if !errors.Is(err, ErrNoNetem) || !strings.Contains(err.Error(), "--shaper") {
 		t.Fatalf("err = %v, want ErrNoNetem naming --shaper", err)
@@ -171,7 +175,7 @@ func TestApplyNetemPlan(t *testing.T) {
 	if a.Shaper != "htb+netem" {
 		t.Errorf("shaper %q, want htb+netem", a.Shaper)
 	}
-	got := without(f.Lines(), "ip netns add", "ip netns del", "ip -n", "ip netns exec wl-detect", "ip netns pids",
+	got := without(f.Lines(), "ip netns add", "ip netns del", "ip -n", "ip netns exec wld-", "ip netns pids",
 		"ip netns exec wl-t-wire iptables", "ip netns exec wl-t-wire tc qdisc del", "ip netns exec wl-t-wire ethtool",
 		"ip netns exec wl-t-wire tc qdisc show", "ip netns exec wl-t-wire tc class show")
 	want := []string{
@@ -179,7 +183,7 @@ func TestApplyNetemPlan(t *testing.T) {
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client root handle 1: netem limit 1715 delay 50000us 2000us loss random 0.1%",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 2: htb default 1",
 		"ip netns exec wl-t-wire tc class replace dev to-client parent 2: classid 2:1 htb rate 100000000bit ceil 100000000bit burst 50000b cburst 50000b quantum 200000",
-		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 2:1 handle 20: pfifo limit 991",
+		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 2:1 handle 20: pfifo limit 1817",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -252,7 +256,7 @@ func TestDetect(t *testing.T) {
 		t.Errorf("caps %+v, want no netem, htb, nfqueue", caps)
 	}
 	lines := f.Lines()
-	if !strings.HasPrefix(lines[0], "ip netns add wl-detect-") || !strings.HasPrefix(lines[len(lines)-1], "ip netns del wl-detect-") {
+	if !strings.HasPrefix(lines[0], "ip netns add wld-") || !strings.HasPrefix(lines[len(lines)-1], "ip netns del wld-") {
 		t.Errorf("detection must create and always delete its own namespace: %v", lines)
 	}
 }

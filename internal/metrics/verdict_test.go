@@ -70,4 +70,3 @@ func TestUtilization(t *testing.T) {
 		}
 	}
 }
-

@@ -8,7 +8,8 @@ import "time"
 //     an RTT standing above the path's minimum. The link is the bottleneck even when writes
 //     return at once (request/response traffic the send buffer absorbs), so wire bytes
 //     decide: zstd, unless it does not shrink this stream (ratio below minRatio) or the link
-//     already delivers faster than the encoder works; then raw, re-trying zstd now and then.
+//     already delivers twice as fast as the encoder works; then raw, re-trying zstd now and
+//     then.
 //   - A blocked write (blockedWrite or longer). Both types are measured by raw bytes moved
 //     per second of sender busy time (encoding plus writing): the better one is used and the
 //     other re-tried for a few groups every exploreEvery, because the link, the data and the
@@ -30,6 +31,8 @@ const (
 	exploreEvery  = time.Second
 	exploreGroups = 4
 	decayEvery    = 500 * time.Millisecond
+	queueGain     = 1.0 / 8
+	queueMajority = 0.5
 	// minRatio is the least raw/wire ratio worth compressing for on a queued link.
 	minRatio = 1.1
 )
@@ -74,8 +77,13 @@ type autoPolicy struct {
 	exploring   int // groups left to send with the non-preferred type
 	raw, z      modeSample
 	delivery    float64 // bytes/s the WAN socket delivered, last sample
+	queueScore  float64 // moving share of recent samples that showed a queue
 	zstd        bool    // the last choice
 	switches    int64
+	// probed: the WAN socket is read by observeQueue. A write blocks only behind a socket
+	// queue (notsent above TCP_NOTSENT_LOWAT, itself above queuedBytes), which the samples
+	// see and can tell from a receiver that does not read; so blocked writes are ignored.
+	probed bool
 }
 
 func newAutoPolicy(m Mode) *autoPolicy { return &autoPolicy{mode: m} }
@@ -128,7 +136,9 @@ func (a *autoPolicy) pickQueued(now time.Time) bool {
 	if a.z.raw == 0 {
 		return true // never measured: try compressing
 	}
-	worth := a.z.ratio() >= minRatio && (a.delivery == 0 || a.z.encRate() > a.delivery)
+	// The encoder rate is timed on a shared, often preempted CPU, so it must fall well
+	// below the delivery rate before raw wins on speed.
+	worth := a.z.ratio() >= minRatio && a.delivery <= 2*a.z.encRate()
 	if worth {
 		a.exploring = 0 // no need to re-try raw: the queue itself says raw is too much
 		return true
@@ -152,7 +162,7 @@ func (a *autoPolicy) explore(now time.Time, best bool) bool {
 
 // observe feeds one written frame: raw and wire sizes, time spent encoding and writing.
 func (a *autoPolicy) observe(typ frameType, raw, wire int, enc, write time.Duration, now time.Time) {
-	if write >= blockedWrite {
+	if write >= blockedWrite && !a.probed {
 		a.lastBlocked = now
 	}
 	s := &a.raw
@@ -166,12 +176,19 @@ func (a *autoPolicy) observe(typ frameType, raw, wire int, enc, write time.Durat
 }
 
 // observeQueue feeds one TCP_INFO sample of the WAN socket and reports whether it showed
-// a queue.
+// a queue. The link counts as queued while most recent samples (a moving share, queueGain
+// per sample) say so: on a loaded host a single sample can show a spike (a delayed ACK or
+// a descheduled peer stretches one RTT), while a narrow link shows its queue in almost all.
 func (a *autoPolicy) observeQueue(s queueSample, now time.Time) bool {
 	a.delivery = s.delivery
-	if s.queued() {
-		a.lastQueued = now
-		return true
+	q := s.queued()
+	x := 0.0
+	if q {
+		x = 1
 	}
-	return false
+	a.queueScore += (x - a.queueScore) * queueGain
+	if a.queueScore >= queueMajority {
+		a.lastQueued = now
+	}
+	return q
 }

@@ -26,7 +26,8 @@ const (
 type Mode string
 
 const (
-	// Auto compresses while the WAN write path is the bottleneck, sends raw otherwise.
+	// Auto compresses while the WAN is the bottleneck (writes wait, or the WAN socket
+	// shows a queue in TCP_INFO), sends raw otherwise.
 	Auto Mode = "auto"
 	// Zstd compresses every group.
 	Zstd Mode = "zstd"

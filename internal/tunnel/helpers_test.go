@@ -176,3 +176,14 @@ func readsUntilClosed(c net.Conn, d time.Duration) error {
 		}
 	}
 }
+
+// waitIdle waits (up to 5s) until no tunnel end has an active connection.
+func waitIdle(t testing.TB, ends ...*Tunnel) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, e := range ends {
+		for e.Stats().ActiveConns != 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}

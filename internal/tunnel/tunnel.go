@@ -174,6 +174,7 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	s := newSender(plain, wan, t.cfg, &t.c)
 	if t.cfg.Compress == Auto {
 		s.probe = newWANProbe(sock, wanLowat(t.cfg.GroupMaxSize))
+		s.policy.probed = s.probe != nil
 	}
 	t.wg.Go(func() { errc <- s.run(&t.wg) })
 	t.wg.Go(func() { errc <- t.receive(wan, plain) })

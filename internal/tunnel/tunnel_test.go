@@ -25,6 +25,9 @@ func TestTunnelRoundTrip(t *testing.T) {
 				}
 				total += int64(len(data))
 			}
+			// The client saw the echo end before the exit's last connection finished its
+			// bookkeeping (end frame counted, conn untracked): wait for both ends to settle.
+			waitIdle(t, entry.Tunnel, exit.Tunnel)
 			es, xs := entry.Stats(), exit.Stats()
 			for name, got := range map[string]int64{
 				"entry send raw": es.Send.RawBytes, "exit recv raw": xs.Recv.RawBytes,

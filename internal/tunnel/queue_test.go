@@ -1,0 +1,144 @@
+package tunnel
+
+import (
+	"net"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestQueueSample(t *testing.T) {
+	us := time.Microsecond
+	tests := []struct {
+		name string
+		s    queueSample
+		want bool
+	}{
+		{"idle loopback", queueSample{srtt: 40 * us, minRTT: 10 * us}, false},
+		{"loaded host, RTT spike under queueDelay", queueSample{srtt: 3 * time.Millisecond, minRTT: 10 * us}, false},
+		{"narrow link queue", queueSample{srtt: 14 * time.Millisecond, minRTT: 20 * us}, true},
+		{"long path, jitter", queueSample{srtt: 55 * time.Millisecond, minRTT: 50 * time.Millisecond}, false},
+		{"long path, queue", queueSample{srtt: 80 * time.Millisecond, minRTT: 50 * time.Millisecond}, true},
+		{"bytes held in the socket", queueSample{notsent: 256 << 10, srtt: 40 * us, minRTT: 10 * us}, true},
+		{"receiver window limited", queueSample{notsent: 256 << 10, srtt: 20 * time.Millisecond, minRTT: 10 * us, rwndShare: 0.9}, false},
+		{"no RTT yet", queueSample{}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.s.queued(); got != tt.want {
+			t.Errorf("%s: queued = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestAutoQueuedLink: writes that never block (request/response the socket absorbs) but a
+// queue on the path must make auto compress; a lone spike must not; the queue clearing
+// must bring raw back; a stream zstd cannot shrink stays raw.
+func TestAutoQueuedLink(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	queue := queueSample{srtt: 15 * ms, minRTT: 20 * time.Microsecond, delivery: 2.5e6}
+	clear := queueSample{srtt: 60 * time.Microsecond, minRTT: 20 * time.Microsecond, delivery: 2.5e6}
+	feed := func(a *autoPolicy, s queueSample, n int, at time.Time) {
+		for i := range n {
+			a.observe(frameRaw, 16<<10, 16<<10+headerLen, 0, 20*time.Microsecond, at)
+			a.observeQueue(s, at.Add(time.Duration(i)*probeEvery))
+		}
+	}
+	t.Run("queue compresses", func(t *testing.T) {
+		a := newAutoPolicy(Auto)
+		feed(a, queue, 10, t0)
+		if a.choose(t0.Add(60*ms)) != frameZstd {
+			t.Fatal("queued link: want zstd")
+		}
+		// zstd shrinks the stream 2x and encodes far faster than the link delivers: stay.
+		a.observe(frameZstd, 16<<10, 8<<10, 100*time.Microsecond, 20*time.Microsecond, t0.Add(60*ms))
+		for i := range 20 {
+			if a.choose(t0.Add(70*ms+time.Duration(i)*100*ms)) != frameZstd {
+				t.Fatalf("group %d: left zstd on a queued, compressible link", i)
+			}
+			a.observeQueue(queue, t0.Add(70*ms+time.Duration(i)*100*ms))
+		}
+		if a.choose(t0.Add(70*ms+19*100*ms+staleQueue+ms)) != frameRaw {
+			t.Fatal("queue gone for staleQueue: want raw")
+		}
+	})
+	t.Run("lone spike stays raw", func(t *testing.T) {
+		a := newAutoPolicy(Auto)
+		feed(a, clear, 10, t0)
+		feed(a, queue, 1, t0.Add(50*ms))
+		feed(a, clear, 10, t0.Add(60*ms))
+		if a.choose(t0.Add(120*ms)) != frameRaw {
+			t.Fatal("one queued sample among clear ones: want raw")
+		}
+	})
+	t.Run("incompressible stays raw", func(t *testing.T) {
+		a := newAutoPolicy(Auto)
+		feed(a, queue, 10, t0)
+		a.choose(t0.Add(60 * ms))
+		a.observe(frameZstd, 16<<10, 16<<10+40, 100*time.Microsecond, 20*time.Microsecond, t0.Add(60*ms))
+		raw := 0
+		for i := range 100 {
+			now := t0.Add(70*ms + time.Duration(i)*10*ms)
+			a.observeQueue(queue, now)
+			if a.choose(now) == frameRaw {
+				raw++
+			}
+		}
+		if raw < 80 {
+			t.Fatalf("ratio 1.0 on a queued link: %d/100 raw groups, want most", raw)
+		}
+	})
+	t.Run("link faster than the encoder", func(t *testing.T) {
+		a := newAutoPolicy(Auto)
+		fast := queue
+		fast.delivery = 1e9
+		feed(a, fast, 10, t0)
+		a.choose(t0.Add(60 * ms))
+		a.observe(frameZstd, 16<<10, 8<<10, 10*ms, 20*time.Microsecond, t0.Add(60*ms)) // 1.6 MB/s encoder
+		raw := 0
+		for i := range 100 {
+			now := t0.Add(70*ms + time.Duration(i)*10*ms)
+			a.observeQueue(fast, now)
+			if a.choose(now) == frameRaw {
+				raw++
+			}
+		}
+		if raw < 80 {
+			t.Fatalf("link delivers 1 GB/s, encoder 1.6 MB/s: %d/100 raw groups, want most", raw)
+		}
+	})
+}
+
+// TestProbeReadsTCPInfo reads a real loopback socket without allocating.
+func TestProbeReadsTCPInfo(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("TCP_INFO probe is Linux-only")
+	}
+	addr := serveTCP(t, func(c net.Conn) { buf := make([]byte, 1<<10); c.Read(buf) })
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := newWANProbe(c, wanLowat(DefaultGroupMaxSize))
+	if p == nil {
+		t.Fatal("no probe for a *net.TCPConn")
+	}
+	if _, err := c.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	s, ok := p.sample()
+	if !ok || s.srtt <= 0 || s.minRTT <= 0 {
+		t.Fatalf("sample = %+v, ok %v", s, ok)
+	}
+	if s.queued() {
+		t.Errorf("idle loopback socket looks queued: %+v", s)
+	}
+	if n := testing.AllocsPerRun(100, func() { p.sample() }); n != 0 {
+		t.Errorf("sample allocates %.1f times", n)
+	}
+	if newWANProbe(&slowConn{Conn: c, rate: 1}, 0) != nil {
+		t.Error("a wrapped connection has no socket to probe")
+	}
+}

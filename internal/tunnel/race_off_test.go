@@ -1,0 +1,5 @@
+//go:build !race
+
+package tunnel
+
+const raceEnabled = false
