@@ -221,7 +221,7 @@ func TestRootHTBCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, reverse := range []bool{false, true} {
-		bps, err := iperf(ctx, execx.OS{}, l.hosts, 5201, 3, 1, reverse)
+		bps, err := iperf(ctx, execx.OS{}, l.hosts, 5201, 5, 2, reverse)
 		if err != nil {
 			t.Fatal(err)
 		}

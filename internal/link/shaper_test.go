@@ -49,16 +49,20 @@ func TestHTBBurst(t *testing.T) {
 			t.Errorf("HTBBurst(%s) = %d, want %d", FormatRate(c.rate), got, c.want)
 		}
 	}
-	if got := HTBLeafLimit(1_000_000, 0); got != 64 {
-		t.Errorf("leaf limit at 1mbit = %d, want the floor 64", got)
+	if got := HTBLeafLimit(1_000_000, 0); got != 100 {
+		t.Errorf("leaf limit at 1mbit = %d, want the floor 100", got)
 	}
-	// 1 Gbit/s, 2 × RTT 100 ms + 20 ms: 125e6 * 0.22 / 1514 = 18164 packets.
-	if got := HTBLeafLimit(1_000_000_000, 50*time.Millisecond); got != 18164 {
-		t.Errorf("leaf limit at 1gbit/50ms = %d, want 18164", got)
+	// 1 Gbit/s, 2 × RTT 100 ms + 60 ms: 125e6 * 0.26 / 1514 = 21467 packets.
+	if got := HTBLeafLimit(1_000_000_000, 50*time.Millisecond); got != 21467 {
+		t.Errorf("leaf limit at 1gbit/50ms = %d, want 21467", got)
 	}
-	// 50 Mbit/s, RTT 40 ms: 6.25e6 * 0.1 / 1514 = 413 (248 with one BDP lost ~10% of the rate).
-	if got := HTBLeafLimit(50_000_000, 20*time.Millisecond); got != 413 {
-		t.Errorf("leaf limit at 50mbit/20ms = %d, want 413", got)
+	// 50 Mbit/s, RTT 40 ms: 6.25e6 * 0.14 / 1514 = 578.
+	if got := HTBLeafLimit(50_000_000, 20*time.Millisecond); got != 578 {
+		t.Errorf("leaf limit at 50mbit/20ms = %d, want 578", got)
+	}
+	// No delay: 60 ms of traffic, not 20 (22% drops at 50 Mbit/s with 20).
+	if got := HTBLeafLimit(50_000_000, 0); got != 248 {
+		t.Errorf("leaf limit at 50mbit = %d, want 248", got)
 	}
 	if got := HTBLeafLimit(1_000_000_000, 5*time.Second); got != 100_000 {
 		t.Errorf("leaf limit at 1gbit/5s = %d, want the cap 100000", got)
@@ -83,10 +87,10 @@ func TestApplyRateOnlyPlansHTB(t *testing.T) {
 		"ip netns exec wl-t-wire ethtool -K to-server tso off gso off gro off",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client root handle 1: htb default 1",
 		"ip netns exec wl-t-wire tc class replace dev to-client parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 25000b cburst 25000b quantum 200000",
-		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 10: pfifo limit 83",
+		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 10: pfifo limit 248",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-server root handle 1: htb default 1",
 		"ip netns exec wl-t-wire tc class replace dev to-server parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 25000b cburst 25000b quantum 200000",
-		"ip netns exec wl-t-wire tc qdisc replace dev to-server parent 1:1 handle 10: pfifo limit 83",
+		"ip netns exec wl-t-wire tc qdisc replace dev to-server parent 1:1 handle 10: pfifo limit 248",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -183,7 +187,7 @@ func TestApplyNetemPlan(t *testing.T) {
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client root handle 1: netem limit 1715 delay 50000us 2000us loss random 0.1%",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 2: htb default 1",
 		"ip netns exec wl-t-wire tc class replace dev to-client parent 2: classid 2:1 htb rate 100000000bit ceil 100000000bit burst 50000b cburst 50000b quantum 200000",
-		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 2:1 handle 20: pfifo limit 1817",
+		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 2:1 handle 20: pfifo limit 2147",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

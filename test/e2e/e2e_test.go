@@ -113,7 +113,7 @@ func TestUpIperfSysbenchDown(t *testing.T) {
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
 	time.Sleep(500 * time.Millisecond)
-	js := wl(t, state, "exec", "client", "--", "iperf3", "-c", "198.18.0.2", "-p", "5301", "-t", "4", "-J")
+	js := wl(t, state, "exec", "client", "--", "iperf3", "-c", "198.18.0.2", "-p", "5301", "-t", "5", "-O", "1", "-J")
 	var ip struct {
 		End struct {
 			SumReceived struct {
