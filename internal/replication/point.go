@@ -125,7 +125,7 @@ func (r *Runner) Measure(ctx context.Context, ps PointSpec) (result.Point, error
 	}
 	ex := p.Extra
 	ex["lag_max_s"], ex["lag_p99_s"], ex["lag_mean_s"] = ls.MaxS, ls.P99S, ls.MeanS
-	ex["lag_slope_s_per_s"], ex["lag_final_s"] = ls.SlopeSS, ls.FinalS
+	ex["lag_slope_s_per_s"], ex["lag_final_s"], ex["lag_p99_last_half_s"] = ls.SlopeSS, ls.FinalS, ls.HalfP99S
 	ex["lag_samples"], ex["lag_read_failures"] = float64(ls.N), float64(lagFails)
 	ex["achieved_qps"] = p.QPS
 	ex["load_s"], ex["catchup_s"] = load.Seconds(), catch.Seconds()
@@ -180,8 +180,9 @@ func (r *Runner) basePoint(ps PointSpec) result.Point {
 	return result.Point{
 		Study: "replication", Series: ps.Scenario, LinkRateBps: c.RateBps,
 		LinkDelayMs: float64(c.Delay) / float64(time.Millisecond), LinkJitterMs: float64(c.Jitter) / float64(time.Millisecond),
-		LinkLossPct: c.LossPct, Compression: ps.Channel != Native, TLS: ps.Channel == Tunnel,
-		Transport: "tcp", Channel: string(ps.Channel), Workload: Workload, Threads: r.Opts.Threads,
+		LinkLossPct: c.LossPct, TLS: ps.Channel == Tunnel,
+		Compression: ps.Channel == NativeCompressed || ps.Channel == Tunnel && r.Opts.TunnelCompress != "off",
+		Transport:   "tcp", Channel: string(ps.Channel), Workload: Workload, Threads: r.Opts.Threads,
 		DurationS: ps.Duration.Seconds(), WireCheck: r.WireCheck,
 		Extra: map[string]float64{"rtt_ms": float64(c.RTT()) / float64(time.Millisecond),
 			"target_qps": float64(ps.TargetQPS), "rtt_measured_ms": r.RTTMeasuredMs},

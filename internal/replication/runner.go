@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
@@ -80,6 +81,7 @@ type Runner struct {
 	Log           *slog.Logger
 	run           *result.Run
 	started       time.Time
+	conds         []string // every wire the run applied, for the environment
 }
 
 // Run builds the lab (server + replica), the data set and replication, runs the chosen
@@ -123,6 +125,7 @@ func Run(soft, hard context.Context, o Options, env Env) (run *result.Run, err e
 	}
 	err = r.scenarios(soft, hard)
 	r.run.Finished = time.Now().UTC()
+	r.run.Notes = append(r.run.Notes, Headlines(r.run.Points)...)
 	if werr := result.Write(o.OutDir, r.run); werr != nil {
 		return r.run, errors.Join(err, werr)
 	}
@@ -191,7 +194,10 @@ func (r *Runner) shape(ctx context.Context, c link.Condition) error {
 	r.Cond = c
 	st := r.Lab.State
 	env := &r.run.Environment
-	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = st.Shaper, c.String(), st.ReadBack
+	// The study changes the wire between scenarios: the environment lists every wire it
+	// applied (each point also records its own) and the read-back of the latest.
+	r.conds = append(r.conds, c.String())
+	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = st.Shaper, strings.Join(r.conds, " | "), st.ReadBack
 	h := link.CheckHosts{ClientNS: st.NS(lab.Replica), ServerNS: st.NS(lab.Server), ServerAddr: lab.HostAddr[lab.Server], WireNS: st.NS(lab.Wire)}
 	r.RTTMeasuredMs = 0
 	if rtts, err := (link.NetnsProber{}).RTT(ctx, h, 7, 5*time.Second); err == nil && len(rtts) > 0 {

@@ -34,6 +34,12 @@ func TestAnalyzeBoundedRule(t *testing.T) {
 		{"grows 10% over capacity", func(t float64) float64 { return 0.15 + 0.1*t }, false},
 		{"slow growth but far behind", func(t float64) float64 { return 5 + 0.01*t }, false},
 		{"grows 3% (below the slope limit, small)", func(t float64) float64 { return 0.15 + 0.03*t }, true},
+		{"saturated: wanders 1.5-3 s, ends low", func(t float64) float64 {
+			if t > 29 {
+				return 1
+			}
+			return 2.25 + 0.75*math.Sin(t)
+		}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -182,6 +182,9 @@ func seriesPoints(pts []result.Point, series string) []result.Point {
 // lagOverTime draws, for each channel, the per-second lag of its worst point in the
 // scenario (highest lag_max_s): the line that shows whether lag settles or keeps growing.
 func lagOverTime(name string, pts []result.Point) *Chart {
+	if c := searchEdges(name, pts); c != nil {
+		return c
+	}
 	worst := map[string]result.Point{}
 	for _, p := range pts {
 		hasLag := false
@@ -208,14 +211,44 @@ func lagOverTime(name string, pts []result.Point) *Chart {
 			continue
 		}
 		delete(worst, ch)
-		l := ChartLine{Label: fmt.Sprintf("%s (rtt %g ms, %g qps)", ch, rttOf(p), loadOf(p)), Color: i}
-		for _, s := range p.Seconds {
-			l.Points = append(l.Points, XY{s.T, s.Lag})
-		}
-		c.Lines = append(c.Lines, l)
+		c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s (rtt %g ms, %g qps)", ch, rttOf(p), loadOf(p)), p, i, false))
 		i++
 	}
 	return c
+}
+
+// searchEdges draws, per channel, the max-load search's last bounded rate (solid) and its
+// first unbounded one (dashed): the edge the scenario found. nil when the points carry no
+// search marks.
+func searchEdges(name string, pts []result.Point) *Chart {
+	c := &Chart{Name: "replication-lag-time-" + name, Title: "Replication lag at the edge of the sustainable load",
+		XLabel: "time since the point started (s)", YLabel: "replication lag (s)",
+		Caption: "Per channel: the highest load whose lag stayed bounded (solid) and the lowest load whose lag grew (dashed)."}
+	for i, ch := range channelOrder {
+		for _, p := range pts {
+			if p.Channel != ch {
+				continue
+			}
+			switch {
+			case p.Extra["search_last_bounded"] == 1:
+				c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, bounded", ch, loadOf(p)), p, i, false))
+			case p.Extra["search_first_unbounded"] == 1:
+				c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, unbounded", ch, loadOf(p)), p, i, true))
+			}
+		}
+	}
+	if len(c.Lines) == 0 {
+		return nil
+	}
+	return c
+}
+
+func lagLine(label string, p result.Point, color int, dashed bool) ChartLine {
+	l := ChartLine{Label: label, Color: color, Dashed: dashed}
+	for _, s := range p.Seconds {
+		l.Points = append(l.Points, XY{s.T, s.Lag})
+	}
+	return l
 }
 
 func sortedKeys(m map[string]result.Point) []string {

@@ -1,0 +1,57 @@
+package replication
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// testdata/quick-results.json is a real `wirelab study replication --quick` run on a
+// 2-core box (per-second series dropped to keep it small).
+func loadQuick(t *testing.T) []result.Point {
+	t.Helper()
+	b, err := os.ReadFile("testdata/quick-results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r result.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Points
+}
+
+func TestHeadlinesFromARealRun(t *testing.T) {
+	h := strings.Join(Headlines(loadQuick(t)), "\n")
+	for _, want := range []string{
+		"Checksums: all 30 points caught up and matched the source.",
+		"lag-vs-rtt tunnel: at RTT 250 ms highest lag 0.35 s (p99 0.25 s)",
+		"max-load native: 603 QPS sustained (binlog 1.73 Mbit/s, wire 1.87 Mbit/s",
+		"max-load tunnel: 1712 QPS sustained",
+		", 2.84× native.",
+		"bandwidth tunnel: 0.38× to 0.39× native's wire bytes for the same load (2 loads).",
+		"Goal max sustainable QPS tunnel ≥ 3× native: 2.84× — NOT met",
+		"Goal wire bytes tunnel ≤ 0.20× native for the same load: worst 0.39× — NOT met",
+		"Goal tunnel p99 lag ≤ RTT + 1 s at a sustainable load: 1.55 s at its highest sustained load (limit 1.25 s) — NOT met.",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("headlines lack %q:\n%s", want, h)
+		}
+	}
+}
+
+func TestHeadlinesCountFailures(t *testing.T) {
+	pts := loadQuick(t)
+	pts[0].Extra["checksum_ok"] = 0
+	pts[1].Failed = true
+	h := Headlines(pts)
+	if !strings.HasPrefix(h[0], "Checksums: 2 of 30 points FAILED") {
+		t.Fatalf("first headline %q", h[0])
+	}
+	if got := Headlines(nil); len(got) != 1 {
+		t.Fatalf("no points: %v", got)
+	}
+}
