@@ -63,9 +63,3 @@ func ParseChannels(s string) ([]Channel, error) {
 	return ordered, nil
 }
 
-// Ports of the tunnel ends. The exit listens on the server host's lab address (what the
-// WAN leg reaches), the entry on the replica's loopback (only the replica talks to it).
-const (
-	TunnelExitPort  = 4406
-	TunnelEntryPort = 3307
-)

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wirelab/wirelab/internal/tunnel"
+	"github.com/wirelab/wirelab/internal/lab"
 )
 
 func TestParseChannels(t *testing.T) {
@@ -21,19 +20,6 @@ func TestParseChannels(t *testing.T) {
 	}
 }
 
-func TestTunnelArgv(t *testing.T) {
-	exit := strings.Join(TunnelArgv("/wl", tunnel.Exit, "/c", "zstd", 3, 50*time.Millisecond), " ")
-	want := "/wl tunnel exit --listen 198.18.0.2:4406 --to 198.18.0.2:3306 --tls-cert /c/exit.pem --tls-key /c/exit-key.pem --tls-ca /c/ca.pem --compress zstd --level 3 --group-timeout 50ms"
-	if exit != want {
-		t.Fatalf("exit argv\n got %s\nwant %s", exit, want)
-	}
-	entry := strings.Join(TunnelArgv("/wl", tunnel.Entry, "/c", "", 0, 0), " ")
-	want = "/wl tunnel entry --listen 127.0.0.1:3307 --to 198.18.0.2:4406 --tls-cert /c/entry.pem --tls-key /c/entry-key.pem --tls-ca /c/ca.pem"
-	if entry != want {
-		t.Fatalf("entry argv\n got %s\nwant %s", entry, want)
-	}
-}
-
 func TestEndpoint(t *testing.T) {
 	tests := []struct {
 		ch   Channel
@@ -43,7 +29,7 @@ func TestEndpoint(t *testing.T) {
 	}{
 		{Native, "198.18.0.2", 3306, false},
 		{NativeCompressed, "198.18.0.2", 3306, true},
-		{Tunnel, "127.0.0.1", TunnelEntryPort, false},
+		{Tunnel, "127.0.0.1", lab.TunnelEntryPort, false},
 	}
 	for _, tc := range tests {
 		h, p, c := endpoint(tc.ch)

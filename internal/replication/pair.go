@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/mariadb"
-	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 // Pair is a source in the server host and its replica in the replica host, with SQL
@@ -70,7 +65,7 @@ func endpoint(ch Channel) (host string, port int, compressed bool) {
 	case NativeCompressed:
 		return lab.HostAddr[lab.Server], 3306, true
 	case Tunnel:
-		return "127.0.0.1", TunnelEntryPort, false
+		return "127.0.0.1", lab.TunnelEntryPort, false
 	default:
 		return lab.HostAddr[lab.Server], 3306, false
 	}
@@ -171,35 +166,6 @@ func (p *Pair) Verify(ctx context.Context) error {
 	return nil
 }
 
-// TunnelArgv is the command line of one tunnel end. The exit dials the source on the
-// server host's address (mariadbd binds the lab address, not loopback); both ends use
-// mutual TLS with certificates from dir.
-func TunnelArgv(self string, role tunnel.Role, certDir, compress string, level int, group time.Duration) []string {
-	srv := lab.HostAddr[lab.Server]
-	exit := net.JoinHostPort(srv, strconv.Itoa(TunnelExitPort))
-	var listen, to, cert, key string
-	if role == tunnel.Exit {
-		listen, to = exit, net.JoinHostPort(srv, "3306")
-		cert, key = tunnel.ExitCertFile, tunnel.ExitKeyFile
-	} else {
-		listen, to = net.JoinHostPort("127.0.0.1", strconv.Itoa(TunnelEntryPort)), exit
-		cert, key = tunnel.EntryCertFile, tunnel.EntryKeyFile
-	}
-	argv := []string{self, "tunnel", string(role), "--listen", listen, "--to", to,
-		"--tls-cert", filepath.Join(certDir, cert), "--tls-key", filepath.Join(certDir, key),
-		"--tls-ca", filepath.Join(certDir, tunnel.CAFile)}
-	if compress != "" {
-		argv = append(argv, "--compress", compress)
-	}
-	if level > 0 {
-		argv = append(argv, "--level", strconv.Itoa(level))
-	}
-	if group > 0 {
-		argv = append(argv, "--group-timeout", group.String())
-	}
-	return argv
-}
-
 // startTunnel starts the exit in the server host and the entry in the replica host once;
 // they stay up for the rest of the run and lab.Down stops them.
 func (p *Pair) startTunnel(ctx context.Context) error {
@@ -209,73 +175,12 @@ func (p *Pair) startTunnel(ctx context.Context) error {
 	if p.Self == "" {
 		return errors.New("tunnel channel: no wirelab binary to start the tunnel ends with")
 	}
-	dir := filepath.Join(p.Lab.State.TempDir, "tunnel-certs")
-	if err := tunnel.GenerateCerts(dir, []string{lab.HostAddr[lab.Server]}); err != nil {
+	if _, err := p.Lab.StartTunnel(ctx, p.Self, lab.Replica, lab.TunnelOptions{
+		Compress: p.TunnelCompress, Level: p.TunnelLevel, GroupTimeout: p.TunnelGroup}); err != nil {
 		return fmt.Errorf("tunnel channel: %w", err)
-	}
-	ends := []struct {
-		host string
-		role tunnel.Role
-		port int
-	}{{lab.Server, tunnel.Exit, TunnelExitPort}, {lab.Replica, tunnel.Entry, TunnelEntryPort}}
-	for _, e := range ends {
-		name := "tunnel-" + string(e.role)
-		argv := TunnelArgv(p.Self, e.role, dir, p.TunnelCompress, p.TunnelLevel, p.TunnelGroup)
-		pid, err := p.Lab.StartProc(e.host, name, argv, nil)
-		if err != nil {
-			return fmt.Errorf("tunnel channel: %w", err)
-		}
-		if err := p.waitListen(ctx, e.host, e.port, pid, filepath.Join(p.Lab.State.TempDir, name+".log")); err != nil {
-			return fmt.Errorf("tunnel channel: %s: %w", name, err)
-		}
 	}
 	p.tunnelUp = true
 	return nil
-}
-
-// waitListen waits until something listens on port inside host, or the process exits.
-func (p *Pair) waitListen(ctx context.Context, host string, port, pid int, logPath string) error {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		out, err := p.Lab.Exec(ctx, host, "ss", "-Hltn", "sport = :"+strconv.Itoa(port))
-		if err == nil && strings.TrimSpace(string(out)) != "" {
-			return nil
-		}
-		if syscall.Kill(pid, 0) != nil || procGone(pid) {
-			return fmt.Errorf("exited before listening on :%d; log %s:\n%s", port, logPath, tail(logPath, 10))
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not listening on :%d after 15s; log %s:\n%s", port, logPath, tail(logPath, 10))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// procGone reports a zombie (exited, not yet reaped) as gone.
-func procGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
-}
-
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // Close closes the SQL handles.
