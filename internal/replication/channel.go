@@ -62,4 +62,3 @@ func ParseChannels(s string) ([]Channel, error) {
 	}
 	return ordered, nil
 }
-
