@@ -96,5 +96,5 @@ if want 4; then
 fi
 if want 5; then
 	echo "## 5. Round trip of a 40-byte request through entry+exit (loopback)"
-	run 'PingPong' "$bt" | table "case" ns/op allocs/op
+	run 'PingPong' "$bt" | table "case" ns/op cpu-us/op allocs/op
 fi

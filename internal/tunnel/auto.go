@@ -8,7 +8,7 @@ import "time"
 //     an RTT standing above the path's minimum. The link is the bottleneck even when writes
 //     return at once (request/response traffic the send buffer absorbs), so wire bytes
 //     decide: zstd, unless it does not shrink this stream (ratio below minRatio) or the link
-//     already delivers twice as fast as the encoder works; then raw, re-trying zstd now and
+//     already delivers far faster than the encoder works; then raw, re-trying zstd now and
 //     then.
 //   - A blocked write (blockedWrite or longer). Both types are measured by raw bytes moved
 //     per second of sender busy time (encoding plus writing): the better one is used and the
@@ -35,6 +35,19 @@ const (
 	queueMajority = 0.5
 	// minRatio is the least raw/wire ratio worth compressing for on a queued link.
 	minRatio = 1.1
+	// deliveryWindow samples make the link-rate estimate: their least delivery rate. The
+	// kernel's per-ACK delivery rate errs high, not low, on a shaped link with small
+	// replies: on the lab's 20 mbit veth 40% of the samples read 40-110 MB/s between ones
+	// of 0-8 MB/s, while an unshaped veth reads 0.7-1.4 GB/s throughout. Taking the last
+	// sample made auto send most replies raw on the narrow link ("faster than the encoder").
+	deliveryWindow = 16
+	encMargin      = 8
+	// ratioDecayEvery ages the ratio and encoder rate pickQueued judges by. Much slower
+	// than decayEvery: the data's compressibility changes slowly, and fast-decaying figures
+	// were judged on the few zstd groups explored after a raw spell, whose history is cold
+	// (ratio ~1.03 against ~2 warm, tiny groups encoding at a fraction of the warm rate), so
+	// one raw spell kept auto raw on a queued link.
+	ratioDecayEvery = 10 * time.Second
 )
 
 type modeSample struct {
@@ -76,7 +89,11 @@ type autoPolicy struct {
 	lastExplore time.Time
 	exploring   int // groups left to send with the non-preferred type
 	raw, z      modeSample
-	delivery    float64 // bytes/s the WAN socket delivered, last sample
+	delivery    float64 // bytes/s the WAN socket delivers: least of recent samples
+	deliveries  [deliveryWindow]float64
+	probes      int        // samples seen
+	zLong       modeSample // zstd groups, aged by ratioDecayEvery (busy unused)
+	lastAge     time.Time
 	queueScore  float64 // moving share of recent samples that showed a queue
 	zstd        bool    // the last choice
 	switches    int64
@@ -136,9 +153,10 @@ func (a *autoPolicy) pickQueued(now time.Time) bool {
 	if a.z.raw == 0 {
 		return true // never measured: try compressing
 	}
-	// The encoder rate is timed on a shared, often preempted CPU, so it must fall well
-	// below the delivery rate before raw wins on speed.
-	worth := a.z.ratio() >= minRatio && a.delivery <= 2*a.z.encRate()
+	// The encoder rate is timed on a shared, often preempted CPU, and the kernel's delivery
+	// rate errs high even at its least (up to ~140 MB/s on the lab's 20 mbit link, against
+	// 0.7-1.4 GB/s unshaped), so the encoder must fall far below it before raw wins.
+	worth := a.zLong.ratio() >= minRatio && a.delivery <= encMargin*a.zLong.encRate()
 	if worth {
 		a.exploring = 0 // no need to re-try raw: the queue itself says raw is too much
 		return true
@@ -169,6 +187,15 @@ func (a *autoPolicy) observe(typ frameType, raw, wire int, enc, write time.Durat
 	if typ == frameZstd {
 		s = &a.z
 	}
+	if typ == frameZstd {
+		if now.Sub(a.lastAge) > ratioDecayEvery {
+			a.lastAge = now
+			a.zLong.halve()
+		}
+		a.zLong.raw += float64(raw)
+		a.zLong.wire += float64(wire)
+		a.zLong.enc += enc.Seconds()
+	}
 	s.raw += float64(raw)
 	s.wire += float64(wire)
 	s.enc += enc.Seconds()
@@ -180,7 +207,12 @@ func (a *autoPolicy) observe(typ frameType, raw, wire int, enc, write time.Durat
 // per sample) say so: on a loaded host a single sample can show a spike (a delayed ACK or
 // a descheduled peer stretches one RTT), while a narrow link shows its queue in almost all.
 func (a *autoPolicy) observeQueue(s queueSample, now time.Time) bool {
+	a.deliveries[a.probes%deliveryWindow] = s.delivery
+	a.probes++
 	a.delivery = s.delivery
+	for _, d := range a.deliveries[:min(a.probes, deliveryWindow)] {
+		a.delivery = min(a.delivery, d)
+	}
 	q := s.queued()
 	x := 0.0
 	if q {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,15 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, readSize); return &b
 // pays no grouping delay). Frames are written back to back: nothing waits for an ack, and
 // while a write waits on the WAN the reader keeps filling buffers, so groups grow exactly
 // when the link is the bottleneck.
+//
+// Fast path: a read shorter than a buffer (a request, a small reply: nothing else was
+// waiting in the socket) while the group loop holds no bytes is framed and written by the
+// reader itself, saving the hand-off and a goroutine wake-up per message. pending counts
+// buffers handed to the group loop and not yet written; only the reader raises it, so when
+// the reader sees 0, every earlier byte is on the WAN and the group loop is parked on the
+// data channel, touching neither the encoder nor the policy: ordering and the one zstd
+// stream are kept. A full read (bulk data streaming) or a busy group loop takes the
+// grouping path, so reading overlaps encoding and writing under load.
 type sender struct {
 	src     io.Reader
 	dst     io.Writer
@@ -32,7 +42,10 @@ type sender struct {
 	c       *counters
 
 	free, data chan *[]byte
+	pending    atomic.Int64 // buffers handed to the group loop, not yet written
+	released   int64        // buffers the current group consumed (group loop only)
 	readErr    error
+	writeErr   error   // the reader's own (fast path) write failed
 	cur        []byte  // unconsumed part of curBuf
 	curBuf     *[]byte // buffer to hand back once cur is consumed
 	encDur     time.Duration
@@ -87,11 +100,20 @@ func (s *sender) read(done <-chan struct{}, wg *sync.WaitGroup) {
 		}
 		buf := (*b)[:s.rs]
 		n, err := s.src.Read(buf)
-		if n > 0 {
+		switch {
+		case n > 0 && n < s.rs && s.pending.Load() == 0:
+			werr := s.sendNow(buf[:n])
+			s.free <- b
+			if werr != nil {
+				s.writeErr = werr
+				return
+			}
+		case n > 0:
 			*b = buf[:n]
+			s.pending.Add(1)
 			// The channels hold every buffer, so this send never blocks.
 			s.data <- b
-		} else {
+		default:
 			s.free <- b
 		}
 		if err != nil {
@@ -99,6 +121,19 @@ func (s *sender) read(done <-chan struct{}, wg *sync.WaitGroup) {
 			return
 		}
 	}
+}
+
+// sendNow writes p as one frame of its own (the fast path; the reader owns the sender).
+func (s *sender) sendNow(p []byte) error {
+	typ, err := s.begin()
+	if err != nil {
+		return err
+	}
+	if err := s.add(typ, p); err != nil {
+		return err
+	}
+	s.c.flushInline.Add(1)
+	return s.flush(typ, flushIdle)
 }
 
 type flushReason int
@@ -109,19 +144,24 @@ const (
 	flushTimeout
 )
 
-// group builds and writes one frame starting with s.cur.
-func (s *sender) group() error {
-	start := time.Now()
+// begin picks the next frame's type and starts it.
+func (s *sender) begin() (frameType, error) {
 	before := s.policy.switches
-	typ := s.policy.choose(start)
+	typ := s.policy.choose(time.Now())
 	if s.policy.switches != before {
 		s.c.switches.Add(1)
 	}
-	if err := s.enc.begin(typ); err != nil {
+	s.encDur = 0
+	return typ, s.enc.begin(typ)
+}
+
+// group builds and writes one frame starting with s.cur.
+func (s *sender) group() error {
+	typ, err := s.begin()
+	if err != nil {
 		return err
 	}
-	s.encDur = 0
-	deadline := start.Add(s.timeout)
+	deadline := time.Now().Add(s.timeout)
 	reason := flushIdle
 	for {
 		if err := s.take(typ); err != nil {
@@ -139,7 +179,13 @@ func (s *sender) group() error {
 			break
 		}
 	}
-	return s.flush(typ, reason)
+	if err := s.flush(typ, reason); err != nil {
+		return err
+	}
+	// Only now, with the group on the WAN, may the reader write on its own.
+	s.pending.Add(-s.released)
+	s.released = 0
+	return nil
 }
 
 // take moves as much of s.cur as fits into the group.
@@ -148,15 +194,8 @@ func (s *sender) take(typ frameType) error {
 	if room := s.maxSize - s.enc.raw; len(p) > room {
 		p = p[:room]
 	}
-	var t0 time.Time
-	if typ == frameZstd {
-		t0 = time.Now()
-	}
-	if err := s.enc.add(p); err != nil {
+	if err := s.add(typ, p); err != nil {
 		return err
-	}
-	if typ == frameZstd {
-		s.encDur += time.Since(t0)
 	}
 	s.cur = s.cur[len(p):]
 	if len(s.cur) == 0 {
@@ -165,9 +204,21 @@ func (s *sender) take(typ frameType) error {
 	return nil
 }
 
+// add appends p to the frame, timing the encoder for the auto policy.
+func (s *sender) add(typ frameType, p []byte) error {
+	if typ != frameZstd {
+		return s.enc.add(p)
+	}
+	t0 := time.Now()
+	err := s.enc.add(p)
+	s.encDur += time.Since(t0)
+	return err
+}
+
 func (s *sender) release() {
 	b := s.curBuf
 	s.cur, s.curBuf = nil, nil
+	s.released++
 	s.free <- b
 }
 
@@ -224,6 +275,9 @@ func (s *sender) flush(typ frameType, reason flushReason) error {
 // finish runs once the reader stopped: EOF means a clean end (tell the peer), anything
 // else is the connection failing.
 func (s *sender) finish() error {
+	if s.writeErr != nil {
+		return s.writeErr
+	}
 	if !errors.Is(s.readErr, io.EOF) {
 		return fmt.Errorf("read from local peer: %w", s.readErr)
 	}

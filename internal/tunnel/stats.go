@@ -31,6 +31,7 @@ type FlushStats struct {
 	Size    int64 // the group reached GroupMaxSize
 	Timeout int64 // GroupTimeout passed since the group's first byte
 	Idle    int64 // the source had nothing more to read right now
+	Inline  int64 // of Idle: a lone short read framed by the reader itself (group.go's fast path)
 }
 
 // Stats is a snapshot of a tunnel end. Send is local peer → WAN (encoded here), Recv is
@@ -58,11 +59,11 @@ type ProbeStats struct {
 
 // String is the --stats line.
 func (s Stats) String() string {
-	return fmt.Sprintf("tunnel %s: conns=%d active=%d failed=%d corrupt=%d | send raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | recv raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | flush size=%d timeout=%d idle=%d | auto switches=%d queued=%d clear=%d last rtt=%v min_rtt=%v notsent=%s",
+	return fmt.Sprintf("tunnel %s: conns=%d active=%d failed=%d corrupt=%d | send raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | recv raw=%s wire=%s ratio=%.2f groups=%d zstd=%d raw=%d | flush size=%d timeout=%d idle=%d inline=%d | auto switches=%d queued=%d clear=%d last rtt=%v min_rtt=%v notsent=%s",
 		s.Role, s.Conns, s.ActiveConns, s.Failed, s.Corrupt,
 		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
 		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
-		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.AutoSwitches,
+		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.Flush.Inline, s.AutoSwitches,
 		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent))
 }
 
@@ -101,7 +102,8 @@ type counters struct {
 	conns, active, failed, corrupt atomic.Int64
 	send, recv                     dirCounters
 	flushSize, flushTimeout        atomic.Int64
-	flushIdle, switches            atomic.Int64
+	flushIdle, flushInline         atomic.Int64
+	switches                       atomic.Int64
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
 }
@@ -121,7 +123,8 @@ func (c *counters) snapshot(role Role) Stats {
 	return Stats{
 		Role: role, Conns: c.conns.Load(), ActiveConns: c.active.Load(), Failed: c.failed.Load(),
 		Corrupt: c.corrupt.Load(), Send: c.send.load(), Recv: c.recv.load(),
-		Flush:        FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load()},
+		Flush: FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load(),
+			Inline: c.flushInline.Load()},
 		AutoSwitches: c.switches.Load(),
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},

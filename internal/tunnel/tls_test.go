@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func testCerts(t *testing.T) (entryTLS, exitTLS *tls.Config, dir string) {
+func testCerts(t testing.TB) (entryTLS, exitTLS *tls.Config, dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	if err := GenerateCerts(dir, nil); err != nil {
