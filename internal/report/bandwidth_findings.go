@@ -78,18 +78,18 @@ func (s *bwStudy) saturation() string {
 		}
 		m, _ := c.tps()
 		pk, pkT := s.peak(k)
-		f := fmt.Sprintf("The %s link saturates at %d threads: utilisation %s, bottleneck network (N1, %s, %d threads: %s TPS). "+
-			"From there TPS stays flat: the peak is %s at %d threads, %s the %d-thread value.",
-			link.FormatRate(slow), th, pct(u), k.label(), th, num(m), num(pk), pkT, ratio(pk, m), th)
+		f := fmt.Sprintf("The %s link saturates at %s: utilisation %s, bottleneck network (N1, %s, %s: %s TPS). "+
+			"From there TPS stays flat: the peak is %s at %s, %s the %d-thread value.",
+			link.FormatRate(slow), threadsN(th), pct(u), k.label(), threadsN(th), num(m), num(pk), threadsN(pkT), ratio(pk, m), th)
 		if w, wT := s.peakWire(k); w > 0 {
-			f += fmt.Sprintf(" The wire peaked at %s MiB/s (%s Mbit/s, %s of %s) at %d threads.",
-				num(w/mib), num(w*8/1e6), pct(w*8/float64(slow)), link.FormatRate(slow), wT)
+			f += fmt.Sprintf(" The wire peaked at %s MiB/s (%s Mbit/s, %s of %s) at %s.",
+				num(w/mib), num(w*8/1e6), pct(w*8/float64(slow)), link.FormatRate(slow), threadsN(wT))
 		}
 		if len(s.links) > 1 {
 			fast := bwKey{s.links[len(s.links)-1], plain}
 			if fm, fT := s.peak(fast); fm > 0 {
-				f += fmt.Sprintf(" The %s link reaches %s TPS at %d threads, %s the %s peak: the network was the bottleneck.",
-					link.FormatRate(fast.rate), num(fm), fT, ratio(fm, pk), link.FormatRate(slow))
+				f += fmt.Sprintf(" The %s link reaches %s TPS at %s, %s the %s peak: the network was the bottleneck.",
+					link.FormatRate(fast.rate), num(fm), threadsN(fT), ratio(fm, pk), link.FormatRate(slow))
 			}
 		}
 		return f
