@@ -96,6 +96,9 @@ func runPlan(p *Process, plan study.Plan) error {
 			fmt.Fprintln(p.Stdout, "interrupted: the report holds the points finished before Ctrl-C")
 		}
 	}
+	if run != nil && len(run.Points) == 0 && run.Interrupted {
+		fmt.Fprintln(p.Stdout, "interrupted before the first point finished: nothing measured, lab removed")
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", plan.Study, err)
 	}

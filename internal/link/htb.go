@@ -16,13 +16,13 @@ import (
 const (
 	frameBytes  = 1514                 // a full Ethernet frame as HTB counts it (skb length with L2 header)
 	burstFloor  = 2 * frameBytes       // HTB's default (~1600 B) under-delivers on a loaded veth
-	burstWindow = 4 * time.Millisecond // the burst covers this much traffic at the rate
+	burstWindow = 10 * time.Millisecond // the burst covers this much traffic at the rate
 )
 
-// HTBBurst is the burst (and cburst) in bytes for a rate: max(2 frames, rate·4ms). A burst
-// smaller than the traffic between two late watchdog wake-ups makes HTB under-deliver. The
-// window is 4 ms rather than 1 ms because on a loaded 2-core VM (load ~100) iperf3 measured
-// 0.84-0.91 of a 50 Mbit/s cap with 1 ms and 0.93-0.96 with 4 ms (0.956 is the payload ceiling).
+// HTBBurst is the burst (and cburst) in bytes for a rate: max(2 frames, rate·10ms). A burst
+// smaller than the traffic between two late watchdog wake-ups makes HTB under-deliver: on
+// an idle 2-core VM, iperf3 through a 50 Mbit/s cap got 0.952 of the payload ceiling with a
+// 4 ms burst and 0.996 with ~10 ms (0.84-0.91 with 1 ms under load).
 func HTBBurst(rateBps int64) int {
 	return max(burstFloor, int(math.Ceil(float64(rateBps)/8*burstWindow.Seconds())))
 }

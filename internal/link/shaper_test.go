@@ -38,11 +38,11 @@ func TestHTBBurst(t *testing.T) {
 		rate int64
 		want int
 	}{
-		{1_000_000, burstFloor},  // 500 B: the floor
-		{5_000_000, burstFloor},  // 2500 B < 3028
-		{50_000_000, 25_000},     // 6250 B/ms × 4 ms
-		{1_000_000_000, 500_000}, // 125 kB/ms × 4 ms
-		{10_000_000_000, 5_000_000},
+		{1_000_000, burstFloor},    // 500 B: the floor
+		{2_000_000, burstFloor},    // 2500 B < 3028
+		{50_000_000, 62_500},       // 6250 B/ms × 10 ms
+		{1_000_000_000, 1_250_000}, // 125 kB/ms × 10 ms
+		{10_000_000_000, 12_500_000},
 	}
 	for _, c := range cases {
 		if got := HTBBurst(c.rate); got != c.want {
@@ -86,10 +86,10 @@ func TestApplyRateOnlyPlansHTB(t *testing.T) {
 		"ip netns exec wl-t-wire ethtool -K to-client tso off gso off gro off",
 		"ip netns exec wl-t-wire ethtool -K to-server tso off gso off gro off",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client root handle 1: htb default 1",
-		"ip netns exec wl-t-wire tc class replace dev to-client parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 25000b cburst 25000b quantum 200000",
+		"ip netns exec wl-t-wire tc class replace dev to-client parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 62500b cburst 62500b quantum 200000",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 10: pfifo limit 248",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-server root handle 1: htb default 1",
-		"ip netns exec wl-t-wire tc class replace dev to-server parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 25000b cburst 25000b quantum 200000",
+		"ip netns exec wl-t-wire tc class replace dev to-server parent 1: classid 1:1 htb rate 50000000bit ceil 50000000bit burst 62500b cburst 62500b quantum 200000",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-server parent 1:1 handle 10: pfifo limit 248",
 	}
 	if !slices.Equal(got, want) {
@@ -186,7 +186,7 @@ func TestApplyNetemPlan(t *testing.T) {
 		// limit: 100 Mbit/s of 512-byte packets for 52 ms, +25%, +128 = 1715
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client root handle 1: netem limit 1715 delay 50000us 2000us loss random 0.1%",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 1:1 handle 2: htb default 1",
-		"ip netns exec wl-t-wire tc class replace dev to-client parent 2: classid 2:1 htb rate 100000000bit ceil 100000000bit burst 50000b cburst 50000b quantum 200000",
+		"ip netns exec wl-t-wire tc class replace dev to-client parent 2: classid 2:1 htb rate 100000000bit ceil 100000000bit burst 125000b cburst 125000b quantum 200000",
 		"ip netns exec wl-t-wire tc qdisc replace dev to-client parent 2:1 handle 20: pfifo limit 2147",
 	}
 	if !slices.Equal(got, want) {

@@ -150,6 +150,9 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 	if err := result.Write(plan.OutDir, run); err != nil {
 		return run, err
 	}
+	if len(run.Points) == 0 && run.Interrupted {
+		return run, nil // nothing measured: results.json says so, there is no report to draw
+	}
 	if err := report.Render(plan.OutDir, run); err != nil {
 		return run, fmt.Errorf("render report: %w", err)
 	}
