@@ -14,8 +14,8 @@ import (
 // when the rate is unlimited.
 
 const (
-	frameBytes  = 1514                 // a full Ethernet frame as HTB counts it (skb length with L2 header)
-	burstFloor  = 2 * frameBytes       // HTB's default (~1600 B) under-delivers on a loaded veth
+	frameBytes  = 1514                  // a full Ethernet frame as HTB counts it (skb length with L2 header)
+	burstFloor  = 2 * frameBytes        // HTB's default (~1600 B) under-delivers on a loaded veth
 	burstWindow = 10 * time.Millisecond // the burst covers this much traffic at the rate
 )
 
