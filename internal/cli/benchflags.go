@@ -23,6 +23,7 @@ type benchFlags struct {
 	out       *string
 	repeat    *int
 	pool      *string
+	awake     *bool
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -37,6 +38,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/<study>-<time>)"),
 		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
 		pool:      fs.String("buffer-pool", "1G", "innodb_buffer_pool_size: large enough that the data set lives in memory"),
+		awake:     addAwakeFlag(fs),
 	}
 }
 
@@ -46,6 +48,7 @@ type benchSpec struct {
 	Duration time.Duration
 	Warmup   time.Duration
 	OutDir   string
+	Awake    bool // hold the CPUs out of deep idle while measuring
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -68,7 +71,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if *b.warmup < 0 || *b.warmup >= time.Hour {
 		return s, fmt.Errorf("--warmup %s: want 0s or more, e.g. 2s", *b.warmup)
 	}
-	s.Duration, s.Warmup = *b.duration, *b.warmup
+	s.Duration, s.Warmup, s.Awake = *b.duration, *b.warmup, *b.awake
 	if !workloads[*b.workload] {
 		return s, fmt.Errorf("--workload %q: want one of %s", *b.workload, keys(workloads))
 	}

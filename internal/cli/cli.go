@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -28,6 +29,7 @@ type Process struct {
 	Self           string // path of the wirelab binary, for helpers started inside a host
 	StateDir       string // where lab state files live (/run/wirelab)
 	IsRoot         func() bool
+	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
 }
 
 // NewProcess is the real process: os streams, signals, the OS runner.
@@ -47,7 +49,7 @@ func NewProcess() *Process {
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 		Interrupts: sig, Self: self, StateDir: "/run/wirelab",
-		IsRoot: func() bool { return os.Geteuid() == 0 },
+		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and parallel CI jobs
 		p.StateDir = d

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -108,5 +109,32 @@ func TestParseThreads(t *testing.T) {
 	got, err := parseThreads("1, 8,32")
 	if err != nil || len(got) != 3 || got[0] != 1 || got[2] != 32 {
 		t.Fatalf("parseThreads: %v %v", got, err)
+	}
+}
+
+// keepAwake holds the PM QoS request only when asked, says so for the report, and a
+// device it cannot open is a warning, not a failed run.
+func TestKeepAwake(t *testing.T) {
+	p, _, errb, _ := testProcess(t, true)
+	dir := t.TempDir()
+	p.CPUIdle = cpuidle.Paths{Device: filepath.Join(dir, "cpu_dma_latency"), Sysfs: dir}
+	if err := os.WriteFile(p.CPUIdle.Device, []byte{1, 2, 3, 4}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	desc, release := keepAwake(p, false)
+	release()
+	if b, _ := os.ReadFile(p.CPUIdle.Device); b[0] != 1 || !strings.HasPrefix(desc, "OS default (--keep-cpus-awake=false)") {
+		t.Fatalf("not asked: device % x, desc %q", b, desc)
+	}
+	desc, release = keepAwake(p, true)
+	if lim, err := cpuidle.Limit(p.CPUIdle); err != nil || lim != 0 || !strings.HasPrefix(desc, "kept awake") {
+		t.Fatalf("asked: limit %d (%v), desc %q", lim, err, desc)
+	}
+	release()
+	p.CPUIdle.Device = filepath.Join(dir, "missing")
+	desc, release = keepAwake(p, true)
+	release()
+	if !strings.Contains(desc, "could not keep CPUs awake") || !strings.Contains(errb.String(), "warning:") {
+		t.Fatalf("missing device: desc %q, stderr %q", desc, errb.String())
 	}
 }

@@ -80,14 +80,16 @@ func cmdRun(p *Process, args []string) error {
 		plan.Prelude = study.TunnelPrelude(topts)
 		plan.Spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", topts)[3:], " ")}
 	}
-	return runPlan(p, plan)
+	return runPlan(p, plan, spec.Awake)
 }
 
 // runPlan runs a plan in a session with Ctrl-C handling and prints where the report is.
-func runPlan(p *Process, plan study.Plan) error {
+func runPlan(p *Process, plan study.Plan, awake bool) error {
 	soft, hard, stop := interruptContexts(p)
 	defer stop()
-	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self, Progress: p.Stderr}
+	idle, release := keepAwake(p, awake)
+	defer release()
+	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self, Progress: p.Stderr, CPUIdle: idle}
 	run, err := s.Run(soft, hard, plan)
 	if run != nil && len(run.Points) > 0 {
 		abs, _ := filepath.Abs(plan.OutDir)

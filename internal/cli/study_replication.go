@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/replication"
+	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -30,12 +33,13 @@ type replicationFlags struct {
 	qps, tables, tableSize, threads, bisect, searchMax, level                                    *int
 	duration, searchDur, abortLag, catchUp, faultAt, faultFor                                    *time.Duration
 	factor                                                                                       *float64
-	quick, checkWire                                                                             *bool
+	quick, checkWire, awake                                                                      *bool
 	rate                                                                                         *string
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	return &replicationFlags{
+		awake:     addAwakeFlag(fs),
 		channels:  fs.String("channels", "native,native-compressed,tunnel", "channels to compare, a subset of native,native-compressed,tunnel"),
 		scenarios: fs.String("scenarios", "1,2,3", "scenarios to run: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault (opt-in)"),
 		rateCap:   fs.String("rate-cap", "2mbit", "the wire's bandwidth per direction in scenarios 1, 2 and 4: "+link.RateForm),
@@ -105,9 +109,16 @@ func studyReplication(p *Process, args []string) error {
 		*f.channels, *f.scenarios, link.FormatRate(o.RateCapBps), 2*o.Delay, o.OutDir)
 	soft, hard, stop := interruptContexts(p)
 	defer stop()
+	idle, release := keepAwake(p, *f.awake)
+	defer release()
+	environment := func(ctx context.Context, l *lab.Lab) result.Environment {
+		e := study.Environment(ctx, l)
+		e.CPUIdle = idle
+		return e
+	}
 	start := time.Now()
 	run, err := replication.Run(soft, hard, o, replication.Env{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir,
-		Self: p.Self, Progress: p.Stderr, Environment: study.Environment})
+		Self: p.Self, Progress: p.Stderr, Environment: environment})
 	if run != nil && len(run.Points) > 0 {
 		abs, _ := filepath.Abs(o.OutDir)
 		for _, h := range replication.Headlines(run.Points) {

@@ -73,6 +73,11 @@ func envTable(r *result.Run) Table {
 		[]string{"MariaDB", orDash(e.MariaDBVersion)},
 		[]string{"sysbench", orDash(e.SysbenchVersion)},
 		[]string{"shaper", orDash(e.Shaper)},
+	)
+	if e.CPUIdle != "" {
+		rows = append(rows, []string{"CPU idle", e.CPUIdle})
+	}
+	rows = append(rows,
 		[]string{"link asked", orDash(e.LinkAsApplied)},
 		[]string{"link read back", orDash(e.LinkAsReadBack)},
 		[]string{"workload", orDash(s.Workload)},

@@ -34,9 +34,10 @@ type Environment struct {
 	MemoryBytes     int64  `json:"memory_bytes,omitempty"`
 	MariaDBVersion  string `json:"mariadb_version"`
 	SysbenchVersion string `json:"sysbench_version"`
-	Shaper          string `json:"shaper"`            // "htb", "htb+netem", "htb+nfqueue"
-	LinkAsApplied   string `json:"link_as_applied"`   // the condition wirelab asked for
-	LinkAsReadBack  string `json:"link_as_read_back"` // `tc -s qdisc` etc. as read back
+	Shaper          string `json:"shaper"`             // "htb", "htb+netem", "htb+nfqueue"
+	LinkAsApplied   string `json:"link_as_applied"`    // the condition wirelab asked for
+	LinkAsReadBack  string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
+	CPUIdle         string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
 }
 
 // Spec is what the user asked for, after defaults.

@@ -49,6 +49,7 @@ type Session struct {
 	StateDir string
 	Self     string
 	Progress io.Writer // point k/N lines with an ETA
+	CPUIdle  string    // what was done about CPU idle states, for the environment
 }
 
 // Run builds the lab, prepares the data set once, measures every cell (results.json is
@@ -82,6 +83,7 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 		return nil, fmt.Errorf("prepare data set: %w", err)
 	}
 	run.Environment = environment(hard, l)
+	run.Environment.CPUIdle = s.CPUIdle
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU()))
 		run.Notes = plan.Notes

@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/wirelab/wirelab/internal/cpuidle"
+)
+
+func addAwakeFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("keep-cpus-awake", true, "hold /dev/cpu_dma_latency at 0 while measuring, so an idle CPU wakes at once; "+
+		"at 1-2 threads a VM's or C-state's wake-up otherwise outweighs the wire (=false: the OS's idle policy)")
+}
+
+// keepAwake holds the CPUs out of deep idle states when asked and says what it did, for the
+// report. Failing to is not fatal (the measurement stands, with the OS's idle policy) but
+// is printed and recorded. release is always safe to call.
+func keepAwake(p *Process, asked bool) (desc string, release func()) {
+	var h *cpuidle.Hold
+	var err error
+	if asked {
+		if h, err = cpuidle.Keep(p.CPUIdle); err != nil {
+			fmt.Fprintf(p.Stderr, "warning: %v; measuring with the OS's idle policy (recorded in the report)\n", err)
+		}
+	}
+	desc = cpuidle.Describe(asked, h, err, cpuidle.Driver(p.CPUIdle))
+	return desc, func() {
+		if err := h.Release(); err != nil {
+			p.Logger.Warn("release CPU latency request", "err", err)
+		}
+	}
+}
