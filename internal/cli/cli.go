@@ -36,6 +36,10 @@ type Process struct {
 func NewProcess() *Process {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// A closed stdout or stderr pipe (`wirelab run | head -1`) must not kill wirelab with
+	// SIGPIPE in the middle of a run and leave the lab behind: writes fail instead, the run
+	// goes on and tears down as usual.
+	signal.Ignore(syscall.SIGPIPE)
 	self, err := os.Executable()
 	if err != nil {
 		self = os.Args[0]

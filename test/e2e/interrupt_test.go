@@ -107,3 +107,57 @@ func sysbenchIn(ns string) bool {
 	}
 	return false
 }
+
+// `wirelab run | head -1`: stdout and stderr are pipes nobody reads any more. wirelab must
+// not die of SIGPIPE mid-run and leave the lab: it finishes, writes results and tears down.
+func TestClosedOutputPipeStillTearsDown(t *testing.T) {
+	skipUnlessRoot(t)
+	state, out := t.TempDir(), t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // every write to w now fails with EPIPE (and raises SIGPIPE)
+	cmd := exec.Command(bin, "run", "--threads", "1", "--duration", "2s", "--warmup", "0s",
+		"--tables", "1", "--table-size", "1000", "--out", out)
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	id := ""
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(3 * time.Minute)
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-deadline:
+			_ = cmd.Process.Signal(os.Interrupt)
+			t.Fatal("wirelab run did not finish in 3 minutes")
+		case <-time.After(50 * time.Millisecond):
+			if id == "" {
+				id = labRunID(t, state)
+			}
+		}
+	}
+	if st, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+		t.Fatalf("wirelab died of %v", st.Signal())
+	}
+	if err != nil {
+		t.Fatalf("wirelab run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.json")); err != nil {
+		t.Errorf("no results: %v", err)
+	}
+	if ids, _ := os.ReadDir(state); len(ids) != 0 {
+		t.Errorf("lab state left: %v", ids)
+	}
+	if id == "" {
+		t.Fatal("never saw the lab's state file")
+	}
+	assertGone(t, id)
+}
