@@ -9,7 +9,8 @@ import (
 
 func addAwakeFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("keep-cpus-awake", true, "hold /dev/cpu_dma_latency at 0 while measuring, so an idle CPU wakes at once; "+
-		"at 1-2 threads a VM's or C-state's wake-up otherwise outweighs the wire (=false: the OS's idle policy)")
+		"at 1-2 threads a VM's or C-state's wake-up otherwise outweighs the wire (=false: the OS's idle policy; "+
+		"the userspace delayer, where a lab uses one, holds it regardless while it runs: its timing needs it)")
 }
 
 // keepAwake holds the CPUs out of deep idle states when asked and says what it did, for the

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/cpuidle"
 )
 
 // DelayerCommand is the command line of `wirelab __delayer`, kept here (not in cli) so the
@@ -94,6 +96,7 @@ func (d *DelayerCommand) Run(ctx context.Context, self string, args []string, st
 		return nil
 	}
 	cfg.Logger = log
+	cfg.CPUIdle = &cpuidle.System
 	// The netlink library allocates a buffer per received packet; at 100 kpps the default
 	// GOGC spent ~20% of the delayer's CPU in the allocator and GC (perf). The heap is a few
 	// MB, so trading memory for CPU is cheap.

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/cpuidle"
 )
 
 // sysbenchPointSelect runs oltp_point_select with one thread for secs seconds from the client
@@ -35,14 +37,27 @@ func sysbenchPointSelect(t *testing.T, state string, secs int) (avgMs float64, t
 func TestDelayAddsRoundTripToQueries(t *testing.T) {
 	skipUnlessRoot(t)
 	state := t.TempDir()
+	idleBefore, idleErr := cpuidle.Limit(cpuidle.System)
 	wl(t, state, "up", "--delay", "25ms")
 	id := labRunID(t, state)
 	if id == "" {
 		t.Fatal("no lab state after up")
 	}
-	t.Cleanup(func() { wl(t, state, "down", "--lab", id); assertGone(t, id) })
-	if st := wl(t, state, "status"); !strings.Contains(st, "delay 25ms") {
+	t.Cleanup(func() {
+		wl(t, state, "down", "--lab", id)
+		assertGone(t, id)
+		// The delayer's request on the CPUs' idle states went with it.
+		if after, err := cpuidle.Limit(cpuidle.System); idleErr == nil && err == nil && after != idleBefore {
+			t.Errorf("CPU latency limit %d µs after down, want %d as before up", after, idleBefore)
+		}
+	})
+	st := wl(t, state, "status")
+	if !strings.Contains(st, "delay 25ms") {
 		t.Errorf("status does not show the delay:\n%s", st)
+	}
+	// The userspace delayer keeps the CPUs awake while it runs (netem needs no such thing).
+	if lim, err := cpuidle.Limit(cpuidle.System); idleErr == nil && err == nil && strings.Contains(st, "nfqueue") && lim != 0 {
+		t.Errorf("CPU latency limit %d µs with the delayer running, want 0", lim)
 	}
 	wl(t, state, "exec", "client", "--", "sh", "-c",
 		`sysbench oltp_point_select --mysql-host=$WIRELAB_SERVER_HOST --mysql-port=$WIRELAB_SERVER_PORT `+
