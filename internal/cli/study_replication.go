@@ -113,7 +113,7 @@ func studyReplication(p *Process, args []string) error {
 	defer release()
 	environment := func(ctx context.Context, l *lab.Lab) result.Environment {
 		e := study.Environment(ctx, l)
-		e.CPUIdle = study.CPUIdleText(idle, e.Shaper)
+		e.CPUIdle = idle
 		return e
 	}
 	start := time.Now()

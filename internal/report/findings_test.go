@@ -178,3 +178,26 @@ func TestCostsNeverNegative(t *testing.T) {
 		}
 	}
 }
+
+// The environment says what was done about CPU idle states, and that a userspace delayer
+// keeps the CPUs awake whatever the measuring process did.
+func TestEnvTableCPUIdle(t *testing.T) {
+	row := func(shaper, idle string) string {
+		r := &result.Run{Environment: result.Environment{Shaper: shaper, CPUIdle: idle}}
+		for _, row := range envTable(r).Rows {
+			if row[0] == "CPU idle" {
+				return row[1]
+			}
+		}
+		return ""
+	}
+	if got := row("htb", ""); got != "" {
+		t.Errorf("no CPU idle recorded (older results.json): got row %q", got)
+	}
+	if got := row("htb", "OS default (--keep-cpus-awake=false)"); got != "OS default (--keep-cpus-awake=false)" {
+		t.Errorf("htb: %q", got)
+	}
+	if got := row("nfqueue", "OS default (--keep-cpus-awake=false)"); !strings.Contains(got, "the nfqueue delayer holds 0 µs") {
+		t.Errorf("nfqueue: %q lacks the delayer's hold", got)
+	}
+}

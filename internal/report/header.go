@@ -75,7 +75,12 @@ func envTable(r *result.Run) Table {
 		[]string{"shaper", orDash(e.Shaper)},
 	)
 	if e.CPUIdle != "" {
-		rows = append(rows, []string{"CPU idle", e.CPUIdle})
+		idle := e.CPUIdle
+		if strings.Contains(e.Shaper, "nfqueue") {
+			// The userspace delayer keeps the CPUs awake whatever the measuring process did.
+			idle += "; the nfqueue delayer holds 0 µs while it runs (its timing needs it)"
+		}
+		rows = append(rows, []string{"CPU idle", idle})
 	}
 	rows = append(rows,
 		[]string{"link asked", orDash(e.LinkAsApplied)},

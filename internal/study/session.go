@@ -83,7 +83,7 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 		return nil, fmt.Errorf("prepare data set: %w", err)
 	}
 	run.Environment = environment(hard, l)
-	run.Environment.CPUIdle = CPUIdleText(s.CPUIdle, l.State.Shaper)
+	run.Environment.CPUIdle = s.CPUIdle
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU()))
 		run.Notes = plan.Notes
@@ -197,15 +197,6 @@ func environment(ctx context.Context, l *lab.Lab) result.Environment {
 		env.SysbenchVersion = v
 	}
 	return env
-}
-
-// CPUIdleText is the environment's CPU idle line: what the measuring process did, and that
-// the userspace delayer, when the lab has one, keeps the CPUs awake whatever was asked.
-func CPUIdleText(measuring, shaper string) string {
-	if strings.Contains(shaper, "nfqueue") {
-		return measuring + "; the nfqueue delayer holds 0 µs while it runs (its timing needs it)"
-	}
-	return measuring
 }
 
 // loadAverage is the 1-minute load average (0 when unreadable).
