@@ -62,6 +62,25 @@ func TestAutoQueuedLink(t *testing.T) {
 			t.Fatal("queue gone for staleQueue: want raw")
 		}
 	})
+	t.Run("cold stream is not judged", func(t *testing.T) {
+		// The first zstd groups of a stream barely compress (no history yet); auto keeps
+		// compressing until it has seen warmRaw bytes, then judges: here the warm stream
+		// shrinks 3x, so it stays on zstd.
+		a := newAutoPolicy(Auto)
+		feed(a, queue, 10, t0)
+		for i := range 40 {
+			now := t0.Add(60*ms + time.Duration(i)*10*ms)
+			a.observeQueue(queue, now)
+			if a.choose(now) != frameZstd {
+				t.Fatalf("group %d (%d KiB through zstd): left zstd", i, int(a.zLong.raw)>>10)
+			}
+			wire := 16<<10 - 300 // cold: ratio ~1.02
+			if a.zLong.raw >= warmRaw {
+				wire = 16 << 10 / 3
+			}
+			a.observe(frameZstd, 16<<10, wire, 100*time.Microsecond, 20*time.Microsecond, now)
+		}
+	})
 	t.Run("lone spike stays raw", func(t *testing.T) {
 		a := newAutoPolicy(Auto)
 		feed(a, clear, 10, t0)
@@ -75,13 +94,14 @@ func TestAutoQueuedLink(t *testing.T) {
 		a := newAutoPolicy(Auto)
 		feed(a, queue, 10, t0)
 		a.choose(t0.Add(60 * ms))
-		a.observe(frameZstd, 16<<10, 16<<10+40, 100*time.Microsecond, 20*time.Microsecond, t0.Add(60*ms))
 		raw := 0
 		for i := range 100 {
 			now := t0.Add(70*ms + time.Duration(i)*10*ms)
 			a.observeQueue(queue, now)
 			if a.choose(now) == frameRaw {
 				raw++
+			} else {
+				a.observe(frameZstd, 16<<10, 16<<10+40, 100*time.Microsecond, 20*time.Microsecond, now)
 			}
 		}
 		if raw < 80 {
@@ -94,13 +114,14 @@ func TestAutoQueuedLink(t *testing.T) {
 		fast.delivery = 1e9
 		feed(a, fast, 10, t0)
 		a.choose(t0.Add(60 * ms))
-		a.observe(frameZstd, 16<<10, 8<<10, 10*ms, 20*time.Microsecond, t0.Add(60*ms)) // 1.6 MB/s encoder
 		raw := 0
 		for i := range 100 {
 			now := t0.Add(70*ms + time.Duration(i)*10*ms)
 			a.observeQueue(fast, now)
 			if a.choose(now) == frameRaw {
 				raw++
+			} else {
+				a.observe(frameZstd, 16<<10, 8<<10, 10*ms, 20*time.Microsecond, now) // 1.6 MB/s encoder
 			}
 		}
 		if raw < 80 {
