@@ -29,10 +29,9 @@ func Keep(p Paths) (*Hold, error) {
 	if err != nil {
 		return nil, fmt.Errorf("keep CPUs awake: open %s: %w", p.Device, err)
 	}
-	// The device takes a native-endian s32 (or ASCII hex); every Go target Linux runs on
-	// that has this device is little-endian.
+	// The device takes a native-endian s32 (or ASCII hex).
 	var zero [4]byte
-	binary.LittleEndian.PutUint32(zero[:], 0)
+	binary.NativeEndian.PutUint32(zero[:], 0)
 	if _, err := f.Write(zero[:]); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("keep CPUs awake: write %s: %w", p.Device, err)
@@ -65,7 +64,7 @@ func Limit(p Paths) (int32, error) {
 	if _, err := io.ReadFull(f, b[:]); err != nil {
 		return 0, fmt.Errorf("read CPU latency limit: %s: %w", p.Device, err)
 	}
-	return int32(binary.LittleEndian.Uint32(b[:])), nil
+	return int32(binary.NativeEndian.Uint32(b[:])), nil
 }
 
 // Driver names the cpuidle driver and governor ("haltpoll/haltpoll"), or "" when the

@@ -25,7 +25,7 @@ func TestKeepWritesZeroAndHoldsUntilRelease(t *testing.T) {
 	}
 	b, _ := os.ReadFile(p.Device)
 	if len(b) < 4 || b[0] != 0 || b[1] != 0 || b[2] != 0 || b[3] != 0 {
-		t.Fatalf("device got % x, want a little-endian s32 zero first", b)
+		t.Fatalf("device got % x, want an s32 zero first", b)
 	}
 	if got, err := Limit(p); err != nil || got != 0 {
 		t.Fatalf("Limit = %d, %v; want 0", got, err)

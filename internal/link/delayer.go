@@ -11,8 +11,9 @@ import (
 	"time"
 
 	nfqueue "github.com/florianl/go-nfqueue"
-	"github.com/wirelab/wirelab/internal/cpuidle"
 	"golang.org/x/sys/unix"
+
+	"github.com/wirelab/wirelab/internal/cpuidle"
 )
 
 // DelayerConfig is one delayer process: a delay line per NFQUEUE queue number (one per
