@@ -165,6 +165,9 @@ func (s *bwStudy) compression(l int64) string {
 	}
 	lo, hi := extremes(rs)
 	cite := fmt.Sprintf("(N2 %s: worst %s; best %s)", link.FormatRate(l), lo.cite(), hi.cite())
+	if len(rs) == 1 {
+		cite = fmt.Sprintf("(N2 %s, %s)", link.FormatRate(l), lo.cite())
+	}
 	var f string
 	switch {
 	case lo.r > 1+noEffectTolerance:

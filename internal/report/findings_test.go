@@ -201,3 +201,21 @@ func TestEnvTableCPUIdle(t *testing.T) {
 		t.Errorf("nfqueue: %q lacks the delayer's hold", got)
 	}
 }
+
+// With one thread count at high concurrency the compression finding cites it once, not as
+// both its worst and its best.
+func TestCompressionFindingOnePoint(t *testing.T) {
+	var ps []result.Point
+	for _, c := range []struct {
+		threads int
+		comp    bool
+		tps     float64
+	}{{1, false, 59.4}, {1, true, 108}, {32, false, 60.44}, {32, true, 107.1}} {
+		ps = append(ps, result.Point{Study: "bandwidth", LinkRateBps: 20e6, Threads: c.threads,
+			Compression: c.comp, TPS: c.tps, LinkUtilization: 1, Bottleneck: "network"})
+	}
+	f := findingsOf(t, &result.Run{Points: ps})
+	if !strings.Contains(f, "(N2 20mbit, 32 threads: 60.44 → 107.1, 1.77×)") || strings.Contains(f, "worst") {
+		t.Errorf("findings:\n%s", f)
+	}
+}
