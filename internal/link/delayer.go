@@ -32,8 +32,9 @@ type DelayerConfig struct {
 	Logger     *slog.Logger
 	Realtime   bool // run the delayer's threads SCHED_FIFO (see delayerRTPriority)
 	// CPUIdle, when set, is held at 0 µs wake-up latency for the delayer's life: a release
-	// is a timer wake-up, and from a deep idle state (a halted vCPU here) it came ~0.6 ms
-	// late, which cost +1.3 ms of RTT at 10 ms and 10-15% of goodput at 50-100 mbit.
+	// is a timer wake-up, and from a deep idle state (a halted vCPU here) late releases
+	// added 0.8 ms of RTT at 10 ms and cost up to 23% of goodput at 50-100 mbit
+	// (docs/bench-link.md).
 	CPUIdle *cpuidle.Paths
 }
 
