@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/wirelab/wirelab/internal/link"
 	"math"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/result"
 )
@@ -210,13 +209,13 @@ func (s *bwStudy) majorityBottleneck(k bwKey, from int) string {
 	return best
 }
 
-// costs phrases a variant ÷ plain ratio: "costs 9.5%", or "costs nothing (3.6% faster)"
+// cost phrases what a variant ÷ plain ratio costs: "9.5%", or "nothing (3.6% faster)"
 // rather than a negative cost.
-func costs(r float64) string {
+func cost(r float64) string {
 	if r > 1 {
-		return "costs nothing (" + pct(r-1) + " faster)"
+		return "nothing (" + pct(r-1) + " faster)"
 	}
-	return "costs " + pct(1-r)
+	return pct(1 - r)
 }
 
 func (s *bwStudy) tls(l int64) string {
@@ -226,9 +225,9 @@ func (s *bwStudy) tls(l int64) string {
 		return ""
 	}
 	first, last := rs[0], rs[len(rs)-1]
-	f := fmt.Sprintf("On the %s link TLS %s at %s (N3 %s, %s)", link.FormatRate(l), costs(first.r), threadsN(first.threads), link.FormatRate(l), first.cite())
+	f := fmt.Sprintf("On the %s link TLS costs %s at %s (N3 %s, %s)", link.FormatRate(l), cost(first.r), threadsN(first.threads), link.FormatRate(l), first.cite())
 	if last.threads != first.threads {
-		f += fmt.Sprintf(" and %s at %s (%s; bottleneck %s)", strings.TrimPrefix(costs(last.r), "costs "), threadsN(last.threads), last.cite(), orDash(s.g.at(b, last.threads).bottleneck()))
+		f += fmt.Sprintf(" and %s at %s (%s; bottleneck %s)", cost(last.r), threadsN(last.threads), last.cite(), orDash(s.g.at(b, last.threads).bottleneck()))
 	}
 	f += "."
 	pa, pat := s.peak(a)

@@ -172,9 +172,9 @@ func mustBuild(t *testing.T, r *result.Run) []Block {
 }
 
 func TestCostsNeverNegative(t *testing.T) {
-	for r, want := range map[float64]string{0.905: "costs 9.5%", 1.036: "costs nothing (3.6% faster)", 0.5: "costs 50%", 1: "costs 0%"} {
-		if got := costs(r); got != want {
-			t.Errorf("costs(%v) = %q, want %q", r, got, want)
+	for r, want := range map[float64]string{0.905: "9.5%", 1.036: "nothing (3.6% faster)", 0.5: "50%", 1: "0%"} {
+		if got := cost(r); got != want {
+			t.Errorf("cost(%v) = %q, want %q", r, got, want)
 		}
 	}
 }
