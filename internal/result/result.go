@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Schema is the version of the results.json layout.
-const Schema = 1
+// Schema is the version of the results.json layout this wirelab writes. Schema 1 files
+// (study figures in Point.Extra) are still read: Read converts them (see migrate.go).
+const Schema = 2
 
 // Run is one results.json: one invocation of `wirelab run` or `wirelab study`.
 type Run struct {
@@ -38,6 +39,21 @@ type Environment struct {
 	LinkAsApplied   string `json:"link_as_applied"`    // the condition wirelab asked for
 	LinkAsReadBack  string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
 	CPUIdle         string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
+	// Machine says whether another measurement or lab shared the machine with this run
+	// (a 2-core box measures both); empty in schema-1 files.
+	Machine *Machine `json:"machine,omitempty"`
+}
+
+// Machine is what else ran on the machine while this run measured.
+type Machine struct {
+	// WaitedS is how long the run waited for another measurement's machine lock.
+	WaitedS float64 `json:"waited_s"`
+	// WaitedFor names the measurement it waited for ("study bandwidth, lab 4ee4e7, pid 812").
+	WaitedFor string `json:"waited_for,omitempty"`
+	// OtherLabs are the labs up (by hand or by a --no-lock run) when this run started.
+	OtherLabs []string `json:"other_labs,omitempty"`
+	// Exclusive is true when the run held the machine lock for all its points.
+	Exclusive bool `json:"exclusive"`
 }
 
 // Spec is what the user asked for, after defaults.
@@ -88,12 +104,21 @@ type Point struct {
 	Bottleneck        string  `json:"bottleneck"`            // network|server-cpu|client-cpu|latency
 	BottleneckWhy     string  `json:"bottleneck_why"`
 
-	DurationS  float64            `json:"duration_s"`
-	WarmupS    float64            `json:"warmup_s"` // seconds dropped from averages
-	Failed     bool               `json:"failed,omitempty"`
-	FailReason string             `json:"fail_reason,omitempty"`
-	WireCheck  *WireCheck         `json:"wire_check,omitempty"` // last `link check` before this point
-	Extra      map[string]float64 `json:"extra,omitempty"`      // study-specific numbers (lag, ...)
+	DurationS  float64    `json:"duration_s"`
+	WarmupS    float64    `json:"warmup_s"` // seconds dropped from averages
+	Failed     bool       `json:"failed,omitempty"`
+	FailReason string     `json:"fail_reason,omitempty"`
+	WireCheck  *WireCheck `json:"wire_check,omitempty"` // last `link check` before this point
+
+	// Profile is what one transaction cost at this point (nil when no transaction
+	// completed): the input of `wirelab predict`.
+	Profile *Profile `json:"profile,omitempty"`
+	// Replication holds the replication study's figures (nil in other studies).
+	Replication *ReplicationStats `json:"replication,omitempty"`
+	// schema1Extra is schema 1's "extra" map, read only to migrate it.
+	schema1Extra map[string]float64
+	// Extra is being replaced by Replication (kept only while the replication study moves).
+	Extra map[string]float64 `json:"extra,omitempty"`
 
 	Seconds []Second `json:"seconds"`
 }
@@ -155,8 +180,23 @@ func Read(dir string) (*Run, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, "results.json"), err)
 	}
-	if r.Schema != Schema {
-		return nil, fmt.Errorf("results.json schema %d: this wirelab reads schema %d", r.Schema, Schema)
+	if r.Schema == 1 {
+		var old struct {
+			Points []struct {
+				Extra map[string]float64 `json:"extra"`
+			} `json:"points"`
+		}
+		if err := json.Unmarshal(b, &old); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, "results.json"), err)
+		}
+		for i := range old.Points {
+			if i < len(r.Points) {
+				r.Points[i].schema1Extra = old.Points[i].Extra
+			}
+		}
+	}
+	if err := migrate(&r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

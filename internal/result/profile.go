@@ -1,0 +1,55 @@
+package result
+
+// Profile is what one transaction costs at a measured point: the bytes and packets it puts
+// on the wire each way, the request/response turns it needs and the CPU it takes on each
+// side. With the threads, cores and link it was measured at, it is enough to predict the
+// same workload on another link or machine (internal/model).
+type Profile struct {
+	// Frame bytes per transaction as the wire host's shaper counts them (Ethernet frames).
+	WireBytesUp   float64 `json:"wire_bytes_up"`   // client -> server
+	WireBytesDown float64 `json:"wire_bytes_down"` // server -> client
+	// TCP payload bytes per transaction: frame bytes less HeaderBytesPerPacket per packet.
+	PayloadBytesUp   float64 `json:"payload_bytes_up"`
+	PayloadBytesDown float64 `json:"payload_bytes_down"`
+	PacketsUp        float64 `json:"packets_up"`
+	PacketsDown      float64 `json:"packets_down"`
+	// RoundTrips is request/response turns per transaction: sysbench's queries per
+	// transaction (each statement, BEGIN and COMMIT included, waits for its reply).
+	RoundTrips float64 `json:"round_trips"`
+	// CPU-seconds per transaction: mysqld (+ the tunnel exit), the client (sysbench + the
+	// tunnel entry), and the whole machine (both, plus the kernel's forwarding and softirq).
+	CPUServerS  float64 `json:"cpu_server_s"`
+	CPUClientS  float64 `json:"cpu_client_s"`
+	CPUMachineS float64 `json:"cpu_machine_s"`
+	// Where it was measured.
+	Threads     int     `json:"threads"`
+	Cores       int     `json:"cores"`         // CPUs of the machine (client and server share them in the lab)
+	LinkRateBps int64   `json:"link_rate_bps"` // 0 = unlimited
+	LinkRTTMs   float64 `json:"link_rtt_ms"`   // the wire's added round trip (2 × one-way delay)
+	TPS         float64 `json:"tps"`
+	LatAvgMs    float64 `json:"lat_avg_ms"`
+}
+
+// HeaderBytesPerPacket is the frame overhead of one TCP/IPv4 packet on the lab's veth:
+// Ethernet 14 + IPv4 20 + TCP 20 + the timestamp option 12 bytes.
+const HeaderBytesPerPacket = 66
+
+// NewProfile derives the per-transaction profile from a point's averages. It returns nil
+// when the point completed no transaction.
+func NewProfile(p *Point, upPktsPerS, downPktsPerS, cpuMachine float64, cores int) *Profile {
+	if p.TPS <= 0 {
+		return nil
+	}
+	t := p.TPS
+	pr := &Profile{
+		WireBytesUp: p.WireBytesPerSUp / t, WireBytesDown: p.WireBytesPerSDown / t,
+		PacketsUp: upPktsPerS / t, PacketsDown: downPktsPerS / t,
+		RoundTrips: p.QPS / t,
+		CPUServerS: p.CPUServer / t, CPUClientS: p.CPUClient / t, CPUMachineS: cpuMachine / t,
+		Threads: p.Threads, Cores: cores, LinkRateBps: p.LinkRateBps,
+		LinkRTTMs: 2 * p.LinkDelayMs, TPS: p.TPS, LatAvgMs: p.LatAvgMs,
+	}
+	pr.PayloadBytesUp = max(0, pr.WireBytesUp-pr.PacketsUp*HeaderBytesPerPacket)
+	pr.PayloadBytesDown = max(0, pr.WireBytesDown-pr.PacketsDown*HeaderBytesPerPacket)
+	return pr
+}
