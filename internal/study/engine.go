@@ -128,7 +128,7 @@ func fillPoint(p *result.Point, c Cell, sum *sysbench.Summary, ivs []sysbench.In
 		ss = ss[:len(ivs)]
 	}
 	n := max(len(ivs), len(ss))
-	var tps, qps, p95, up, down, cs, cc, total []float64
+	var tps, qps, p95, up, down, cs, cc, total, pktUp, pktDown []float64
 	for i := 0; i < n; i++ {
 		s := result.Second{T: float64(i + 1)}
 		if i < len(ivs) {
@@ -151,6 +151,7 @@ func fillPoint(p *result.Point, c Cell, sum *sysbench.Summary, ivs []sysbench.In
 			up, down = append(up, s.WireUpBps), append(down, s.WireDownBps)
 			cs, cc = append(cs, s.CPUServer), append(cc, s.CPUClient)
 			total = append(total, ss[i].CPUTotal)
+			pktUp, pktDown = append(pktUp, ss[i].UpPktsPerS), append(pktDown, ss[i].DownPktsPerS)
 		}
 	}
 	p.TPS, p.QPS, p.LatP95Ms, p.TPSCV = metrics.Mean(tps), metrics.Mean(qps), metrics.Mean(p95), metrics.CV(tps)
@@ -175,6 +176,7 @@ func fillPoint(p *result.Point, c Cell, sum *sysbench.Summary, ivs []sysbench.In
 		// machine; the session notes the load average it started under.
 		CPUTotal: metrics.Mean(total), CPUs: runtime.NumCPU(), RateBps: rateBps,
 	})
+	p.Profile = result.NewProfile(p, metrics.Mean(pktUp), metrics.Mean(pktDown), metrics.Mean(total), runtime.NumCPU())
 	if p.TPS == 0 && p.Errors > 0 {
 		p.Failed, p.FailReason = true, fmt.Sprintf("no transaction completed, %d errors", p.Errors)
 	}
