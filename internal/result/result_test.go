@@ -25,7 +25,7 @@ func TestWriteReadRoundTripAndCSV(t *testing.T) {
 		t.Errorf("round trip lost data: %+v", out)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
-	for _, key := range []string{`"schema": 1`, `"link_rate_bps": 20000000`, `"wire_bytes_per_s_down"`, `"bottleneck": "network"`, `"seconds"`} {
+	for _, key := range []string{`"schema": 2`, `"link_rate_bps": 20000000`, `"wire_bytes_per_s_down"`, `"bottleneck": "network"`, `"seconds"`} {
 		if !strings.Contains(string(raw), key) {
 			t.Errorf("results.json lacks %s", key)
 		}
@@ -46,10 +46,39 @@ func TestWriteReadRoundTripAndCSV(t *testing.T) {
 
 func TestReadRefusesAnotherSchema(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"schema": 2, "points": []}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(`{"schema": 3, "points": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "schema 2") {
-		t.Errorf("schema 2 read as %v", err)
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "schema 3") {
+		t.Errorf("schema 3 read as %v", err)
+	}
+}
+
+// A schema-1 file from a real replication run reads as schema 2 with its figures typed.
+func TestReadMigratesSchema1Replication(t *testing.T) {
+	r, err := Read("testdata/schema1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != Schema {
+		t.Errorf("schema %d after migration, want %d", r.Schema, Schema)
+	}
+	var ok, bounded int
+	for _, p := range r.Points {
+		if p.Replication == nil {
+			t.Fatalf("point %s/%s has no replication figures", p.Series, p.Channel)
+		}
+		if p.Replication.ChecksumOK {
+			ok++
+		}
+		if p.Replication.Bounded {
+			bounded++
+		}
+	}
+	if ok != len(r.Points) || bounded == 0 || bounded == len(r.Points) {
+		t.Errorf("checksum ok %d, bounded %d of %d points: booleans not carried over", ok, bounded, len(r.Points))
+	}
+	if p := r.Points[0]; p.Replication.LagMaxS <= 0 || p.Replication.RTTMs != 0 && p.Replication.RTTMs < 1 {
+		t.Errorf("first point's lag/rtt not migrated: %+v", p.Replication)
 	}
 }
