@@ -59,6 +59,11 @@ func transportFixture() *result.Run {
 		p := result.Point{Study: "transport", Series: c.tr, Transport: c.tr, Channel: "direct", Workload: "oltp_read_only", Threads: 2,
 			TPS: c.tps, QPS: c.qps, LatP95Ms: c.p95, LatAvgMs: 2000 / c.tps, CPUServer: c.tps * 0.00082, CPUClient: c.tps * 0.00031,
 			Bottleneck: c.bn, DurationS: 300, WarmupS: 5}
+		for i := 0; i < 305; i++ {
+			// Per-second TPS that wanders a few percent and holds each swing for seconds.
+			w := 1 + 0.03*math.Sin(float64(i)/7+float64(len(c.tr))) + 0.01*math.Sin(float64(i)*2.3)
+			p.Seconds = append(p.Seconds, result.Second{T: float64(i + 1), TPS: c.tps * w, QPS: c.qps * w, LatP95Ms: c.p95, Warmup: i < 5})
+		}
 		if c.tr == "local-tcp" {
 			p.CPUServer, p.CPUClient = c.tps*0.00098, c.tps*0.00044
 		}
