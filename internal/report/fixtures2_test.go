@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -14,6 +15,8 @@ func runFixture() *result.Run {
 		Started: fixtureStart, Finished: fixtureStart.Add(3 * time.Minute),
 		Environment: fixtureEnv("htb+netem", "rate 20mbit, delay 5ms", "htb rate 20Mbit ceil 20Mbit; netem delay 5ms"),
 		Spec:        result.Spec{Workload: "oltp_read_write", Threads: []int{1, 4, 16, 64, 128}, DurationS: 30, WarmupS: 5, Repeat: 1, Tables: 4, TableSize: 100000, LinkRateBps: 20e6, LinkDelayMs: 5}}
+	r.Environment.Link = link.Directions(link.Condition{RateBps: 20e6, Delay: 5 * time.Millisecond}, "htb+netem",
+		map[string]string{"client": "to-client", "server": "to-server"})
 	tps := []float64{38.2, 149.5, 411.8, 452.3, 0}
 	for i, th := range []int{1, 4, 16, 64, 128} {
 		t := tps[i]

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -79,9 +80,18 @@ func bwPoint(k bwKey, threads, repeat int, tps float64, seconds int) result.Poin
 func bandwidthFixture() *result.Run {
 	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-2019-repro",
 		Started: fixtureStart, Finished: fixtureStart.Add(5*time.Hour + 37*time.Minute),
-		Environment: fixtureEnv("htb", "rate 1gbit; rate unlimited (10gbit NIC)", "htb rate 1Gbit ceil 1Gbit; no qdisc"),
+		Environment: fixtureEnv("htb", "rate 1gbit; rate unlimited (10gbit NIC)", ""),
 		Spec: result.Spec{Workload: "oltp_read_only", Threads: blogThreads, DurationS: 300, WarmupS: 2, Repeat: 1,
 			Tables: 20, TableSize: 10000000, Series: []string{"slow", "fast", "slow+compression", "fast+compression", "slow+tls", "fast+tls"}}}
+	// Shaped as `wirelab study bandwidth` shapes it: the slow link with HTB, then a bare wire.
+	lab := map[string]string{"client": "to-client", "server": "to-server"}
+	r.Environment.Link = append(link.Directions(link.Condition{RateBps: 1e9}, "htb", lab), link.Directions(link.Condition{}, "none", lab)...)
+	r.Environment.LinkAsReadBack = `to-client: qdisc htb 1: root refcnt 2 r2q 10 default 0x1 direct_packets_stat 0 direct_qlen 1000
+to-client: qdisc pfifo 10: parent 1:1 limit 4954p
+to-client: class htb 1:1 root leaf 10: prio 0 rate 1Gbit ceil 1Gbit burst 1250000b cburst 1250000b
+to-server: qdisc htb 1: root refcnt 2 r2q 10 default 0x1 direct_packets_stat 0 direct_qlen 1000
+to-server: qdisc pfifo 10: parent 1:1 limit 4954p
+to-server: class htb 1:1 root leaf 10: prio 0 rate 1Gbit ceil 1Gbit burst 1250000b cburst 1250000b`
 	for _, k := range []bwKey{{1e9, plain}, {1e10, plain}, {1e9, compressed}, {1e10, compressed}, {1e9, encrypted}, {1e10, encrypted}} {
 		for i, th := range blogThreads {
 			r.Points = append(r.Points, bwPoint(k, th, 0, blogTPS[k][i], 20))
