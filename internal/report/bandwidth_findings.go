@@ -11,12 +11,7 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-const (
-	saturatedUtil = 0.9 // a link this busy with a network verdict is the limit
-	// noEffectTolerance is how close to 1 a ratio with no known spread must be to count as
-	// no difference.
-	noEffectTolerance = 0.02
-)
+const saturatedUtil = 0.9 // a link this busy with a network verdict is the limit
 
 // findings states, in the post's terms, what the numbers show, each sentence citing the
 // cells it rests on.
@@ -151,33 +146,6 @@ func ratioOf(a, b *cell) string {
 		return "–"
 	}
 	return ratioCell(ci)
-}
-
-// effect is what a variant does to throughput at one thread count.
-type effect int
-
-const (
-	noDifference effect = iota
-	better
-	worse
-)
-
-// effectOf reads a variant ÷ plain ratio: better or worse when its 95% interval lies wholly
-// above or below 1, no measurable difference when it includes 1. With no spread known (one
-// run without per-second series) the ratio itself decides, within noEffectTolerance of 1
-// counting as no difference.
-func effectOf(r metrics.RatioCI) effect {
-	lo, hi := r.Lo, r.Hi
-	if !r.Known {
-		lo, hi = r.Ratio-noEffectTolerance, r.Ratio+noEffectTolerance
-	}
-	switch {
-	case lo > 1:
-		return better
-	case hi < 1:
-		return worse
-	}
-	return noDifference
 }
 
 // effectGroup is the thread counts where a variant had one effect, in thread order.
