@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 const saturatedUtil = 0.9 // a link this busy with a network verdict is the limit
@@ -118,7 +118,7 @@ func (s *bwStudy) peakWire(k bwKey) (float64, int) {
 type ratioAt struct {
 	threads int
 	a, b    float64
-	ci      metrics.RatioCI
+	ci      stats.RatioCI
 }
 
 // ratios are variant ÷ plain at each thread count where both were measured.

@@ -47,16 +47,16 @@ func (c *cell) tps() (m, half float64) {
 // over the steady (after warm-up) per-second TPS of its one point by batch means. The
 // point's TPS is the mean of those same seconds; it is kept as the mean so that findings
 // quote the figure the tables show.
-func (c *cell) tpsEstimate() metrics.Estimate {
+func (c *cell) tpsEstimate() stats.Estimate {
 	if c.failed() {
-		return metrics.Estimate{}
+		return stats.Estimate{}
 	}
 	if len(c.ok) > 1 {
 		xs := make([]float64, len(c.ok))
 		for i, p := range c.ok {
 			xs[i] = p.TPS
 		}
-		return metrics.MeanOf(xs)
+		return stats.MeanOf(xs)
 	}
 	p := c.ok[0]
 	var xs []float64
@@ -65,22 +65,22 @@ func (c *cell) tpsEstimate() metrics.Estimate {
 			xs = append(xs, s.TPS)
 		}
 	}
-	e := metrics.SeriesMean(xs)
+	e := stats.SeriesMean(xs)
 	e.Mean = p.TPS
 	return e
 }
 
 // tpsRatio is b's TPS ÷ a's with its 95% interval; false when either cell has no
 // successful point or a's TPS is zero.
-func tpsRatio(a, b *cell) (metrics.RatioCI, bool) {
+func tpsRatio(a, b *cell) (stats.RatioCI, bool) {
 	if a.failed() || b.failed() {
-		return metrics.RatioCI{}, false
+		return stats.RatioCI{}, false
 	}
 	ea := a.tpsEstimate()
 	if ea.Mean == 0 {
-		return metrics.RatioCI{}, false
+		return stats.RatioCI{}, false
 	}
-	return metrics.Ratio95(b.tpsEstimate(), ea), true
+	return stats.Ratio95(b.tpsEstimate(), ea), true
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).

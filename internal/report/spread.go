@@ -5,11 +5,11 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // How the report reads and prints a ratio's spread. Every ratio comes from tpsRatio (two
-// cells' tpsEstimate through metrics.Ratio95); this file says what it means and how it is
+// cells' tpsEstimate through stats.Ratio95); this file says what it means and how it is
 // written.
 
 // noEffectTolerance is how close to 1 a ratio with no known spread must be to count as no
@@ -29,7 +29,7 @@ const (
 // above or below 1, no measurable difference when it includes 1. With no spread known (one
 // run without per-second series) the ratio itself decides, within noEffectTolerance of 1
 // counting as no difference.
-func effectOf(r metrics.RatioCI) effect {
+func effectOf(r stats.RatioCI) effect {
 	lo, hi := r.Lo, r.Hi
 	if !r.Known {
 		lo, hi = r.Ratio-noEffectTolerance, r.Ratio+noEffectTolerance
@@ -46,14 +46,14 @@ func effectOf(r metrics.RatioCI) effect {
 // ciText is a ratio's 95% confidence interval as findings and tables quote it: "CI
 // 1.12–1.14", "CI unbounded" when it does not close, "no CI" when the spread is unknown
 // (one run with no per-second series).
-func ciText(r metrics.RatioCI) string { return interval(r, 1, 2, "") }
+func ciText(r stats.RatioCI) string { return interval(r, 1, 2, "") }
 
 // shareCIText is ciText for a ratio shown as a share: "CI 76.9–78.5%".
-func shareCIText(r metrics.RatioCI) string { return interval(r, 100, 1, "%") }
+func shareCIText(r stats.RatioCI) string { return interval(r, 100, 1, "%") }
 
 // interval formats Lo and Hi scaled by scale with at least decimals digits, adding digits
 // (up to two) until the bounds differ, so a tight interval does not read "0.61–0.61".
-func interval(r metrics.RatioCI, scale float64, decimals int, unit string) string {
+func interval(r stats.RatioCI, scale float64, decimals int, unit string) string {
 	switch {
 	case !r.Known:
 		return "no CI"
@@ -69,17 +69,17 @@ func interval(r metrics.RatioCI, scale float64, decimals int, unit string) strin
 }
 
 // ratioWithCI is a ratio as a finding's citation quotes it: "1.13×, CI 1.12–1.14".
-func ratioWithCI(r metrics.RatioCI) string {
+func ratioWithCI(r stats.RatioCI) string {
 	return fmt.Sprintf("%.2f×, %s", r.Ratio, ciText(r))
 }
 
 // ratioCell is a ratio for a table cell: "1.13× (CI 1.12–1.14)".
-func ratioCell(r metrics.RatioCI) string {
+func ratioCell(r stats.RatioCI) string {
 	return fmt.Sprintf("%.2f× (%s)", r.Ratio, ciText(r))
 }
 
 // shareCell is a ratio as a share for a table cell: "77.7% (CI 76.9–78.5%)".
-func shareCell(r metrics.RatioCI) string {
+func shareCell(r stats.RatioCI) string {
 	return fmt.Sprintf("%.1f%% (%s)", 100*r.Ratio, shareCIText(r))
 }
 
