@@ -14,7 +14,7 @@ func cmdRun(p *Process, args []string) error {
 	bf := addBenchFlags(fs, "1,8,32", 10*time.Second, 2*time.Second, 4, 100000)
 	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib)")
 	tls := fs.Bool("tls", false, "TLS between sysbench and MariaDB (--mysql-ssl=on)")
-	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through `wirelab tunnel` (entry in the client host, exit in the server host)")
+	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through wirelab's tunnel (entry in the client host, exit in the server host)")
 	tf := addTunnelFlags(fs, "auto")
 	if err := parseFlags(fs, args); err != nil {
 		return err
