@@ -33,14 +33,8 @@ func cmdRun(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	spec, err := bf.validate("run")
+	spec, err := bf.ready(p, "run", shaper, cond)
 	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
-		return err
-	}
-	if err := preflight(p, shaper, cond); err != nil {
 		return err
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,

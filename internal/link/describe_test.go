@@ -47,7 +47,7 @@ func TestDirectionsMatchWhatIsApplied(t *testing.T) {
 
 func TestDirectionsRateOnlyAndUnlimited(t *testing.T) {
 	toward := map[string]string{"server": "to-server"}
-	// The example: 20 Mbit/s, burst 25 kB, queue 100 packets, no delay line.
+	// 20 Mbit/s without delay: burst 25 kB, queue 100 packets, no delay line.
 	d := Directions(Condition{RateBps: 20_000_000}, "htb", toward)[0]
 	if d.BurstBytes != 25_000 || d.QueuePackets != 100 || d.DelayQueuePackets != 0 {
 		t.Errorf("20mbit: %+v", d)
