@@ -20,10 +20,24 @@ type OS struct{}
 
 // Run implements Runner.
 func (OS) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return runCmd(ctx, "", name, args...)
+}
+
+// runCmd runs one command, inside the cgroup v2 directory cgroup unless it is "".
+func runCmd(ctx context.Context, cgroup, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	done, err := InCgroup(cmd, cgroup)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	err = cmd.Start()
+	done()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		return stdout.Bytes(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err,
 			strings.TrimSpace(stderr.String()))
 	}

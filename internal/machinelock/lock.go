@@ -15,7 +15,7 @@ import (
 // File names inside the lock dir.
 const (
 	LockFile   = "measure.lock"
-	HolderFile = "measure.holder.json"
+	HolderFile = "measure.holder" // JSON; not *.json, which are the labs' state files
 )
 
 // PollEvery is how often a waiter retries the lock.
@@ -80,28 +80,23 @@ func Acquire(ctx context.Context, dir string, h Holder, wait bool, onWait func(H
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("measurement lock: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("measurement lock: %w", err)
-	}
 	if h.Pid == 0 {
 		h.Pid = os.Getpid()
 	}
-	l := &Lock{f: f, dir: dir}
+	l := &Lock{dir: dir}
 	start := time.Now()
 	var last *Holder
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
+		f, err := tryLock(filepath.Join(dir, LockFile))
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("measurement lock %s: %w", f.Name(), err)
+		if f != nil {
+			l.f = f
+			break
 		}
 		other := readHolder(dir)
 		if !wait {
-			f.Close()
 			return nil, &BusyError{Holder: other}
 		}
 		if last == nil || last.Pid != other.Pid || last.Lab != other.Lab {
@@ -116,7 +111,6 @@ func Acquire(ctx context.Context, dir string, h Holder, wait bool, onWait func(H
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, fmt.Errorf("wait for the measurement lock (held by %s): %w", other, context.Cause(ctx))
 		case <-time.After(PollEvery):
 		}
@@ -135,6 +129,34 @@ func Acquire(ctx context.Context, dir string, h Holder, wait bool, onWait func(H
 	return l, nil
 }
 
+// tryLock opens path and takes an exclusive flock without blocking: the locked file, or nil
+// when another process holds it. Release unlinks the file (a state dir holds nothing once
+// every measurement is over), so a lock taken on a file that is no longer at path is dropped
+// and taken again on the file that is.
+func tryLock(path string) (*os.File, error) {
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("measurement lock: %w", err)
+		}
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, nil
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("measurement lock %s: %w", path, err)
+		}
+		held, herr := f.Stat()
+		now, nerr := os.Stat(path)
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close() // unlinked by its last holder between our open and our flock
+	}
+}
+
 // Holder is who the lock says holds it (this process).
 func (l *Lock) Holder() Holder { return l.holder }
 
@@ -149,8 +171,10 @@ func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	// Removed while still locked: a waiter that reads it afterwards finds the lock free.
+	// Removed while still locked: a waiter that locks the unlinked file sees it is stale
+	// (tryLock) and one that reads the holder afterwards finds the lock free.
 	_ = os.Remove(filepath.Join(l.dir, HolderFile))
+	_ = os.Remove(filepath.Join(l.dir, LockFile))
 	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	_ = l.f.Close()
 	l.f = nil

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -110,8 +111,8 @@ func TestReleaseFreesTheLockAndRemovesTheHolder(t *testing.T) {
 	l.Release() // twice is fine
 	var nilLock *Lock
 	nilLock.Release()
-	if _, err := os.Stat(filepath.Join(dir, HolderFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("holder file left after release: %v", err)
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left after release: %v", ents)
 	}
 	again, err := Acquire(context.Background(), dir, Holder{Command: "run"}, false, nil)
 	if err != nil {
@@ -132,5 +133,37 @@ func TestHolderString(t *testing.T) {
 		if got := c.h.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.h, got, c.want)
 		}
+	}
+}
+
+// Release unlinks the lock file while waiters may hold it open: however their opens and
+// flocks interleave with the unlink, never two holders at once.
+func TestNeverTwoHoldersAcrossUnlink(t *testing.T) {
+	dir := t.TempDir()
+	defer func(d time.Duration) { PollEvery = d }(PollEvery)
+	PollEvery = time.Millisecond
+	var inside, maxInside atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Go(func() {
+			for j := 0; j < 20; j++ {
+				l, err := Acquire(context.Background(), dir, Holder{Command: "run"}, true, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				n := inside.Add(1)
+				if n > maxInside.Load() {
+					maxInside.Store(n)
+				}
+				time.Sleep(100 * time.Microsecond)
+				inside.Add(-1)
+				l.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if maxInside.Load() != 1 {
+		t.Errorf("%d holders at once", maxInside.Load())
 	}
 }

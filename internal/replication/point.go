@@ -83,7 +83,7 @@ func (r *Runner) Measure(ctx context.Context, ps PointSpec) (result.Point, error
 	opts := sysbench.Options{Workload: Workload, Tables: r.Opts.Tables, TableSize: r.Opts.TableSize,
 		Threads: r.Opts.Threads, Time: ps.Duration, Rate: ps.TargetQPS / QueriesPerTxn, RandType: r.Opts.RandType,
 		Socket: r.Pair.Source.Socket, User: r.Pair.Source.User, Password: r.Pair.Source.Password,
-		DB: r.Pair.Source.DB, NS: st.NS(lab.Server), ReportInterval: 1}
+		DB: r.Pair.Source.DB, NS: st.NS(lab.Server), Cgroup: st.Cgroup, ReportInterval: 1}
 	var ivs []sysbench.Interval
 	var ivMu sync.Mutex
 	sum, runErr := sysbench.Run(runCtx, opts, func(iv sysbench.Interval) {

@@ -163,7 +163,7 @@ func (r *Runner) setup(ctx context.Context) (func(), error) {
 	}
 	r.progress("preparing %d tables x %d rows on the source (the replica gets them by replication)", o.Tables, o.TableSize)
 	prep := sysbench.Options{Workload: Workload, Tables: o.Tables, TableSize: o.TableSize, Socket: src.Socket,
-		User: src.User, Password: src.Password, DB: src.DB, NS: l.State.NS(lab.Server)}
+		User: src.User, Password: src.Password, DB: src.DB, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup}
 	if err := sysbench.Prepare(ctx, prep, r.Log); err != nil {
 		return nil, fmt.Errorf("prepare data set: %w", err)
 	}

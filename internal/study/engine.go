@@ -82,7 +82,7 @@ func (e *Engine) Measure(ctx context.Context, c Cell) (result.Point, error) {
 		Time: c.Warmup + c.Duration, RandType: e.RandType, Host: c.Host, Port: c.Port,
 		Socket: c.Socket, User: db.User, Password: db.Password, DB: db.Name, TLS: c.TLS,
 		Compression: c.Compression, CertDir: db.CertDir, ReportInterval: 1, Extra: c.Extra,
-		NS: st.NS(c.ClientHost),
+		NS: st.NS(c.ClientHost), Cgroup: st.Cgroup, // the lab's: its teardown stops sysbench whatever happens to us
 		OnStart: func(pid int) {
 			mu.Lock()
 			clientPid = pid

@@ -77,7 +77,7 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 	db := l.State.DB
 	prep := sysbench.Options{Workload: plan.Spec.Workload, Tables: plan.Spec.Tables,
 		TableSize: plan.Spec.TableSize, Socket: db.Socket, User: db.User, Password: db.Password,
-		DB: db.Name, NS: l.State.NS(lab.Server)}
+		DB: db.Name, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup}
 	fmt.Fprintf(s.Progress, "preparing %d tables x %d rows\n", plan.Spec.Tables, plan.Spec.TableSize)
 	if err := sysbench.Prepare(hard, prep, s.Logger); err != nil {
 		return nil, fmt.Errorf("prepare data set: %w", err)
