@@ -80,16 +80,17 @@ func cmdRun(p *Process, args []string) error {
 		plan.Prelude = study.TunnelPrelude(topts)
 		plan.Spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", topts)[3:], " ")}
 	}
-	return runPlan(p, plan, spec.Awake)
+	return runPlan(p, plan, spec)
 }
 
 // runPlan runs a plan in a session with Ctrl-C handling and prints where the report is.
-func runPlan(p *Process, plan study.Plan, awake bool) error {
+func runPlan(p *Process, plan study.Plan, spec benchSpec) error {
 	soft, hard, stop := interruptContexts(p)
 	defer stop()
-	idle, release := keepAwake(p, awake)
+	idle, release := keepAwake(p, spec.Awake)
 	defer release()
-	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self, Progress: p.Stderr, CPUIdle: idle}
+	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self, Progress: p.Stderr, CPUIdle: idle,
+		Command: measureCommand(plan.Study), NoWait: spec.NoWait}
 	run, err := s.Run(soft, hard, plan)
 	if run != nil && len(run.Points) > 0 {
 		abs, _ := filepath.Abs(plan.OutDir)

@@ -99,7 +99,7 @@ func studyBandwidth(p *Process, args []string) error {
 		plan.Prelude = b.Calibrate(64)
 	}
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", len(plan.Cells), *exps, estimate(plan))
-	return runPlan(p, plan, spec.Awake)
+	return runPlan(p, plan, spec)
 }
 
 func estimate(plan study.Plan) time.Duration {

@@ -33,13 +33,14 @@ type replicationFlags struct {
 	qps, tables, tableSize, threads, bisect, searchMax, level                                    *int
 	duration, searchDur, abortLag, catchUp, faultAt, faultFor                                    *time.Duration
 	factor                                                                                       *float64
-	quick, checkWire, awake                                                                      *bool
+	quick, checkWire, awake, noWait                                                              *bool
 	rate                                                                                         *string
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	return &replicationFlags{
 		awake:     addAwakeFlag(fs),
+		noWait:    addNoWaitFlag(fs),
 		channels:  fs.String("channels", "native,native-compressed,tunnel", "channels to compare, a subset of native,native-compressed,tunnel"),
 		scenarios: fs.String("scenarios", "1,2,3", "scenarios to run: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault (opt-in)"),
 		rateCap:   fs.String("rate-cap", "2mbit", "the wire's bandwidth per direction in scenarios 1, 2 and 4: "+link.RateForm),
@@ -118,7 +119,7 @@ func studyReplication(p *Process, args []string) error {
 	}
 	start := time.Now()
 	run, err := replication.Run(soft, hard, o, replication.Env{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir,
-		Self: p.Self, Progress: p.Stderr, Environment: environment})
+		Self: p.Self, Progress: p.Stderr, Environment: environment, Command: measureCommand("replication"), NoWait: *f.noWait})
 	if run != nil && len(run.Points) > 0 {
 		abs, _ := filepath.Abs(o.OutDir)
 		for _, h := range replication.Headlines(run.Points) {

@@ -75,5 +75,5 @@ func studyTransport(p *Process, args []string) error {
 			Extra: map[string]string{"sysbench_extra": strings.Join(study.TransportExtra, " ")}},
 	}
 	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", len(plan.Cells), cond, estimate(plan))
-	return runPlan(p, plan, spec.Awake)
+	return runPlan(p, plan, spec)
 }

@@ -203,3 +203,20 @@ func aliveIn(procRoot string, pids []int) []int {
 	}
 	return out
 }
+
+// OrphanCgroups returns the run ids with a cgroup under cg but no state file in stateDir
+// (a lab whose state was removed while its processes lived on).
+func OrphanCgroups(cg Cgroups, stateDir string) []string {
+	known := map[string]bool{}
+	ids, _ := List(stateDir)
+	for _, id := range ids {
+		known[id] = true
+	}
+	var out []string
+	for _, id := range cg.List() {
+		if !known[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}

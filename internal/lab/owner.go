@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Owner is the process that made a lab and measures in it (a run or a study). While it
@@ -101,4 +103,31 @@ func (s *State) CheckOwner(procRoot, force string) error {
 		return nil
 	}
 	return &OwnedError{Lab: s.RunID, Owner: *o, Force: force}
+}
+
+// StopOwner stops a live owner so that it tears its own lab down: SIGTERM (its first
+// interrupt: finish the point, tear down), a second SIGTERM after secondAfter (tear down
+// now), SIGKILL once patience has passed. Each signal goes only to the process that is
+// still the owner (same pid and start time). It reports whether SIGKILL was needed.
+func StopOwner(procRoot string, o Owner, secondAfter, patience time.Duration) (killed bool, err error) {
+	st := &State{Owner: &o}
+	live := func() bool { _, ok := st.LiveOwner(procRoot); return ok }
+	signal := func(sig syscall.Signal) {
+		if live() {
+			_ = syscall.Kill(o.Pid, sig)
+		}
+	}
+	signal(syscall.SIGTERM)
+	if waitFor(func() bool { return !live() }, secondAfter) {
+		return false, nil
+	}
+	signal(syscall.SIGTERM)
+	if waitFor(func() bool { return !live() }, patience-secondAfter) {
+		return false, nil
+	}
+	signal(syscall.SIGKILL)
+	if !waitFor(func() bool { return !live() }, 5*time.Second) {
+		return true, fmt.Errorf("stop %s: it survived SIGKILL", o)
+	}
+	return true, nil
 }

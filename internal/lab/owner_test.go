@@ -3,10 +3,12 @@ package lab
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A real /proc/<pid>/stat line whose command holds a space and a parenthesis.
@@ -86,5 +88,39 @@ func TestSelfOwnerIsLive(t *testing.T) {
 	// This process owning the lab may act on it.
 	if err := st.CheckOwner("/proc", "x"); err != nil {
 		t.Errorf("owner checking its own lab: %v", err)
+	}
+}
+
+// An owner that finishes its point on the first SIGTERM and exits on the second, and one
+// that ignores both: StopOwner ends each, the second with SIGKILL.
+func TestStopOwnerTermsTwiceThenKills(t *testing.T) {
+	for _, c := range []struct {
+		name, script string
+		killed       bool
+	}{
+		{"exits on the second interrupt", "n=0; trap 'n=$((n+1)); [ $n -ge 2 ] && exit 0' TERM; while :; do sleep 0.05; done", false},
+		{"ignores interrupts", "trap '' TERM; while :; do sleep 0.05; done", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", c.script)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _ = cmd.Wait() }()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			time.Sleep(50 * time.Millisecond)
+			ticks, _, err := ProcStart("/proc", cmd.Process.Pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Owner{Pid: cmd.Process.Pid, StartTicks: ticks, Command: "run"}
+			killed, err := StopOwner("/proc", o, 200*time.Millisecond, time.Second)
+			if err != nil || killed != c.killed {
+				t.Fatalf("StopOwner: killed %v, %v; want killed %v", killed, err, c.killed)
+			}
+			if _, ok := (&State{Owner: &o}).LiveOwner("/proc"); ok {
+				t.Error("owner still live")
+			}
+		})
 	}
 }

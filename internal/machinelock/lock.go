@@ -211,3 +211,18 @@ func readHolder(dir string) Holder {
 	}
 	return h
 }
+
+// Peek returns the measurement holding the lock in dir, from its holder file, without
+// touching the lock (a peek that took it, even briefly, could make a real acquirer fail).
+// A holder file left by a killed process whose pid is gone does not count.
+func Peek(dir string) (Holder, bool) {
+	var h Holder
+	b, err := os.ReadFile(filepath.Join(dir, HolderFile))
+	if err != nil || json.Unmarshal(b, &h) != nil || h.Pid <= 0 {
+		return Holder{}, false
+	}
+	if syscall.Kill(h.Pid, 0) == syscall.ESRCH {
+		return Holder{}, false
+	}
+	return h, true
+}

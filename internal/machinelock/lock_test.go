@@ -167,3 +167,21 @@ func TestNeverTwoHoldersAcrossUnlink(t *testing.T) {
 		t.Errorf("%d holders at once", maxInside.Load())
 	}
 }
+
+func TestPeekNamesTheHolderWithoutTakingTheLock(t *testing.T) {
+	dir := t.TempDir()
+	if _, busy := Peek(dir); busy {
+		t.Fatal("busy with no lock")
+	}
+	l, err := Acquire(context.Background(), dir, Holder{Command: "study transport"}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, busy := Peek(dir); !busy || h.Command != "study transport" {
+		t.Errorf("Peek while held: %+v %v", h, busy)
+	}
+	l.Release()
+	if _, busy := Peek(dir); busy {
+		t.Error("busy after release")
+	}
+}

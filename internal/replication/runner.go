@@ -67,6 +67,8 @@ type Env struct {
 	Self        string
 	Progress    io.Writer
 	Environment func(context.Context, *lab.Lab) result.Environment
+	Command     string // the wirelab subcommand ("study replication"): names the lock holder and lab owner
+	NoWait      bool   // fail instead of waiting when another measurement holds the machine
 }
 
 // Runner runs the study on one lab.
@@ -97,13 +99,25 @@ func Run(soft, hard context.Context, o Options, env Env) (run *result.Run, err e
 	r := &Runner{Opts: o, Env: env, Log: env.Logger.With("component", "replication"), started: time.Now()}
 	r.run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: "replication", Started: time.Now().UTC(),
 		Spec: o.spec(), Notes: o.notes()}
+	// One measurement at a time: the machine lock is held from before the lab is built
+	// until after it is torn down (deferred first, released last); the lab records this
+	// process as its owner.
+	claim, err := lab.ClaimMachine(soft, lab.ClaimOptions{StateDir: env.StateDir, Command: env.Command,
+		NoWait: env.NoWait, Progress: env.Progress, Runner: env.Runner})
+	if err != nil {
+		return nil, err
+	}
+	defer claim.Release()
 	l, err := lab.Up(hard, lab.Options{Hosts: []string{lab.Server, lab.Replica}, Shaper: o.Shaper,
-		StateDir: env.StateDir, Self: env.Self, Runner: env.Runner, Logger: env.Logger})
+		StateDir: env.StateDir, Self: env.Self, Runner: env.Runner, Logger: env.Logger, Owner: claim.Owner})
 	if err != nil {
 		return nil, err
 	}
 	r.Lab = l
 	r.run.RunID = l.State.RunID
+	if err := claim.SetLab(l.State.RunID); err != nil {
+		r.Log.Warn("name the lab in the measurement lock", "err", err)
+	}
 	defer func() {
 		if r.Pair != nil {
 			r.Pair.Close()
@@ -123,6 +137,7 @@ func Run(soft, hard context.Context, o Options, env Env) (run *result.Run, err e
 	if env.Environment != nil {
 		r.run.Environment = env.Environment(hard, l)
 	}
+	r.run.Environment.Machine = claim.Machine(hard)
 	err = r.scenarios(soft, hard)
 	r.run.Finished = time.Now().UTC()
 	r.run.Notes = append(r.run.Notes, Headlines(r.run.Points)...)

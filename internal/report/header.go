@@ -82,6 +82,9 @@ func envTable(r *result.Run) Table {
 		}
 		rows = append(rows, []string{"CPU idle", idle})
 	}
+	if e.Machine != nil {
+		rows = append(rows, []string{"machine", machineText(e.Machine)})
+	}
 	rows = append(rows,
 		[]string{"link asked", orDash(e.LinkAsApplied)},
 		[]string{"link read back", orDash(e.LinkAsReadBack)},

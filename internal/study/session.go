@@ -50,6 +50,8 @@ type Session struct {
 	Self     string
 	Progress io.Writer // point k/N lines with an ETA
 	CPUIdle  string    // what was done about CPU idle states, for the environment
+	Command  string    // the wirelab subcommand, e.g. "study bandwidth": names the lock holder and lab owner
+	NoWait   bool      // fail instead of waiting when another measurement holds the machine
 }
 
 // Run builds the lab, prepares the data set once, measures every cell (results.json is
@@ -58,13 +60,25 @@ type Session struct {
 func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, err error) {
 	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: plan.Study,
 		Started: time.Now().UTC(), Spec: plan.Spec, Notes: plan.Notes}
+	// One measurement at a time: the machine lock is held from before the lab is built
+	// until after it is torn down (deferred first, released last); the lab records this
+	// process as its owner.
+	claim, err := lab.ClaimMachine(soft, lab.ClaimOptions{StateDir: s.StateDir, Command: s.Command,
+		NoWait: s.NoWait, Progress: s.Progress, Runner: s.Runner})
+	if err != nil {
+		return nil, err
+	}
+	defer claim.Release()
 	l, err := lab.Up(hard, lab.Options{Hosts: []string{lab.Client, lab.Server},
 		Condition: plan.Condition, Shaper: plan.Shaper, StateDir: s.StateDir, Self: s.Self,
-		Runner: s.Runner, Logger: s.Logger})
+		Runner: s.Runner, Logger: s.Logger, Owner: claim.Owner})
 	if err != nil {
 		return nil, err
 	}
 	run.RunID = l.State.RunID
+	if err := claim.SetLab(l.State.RunID); err != nil {
+		s.Logger.Warn("name the lab in the measurement lock", "err", err)
+	}
 	defer func() {
 		if derr := l.Down(context.WithoutCancel(hard)); derr != nil {
 			err = errors.Join(err, fmt.Errorf("tear down lab %s: %w", l.State.RunID, derr))
@@ -84,6 +98,7 @@ func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, e
 	}
 	run.Environment = environment(hard, l)
 	run.Environment.CPUIdle = s.CPUIdle
+	run.Environment.Machine = claim.Machine(hard)
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU()))
 		run.Notes = plan.Notes
