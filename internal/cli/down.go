@@ -133,6 +133,7 @@ func orphanLabs(ctx context.Context, p *Process) []*lab.State {
 	}
 	out := make([]*lab.State, 0, len(byID))
 	for _, st := range byID {
+		st.TempDir = lab.FindTempDir(st.RunID)
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })

@@ -50,7 +50,7 @@ func ClaimMachine(ctx context.Context, o ClaimOptions) (*Claim, error) {
 			fmt.Fprintf(o.Progress, "waiting for %s (one measurement at a time on this machine; --no-wait fails instead)\n", h)
 		})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Command, err)
+		return nil, err
 	}
 	c := &Claim{Owner: owner, lock: lock, o: o}
 	c.others = c.labsUp(ctx)

@@ -136,6 +136,16 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 	return l, nil
 }
 
+// FindTempDir returns lab id's temp dir (Up makes it as $TMPDIR/wirelab-<id>-<random>), for
+// a lab whose state file, which names it, is gone; "" when there is none or several.
+func FindTempDir(id string) string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "wirelab-"+id+"-*"))
+	if len(m) != 1 {
+		return ""
+	}
+	return m[0]
+}
+
 // makeCgroup gives the lab its cgroup, or says in the log why it has none: then teardown
 // finds the lab's processes through its namespaces only, as long as they have names.
 func (l *Lab) makeCgroup(root string) {
