@@ -9,23 +9,23 @@ import (
 	"syscall"
 )
 
-// InCgroup makes cmd start inside the cgroup v2 directory dir: clone3(CLONE_INTO_CGROUP)
+// StartInCgroup starts cmd inside the cgroup v2 directory dir: clone3(CLONE_INTO_CGROUP)
 // puts the child there before its first instruction, so neither it nor anything it forks
-// is ever outside it. dir "" leaves cmd as it is. Call done after cmd.Start (it closes the
-// directory's descriptor).
-func InCgroup(cmd *exec.Cmd, dir string) (done func(), err error) {
+// is ever outside it. dir "" starts cmd where this process runs.
+func StartInCgroup(cmd *exec.Cmd, dir string) error {
 	if dir == "" {
-		return func() {}, nil
+		return cmd.Start()
 	}
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open cgroup %s: %w", dir, err)
+		return fmt.Errorf("open cgroup %s: %w", dir, err)
 	}
+	defer syscall.Close(fd)
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-	return func() { _ = syscall.Close(fd) }, nil
+	return cmd.Start()
 }
 
 // WithCgroup returns a runner whose commands start inside the cgroup v2 directory dir, so

@@ -28,12 +28,7 @@ func runCmd(ctx context.Context, cgroup, name string, args ...string) ([]byte, e
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	done, err := InCgroup(cmd, cgroup)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
-	}
-	err = cmd.Start()
-	done()
+	err := StartInCgroup(cmd, cgroup)
 	if err == nil {
 		err = cmd.Wait()
 	}

@@ -29,13 +29,7 @@ func TestRealCgroupHoldsWhatItStarts(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = cg.Stop(dir, nil, 0); _ = cg.Remove(dir) })
 	cmd := exec.Command("sh", "-c", "trap '' TERM; sleep 30 & while :; do sleep 0.1; done")
-	done, err := execx.InCgroup(cmd, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Start()
-	done()
-	if err != nil {
+	if err := execx.StartInCgroup(cmd, dir); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait() }()

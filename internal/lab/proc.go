@@ -31,13 +31,7 @@ func (l *Lab) StartProc(host, name string, argv []string, env []string) (int, er
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	done, err := execx.InCgroup(cmd, l.State.Cgroup)
-	if err != nil {
-		return 0, fmt.Errorf("start %s in %s: %w", name, host, err)
-	}
-	err = cmd.Start()
-	done()
-	if err != nil {
+	if err := execx.StartInCgroup(cmd, l.State.Cgroup); err != nil {
 		return 0, fmt.Errorf("start %s in %s: %w", name, host, err)
 	}
 	go func() { _ = cmd.Wait() }()

@@ -152,13 +152,7 @@ func (s *Server) spawn(mariadbd string, l layout) error {
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	done, err := execx.InCgroup(cmd, s.cgroup)
-	if err != nil {
-		return fmt.Errorf("run %s: %w", name, err)
-	}
-	err = cmd.Start()
-	done()
-	if err != nil {
+	if err := execx.StartInCgroup(cmd, s.cgroup); err != nil {
 		return fmt.Errorf("run %s: %w", name, err)
 	}
 	s.Pid = cmd.Process.Pid

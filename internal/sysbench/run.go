@@ -130,13 +130,7 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 		return "", fmt.Errorf("sysbench %s: %w", what, err)
 	}
 	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
-	done, err := execx.InCgroup(cmd, o.Cgroup)
-	if err != nil {
-		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
-	}
-	err = cmd.Start()
-	done()
-	if err != nil {
+	if err := execx.StartInCgroup(cmd, o.Cgroup); err != nil {
 		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
 	}
 	if o.OnStart != nil {

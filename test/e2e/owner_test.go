@@ -152,15 +152,8 @@ func TestDownFindsProcessesAfterTheNamesAreGone(t *testing.T) {
 	for _, stateGone := range []bool{false, true} {
 		t.Run("state file removed "+strconv.FormatBool(stateGone), func(t *testing.T) {
 			state, out := t.TempDir(), t.TempDir()
-			cmd := exec.Command(bin, "run", "--channel", "tunnel", "--threads", "1", "--duration", "60s",
+			cmd, _, id := startMeasuring(t, state, "run", "--channel", "tunnel", "--threads", "1", "--duration", "60s",
 				"--warmup", "0s", "--tables", "1", "--table-size", "1000", "--out", out)
-			cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
-			var logs bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &logs, &logs
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			id := waitForSysbench(t, state, cmd, &logs)
 			t.Cleanup(func() { wlResult(t, state, "down", "--lab", id, "--force") })
 			var st struct {
 				Cgroup string `json:"cgroup"`
@@ -217,22 +210,6 @@ func TestDownFindsProcessesAfterTheNamesAreGone(t *testing.T) {
 			assertGone(t, id)
 		})
 	}
-}
-
-// waitForSysbench waits until the only lab in state runs sysbench in its client host.
-func waitForSysbench(t *testing.T, state string, cmd *exec.Cmd, logs *bytes.Buffer) string {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		if id := labRunID(t, state); id != "" && sysbenchIn("wl-"+id+"-client") {
-			return id
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	t.Fatalf("run never started a point:\n%s", logs)
-	return ""
 }
 
 func cgroupProcs(dir string) []int {
