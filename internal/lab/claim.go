@@ -54,6 +54,13 @@ func ClaimMachine(ctx context.Context, o ClaimOptions) (*Claim, error) {
 	}
 	c := &Claim{Owner: owner, lock: lock, o: o}
 	c.others = c.labsUp(ctx)
+	if ids := sortedKeys(c.others); len(ids) > 0 {
+		what := "lab " + ids[0] + " is"
+		if len(ids) > 1 {
+			what = "labs " + strings.Join(ids, ", ") + " are"
+		}
+		fmt.Fprintf(o.Progress, "note: %s up outside any measurement and share the CPUs (the report records it)\n", what)
+	}
 	return c, nil
 }
 
@@ -78,10 +85,7 @@ func (c *Claim) Machine(ctx context.Context) *result.Machine {
 		all[id] = true
 	}
 	delete(all, c.lab)
-	for id := range all {
-		m.OtherLabs = append(m.OtherLabs, id)
-	}
-	sort.Strings(m.OtherLabs)
+	m.OtherLabs = sortedKeys(all)
 	return m
 }
 
@@ -106,4 +110,13 @@ func (c *Claim) labsUp(ctx context.Context) map[string]bool {
 		}
 	}
 	return ids
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

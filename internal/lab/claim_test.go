@@ -39,7 +39,8 @@ func TestClaimRecordsWaitAndOtherLabs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Release()
-	if !strings.HasPrefix(progress.String(), "waiting for study bandwidth, lab 4ee4e7, pid ") {
+	if !strings.HasPrefix(progress.String(), "waiting for study bandwidth, lab 4ee4e7, pid ") ||
+		!strings.Contains(progress.String(), "note: labs byhand, mine01 are up outside any measurement") {
 		t.Errorf("progress %q", progress.String())
 	}
 	_ = second.SetLab("mine01")
