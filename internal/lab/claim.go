@@ -55,11 +55,8 @@ func ClaimMachine(ctx context.Context, o ClaimOptions) (*Claim, error) {
 	c := &Claim{Owner: owner, lock: lock, o: o}
 	c.others = c.labsUp(ctx)
 	if ids := sortedKeys(c.others); len(ids) > 0 {
-		what := "lab " + ids[0] + " is"
-		if len(ids) > 1 {
-			what = "labs " + strings.Join(ids, ", ") + " are"
-		}
-		fmt.Fprintf(o.Progress, "note: %s up outside any measurement and share the CPUs (the report records it)\n", what)
+		fmt.Fprintf(o.Progress, "note: labs up outside any measurement share the CPUs: %s (the report records it)\n",
+			strings.Join(ids, ", "))
 	}
 	return c, nil
 }

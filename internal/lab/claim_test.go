@@ -40,7 +40,7 @@ func TestClaimRecordsWaitAndOtherLabs(t *testing.T) {
 	}
 	defer second.Release()
 	if !strings.HasPrefix(progress.String(), "waiting for study bandwidth, lab 4ee4e7, pid ") ||
-		!strings.Contains(progress.String(), "note: labs byhand, mine01 are up outside any measurement") {
+		!strings.Contains(progress.String(), "note: labs up outside any measurement share the CPUs: byhand, mine01") {
 		t.Errorf("progress %q", progress.String())
 	}
 	_ = second.SetLab("mine01")
