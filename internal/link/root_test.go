@@ -18,16 +18,18 @@ import (
 )
 
 // selfBin is the wirelab binary the root tests start the delayer with: ./cmd/wirelab when it
-// builds, else this test binary, which runs the same delayer command (see TestMain).
-var selfBin string
+// builds, else this test binary, which runs the same delayer command (see TestMain). It is
+// built into binDir, a directory of this test process's own, so two test runs on one
+// machine never share (or remove) each other's binary.
+var selfBin, binDir string
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "__delayer" {
 		os.Exit(delayerHelper(os.Args[2:]))
 	}
 	code := m.Run()
-	if selfBin != "" && strings.HasPrefix(selfBin, os.TempDir()) && !strings.HasSuffix(selfBin, ".test") {
-		os.Remove(selfBin)
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
@@ -61,7 +63,11 @@ func wirelabBinary(t *testing.T) string {
 	if selfBin != "" {
 		return selfBin
 	}
-	out := filepath.Join(os.TempDir(), "wirelab-linktest")
+	var err error
+	if binDir, err = os.MkdirTemp("", "wirelab-linktest-"); err != nil {
+		t.Fatalf("temp dir for the wirelab binary: %v", err)
+	}
+	out := filepath.Join(binDir, "wirelab")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/wirelab")
