@@ -1,6 +1,9 @@
 package metrics
 
-import "math"
+import (
+	"math"
+	"sort"
+)
 
 // Mean is the arithmetic mean; 0 for no values, so results stay JSON-encodable.
 func Mean(xs []float64) float64 {
@@ -65,4 +68,18 @@ func t975(df int) float64 {
 	const z = 1.959963984540054
 	v := float64(df)
 	return z + (z*z*z+z)/(4*v) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*v*v)
+}
+
+// Median is the middle value of xs (the mean of the two middle ones for an even count);
+// 0 for none. xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
 }

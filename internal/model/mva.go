@@ -11,11 +11,12 @@ import (
 // A station with Servers = 0 is a delay (infinite-server) station: a customer spends
 // Demand there whatever the load, as a transaction waits out its round trips. Servers ≥ 1
 // is a queueing station with that many identical servers (a CPU's cores; a link is one
-// server), whose service rate is min(j, Servers)/Demand with j customers present.
+// server), whose service rate is min(j, Servers)/Demand with j customers present. Servers
+// may be fractional (1.7: a CPU part of whose second core is taken by other work).
 type Station struct {
 	Name    string
 	Demand  float64 // seconds of service per transaction (visits × service time)
-	Servers int
+	Servers float64
 }
 
 // Result is the solution of the network at one population N.
@@ -61,8 +62,9 @@ func Solve(stations []Station, populations []int) ([]Result, error) {
 	}
 	delay, total := 0.0, 0.0
 	for _, s := range stations {
-		if s.Demand < 0 || math.IsNaN(s.Demand) || math.IsInf(s.Demand, 0) || s.Servers < 0 {
-			return nil, fmt.Errorf("%w: station %s: demand %g s with %d servers", ErrBadNetwork, s.Name, s.Demand, s.Servers)
+		if s.Demand < 0 || math.IsNaN(s.Demand) || math.IsInf(s.Demand, 0) || s.Servers < 0 || math.IsNaN(s.Servers) ||
+			(s.Servers > 0 && s.Servers < 1) {
+			return nil, fmt.Errorf("%w: station %s: demand %g s with %g servers (want 0 or ≥ 1)", ErrBadNetwork, s.Name, s.Demand, s.Servers)
 		}
 		if s.Servers == 0 {
 			delay += s.Demand
@@ -84,7 +86,7 @@ func Solve(stations []Station, populations []int) ([]Result, error) {
 		r := Result{N: n, Throughput: x, Response: float64(n) / x, Util: make([]float64, len(stations))}
 		for k, s := range stations {
 			if s.Servers > 0 {
-				r.Util[k] = x * s.Demand / float64(s.Servers)
+				r.Util[k] = x * s.Demand / s.Servers
 			}
 		}
 		res[i] = r
@@ -107,23 +109,26 @@ func delayLogG(z float64, maxN int) []float64 {
 	return g
 }
 
-// convolve returns log of G'(n) = Σ_j f(j) G(n-j) for station s.
+// convolve returns log of G'(n) = Σ_j f(j) G(n-j) for station s, with
+// f(j) = D^j / Π_{i≤j} min(i, m). From M = ⌈m⌉ customers on every server is busy and
+// f(j) = f(j-1) × D/m, so that tail is a running sum.
 func convolve(logG []float64, s Station) []float64 {
 	m, ld := s.Servers, math.Log(s.Demand)
-	logf := make([]float64, min(m, len(logG)-1)+1) // f(j) for j ≤ m
+	mm := int(math.Ceil(m))
+	logf := make([]float64, min(mm, len(logG)-1)+1) // f(j) for j ≤ M
 	for j := 1; j < len(logf); j++ {
-		logf[j] = logf[j-1] + ld - math.Log(float64(j))
+		logf[j] = logf[j-1] + ld - math.Log(min(float64(j), m))
 	}
 	out := make([]float64, len(logG))
-	tail := math.Inf(-1) // log Σ_{j≥m} f(j) G(n-j)
-	step := ld - math.Log(float64(m))
+	tail := math.Inf(-1) // log Σ_{j≥M} f(j) G(n-j)
+	step := ld - math.Log(m)
 	for n := range logG {
 		acc := math.Inf(-1)
-		for j := 0; j < m && j <= n; j++ {
+		for j := 0; j < mm && j <= n; j++ {
 			acc = logAdd(acc, logf[j]+logG[n-j])
 		}
-		if n >= m {
-			tail = logAdd(tail+step, logf[m]+logG[n-m])
+		if n >= mm {
+			tail = logAdd(tail+step, logf[mm]+logG[n-mm])
 			acc = logAdd(acc, tail)
 		}
 		out[n] = acc

@@ -10,18 +10,18 @@ import (
 // customers, a delay Z and one station of m servers with demand D. Birth-death balance
 // gives p(k) ∝ N!/(N-k)! (D/Z)^k / Π_{i≤k} min(i, m), and X = Σ p(k) min(k, m) / D.
 // Computed in logs so N in the thousands does not overflow.
-func repairman(n, m int, d, z float64) float64 {
+func repairman(n int, m, d, z float64) float64 {
 	logw := make([]float64, n+1)
 	top := 0.0
 	for k := 1; k <= n; k++ {
-		logw[k] = logw[k-1] + math.Log(float64(n-k+1)) + math.Log(d/z) - math.Log(float64(min(k, m)))
+		logw[k] = logw[k-1] + math.Log(float64(n-k+1)) + math.Log(d/z) - math.Log(min(float64(k), m))
 		top = max(top, logw[k])
 	}
 	var sum, busy float64
 	for k := 0; k <= n; k++ {
 		w := math.Exp(logw[k] - top)
 		sum += w
-		busy += w * float64(min(k, m))
+		busy += w * min(float64(k), m)
 	}
 	return busy / sum / d
 }
@@ -29,13 +29,14 @@ func repairman(n, m int, d, z float64) float64 {
 func TestSolveMatchesRepairmanClosedForm(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		m    int
+		m    float64
 		d, z float64
 		ns   []int
 	}{
 		{"one server, light", 1, 0.001, 0.05, []int{1, 2, 10, 50, 200}},
 		{"one server, heavy", 1, 0.004, 0.01, []int{1, 3, 8, 64, 2048}},
 		{"two cores", 2, 0.0017, 0.003, []int{1, 2, 4, 8, 32, 512}},
+		{"1.7 cores (one shared)", 1.7, 0.0008, 0.0002, []int{1, 2, 3, 8, 32}},
 		{"48 cores at the knee", 48, 0.02, 0.016, []int{1, 16, 48, 64, 96, 512, 2048, 4096}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
