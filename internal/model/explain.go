@@ -23,6 +23,10 @@ type Against struct {
 	Fitted, Measured float64
 }
 
+// MissThreshold is the error from which PredictAgainst looks for the station to blame;
+// below it the points' own noise (5 s points move bytes per transaction by ±5%) dominates.
+const MissThreshold = 0.05
+
 // PredictAgainst predicts p as the lab measured it and explains the difference.
 func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	a := Against{Point: p}
@@ -34,7 +38,7 @@ func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	}
 	a.Predicted, a.Err = pred[0], pred[0].TPS/p.TPS-1
 	pr := p.Profile
-	if pr == nil {
+	if pr == nil || math.Abs(a.Err) < MissThreshold {
 		return a, nil
 	}
 	type swap struct {
