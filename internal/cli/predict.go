@@ -58,7 +58,7 @@ func cmdPredict(p *Process, args []string) error {
 	threads := fs.String("threads", "1,8,64,512,2048", "client thread counts to predict, each 1..4096")
 	serverCores := fs.Int("server-cores", 0, fmt.Sprintf("cores of a separate server host, 1..%d (default: the lab's machine, cores shared)", model.MaxCores))
 	clientCores := fs.Int("client-cores", 0, fmt.Sprintf("cores of a separate client host, 1..%d (default: as many as --server-cores)", model.MaxCores))
-	shaped := fs.Bool("shaped", false, "model the rate as the lab's token-bucket shaper (to compare with `wirelab run --rate`) rather than a physical link")
+	shaped := fs.Bool("shaped", false, "model the rate as the lab's token-bucket shaper (to compare with wirelab run --rate) rather than a physical link")
 	cross := fs.String("crossover", "", `"compression": the link rate below which protocol compression pays, per thread count`)
 	fs.Var(&against, "against", "results directory to predict point by point on its own links (the lab's) and compare with what it measured")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
@@ -100,6 +100,14 @@ func predictFlags(from, against, series, rates listFlag, rtt, threads string, se
 	}
 	if o.threads, err = parseThreads(threads); err != nil {
 		return o, err
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"server-cores", server}, {"client-cores", client}} {
+		if c.n < 0 || c.n > model.MaxCores {
+			return o, fmt.Errorf("--%s %d: want a whole number of cores from 1 to %d", c.flag, c.n, model.MaxCores)
+		}
 	}
 	if server != 0 || client != 0 {
 		if client == 0 {

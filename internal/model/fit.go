@@ -185,8 +185,8 @@ func Group(pts []result.Point) ([]*Fit, error) {
 }
 
 // VariantOf names what a point ran over the wire, whatever the link: "plain",
-// "compression", "tls", with the workload, transport or channel when they are not the
-// defaults (oltp_read_only over a direct TCP connection).
+// "compression", "tls", or the workload, transport and channel where they are not the
+// defaults (oltp_read_only over a direct TCP connection): "socket", "oltp_read_write+tls".
 func VariantOf(p result.Point) string {
 	var parts []string
 	if p.Workload != "" && p.Workload != "oltp_read_only" {
@@ -204,7 +204,7 @@ func VariantOf(p result.Point) string {
 	if p.TLS {
 		parts = append(parts, "tls")
 	}
-	if len(parts) == 0 || (len(parts) > 0 && !p.Compression && !p.TLS) {
+	if len(parts) == 0 {
 		parts = append(parts, "plain")
 	}
 	return strings.Join(parts, "+")

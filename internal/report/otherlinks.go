@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -134,7 +135,10 @@ func checkBlocks(fits []*model.Fit) ([]Block, error) {
 
 // signedPct is an error as "+4.1%" or "-15%".
 func signedPct(f float64) string {
-	if f >= 0 {
+	switch {
+	case math.Abs(f) < 0.0005:
+		return "0%"
+	case f > 0:
 		return "+" + pct(f)
 	}
 	return "-" + pct(-f)

@@ -103,11 +103,18 @@ func profileText(f *model.Fit, checks []model.CheckPoint) string {
 	if hi-lo > 0.05*hi {
 		cpu = fmt.Sprintf("%s to %s ms", num(lo*1000), num(hi*1000))
 	}
-	return fmt.Sprintf("Profile %s: %d points of series %s. Per transaction %s KB up, %s KB down, %s round trips, "+
+	return fmt.Sprintf("Profile %s: %s of series %s. Per transaction %s KB up, %s KB down, %s round trips, "+
 		"CPU %s (the machine's %d cores, kernel included); each round trip costs %s ms beyond the RTT (calibrated at low load). "+
 		"On those points the model is off by %s (median), %s at worst (%s, %s).",
-		f.Label, len(f.Points), strings.Join(f.Series, ", "), num(f.WireBytesUp/1000), num(f.WireBytesDown/1000), num(f.RoundTrips),
+		f.Label, pointsN(len(f.Points)), strings.Join(f.Series, ", "), num(f.WireBytesUp/1000), num(f.WireBytesDown/1000), num(f.RoundTrips),
 		cpu, f.Cores, strconv.FormatFloat(f.PerRoundTripS*1000, 'f', 3, 64), pct(med), pct(worst), w.Series, threadsN(w.Threads))
+}
+
+func pointsN(n int) string {
+	if n == 1 {
+		return "1 point"
+	}
+	return strconv.Itoa(n) + " points"
 }
 
 func bottleneckText(p model.Prediction) string {
