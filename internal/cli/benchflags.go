@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/study"
 )
 
 // benchFlags are the sysbench knobs every run and study shares.
@@ -87,19 +89,64 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if *b.repeat < 1 || *b.repeat > 100 {
 		return s, fmt.Errorf("--repeat %d: want 1..100", *b.repeat)
 	}
-	s.OutDir = *b.out
-	if s.OutDir == "" {
-		s.OutDir = filepath.Join("results", study+"-"+time.Now().Format("20060102-150405"))
+	s.OutDir, err = outDir(*b.out, study)
+	return s, err
+}
+
+// bench is the validated knobs as the study engine takes them.
+func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
+	return study.Bench{Workload: *b.workload, Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
+		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
+		BufferPool: *b.pool, Shaper: shaper}
+}
+
+// outDir is --out, or results/<study>-<time>, created and proved writable before anything
+// touches the kernel.
+func outDir(flagValue, study string) (string, error) {
+	dir := flagValue
+	if dir == "" {
+		dir = filepath.Join("results", study+"-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(s.OutDir, 0o755); err != nil {
-		return s, fmt.Errorf("--out %s: cannot create it: %w", s.OutDir, err)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--out %s: cannot create it: %w", dir, err)
 	}
-	probe := filepath.Join(s.OutDir, ".wirelab-write-test")
+	probe := filepath.Join(dir, ".wirelab-write-test")
 	if err := os.WriteFile(probe, nil, 0o644); err != nil {
-		return s, fmt.Errorf("--out %s: not writable: %w", s.OutDir, err)
+		return "", fmt.Errorf("--out %s: not writable: %w", dir, err)
 	}
 	_ = os.Remove(probe)
-	return s, nil
+	return dir, nil
+}
+
+// applyQuick is --quick for every study: each flag the user did not give takes the
+// study's quick value. It runs after parsing, before validation.
+func applyQuick(fs *flag.FlagSet, quick bool, values map[string]string) error {
+	if !quick {
+		return nil
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if set[k] {
+			continue
+		}
+		if err := fs.Set(k, values[k]); err != nil {
+			return fmt.Errorf("--quick: %s=%s: %w", k, values[k], err)
+		}
+	}
+	return nil
+}
+
+// given reports whether the user set the flag name.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseThreads parses "1,8,32": each 1..4096, no duplicates, at least one.

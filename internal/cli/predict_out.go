@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/model"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // predictOut is `wirelab predict --json`.
@@ -235,7 +235,7 @@ func predictAgainst(p *Process, o predictOptions, fits []*model.Fit) error {
 	for _, e := range errs {
 		worst = max(worst, e)
 	}
-	fmt.Fprintf(p.Stdout, "\n%d points: median error %.1f%%, worst %.1f%%\n", len(errs), metrics.Median(errs)*100, worst*100)
+	fmt.Fprintf(p.Stdout, "\n%d points: median error %.1f%%, worst %.1f%%\n", len(errs), stats.Median(errs)*100, worst*100)
 	return nil
 }
 

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -16,7 +15,10 @@ and that reproduces at a smaller scale: the default slow link (20mbit) is networ
 for oltp_read_only from a few threads on, the fast link (unlimited veth) is CPU-bound.
 --calibrate measures this machine's unshaped peak and sets the slow link so the fast/slow
 throughput ratio is near the blog's 18529/2867 ≈ 6.5. --quick: threads 1,4,16,64,128,
-5 s points after a 1 s warm-up`
+5 s points after a 1 s warm-up, 4 tables`
+
+// bandwidthQuick are --quick's values for the bandwidth study.
+var bandwidthQuick = map[string]string{"threads": "1,4,16,64,128", "duration": "5s", "warmup": "1s", "tables": "4"}
 
 func studyBandwidth(p *Process, args []string) error {
 	fs := newFlagSet(p, "study bandwidth", bandwidthHelp,
@@ -34,24 +36,11 @@ func studyBandwidth(p *Process, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("study bandwidth: unexpected argument %q", fs.Arg(0))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if set["rate"] {
+	if given(fs, "rate") {
 		return usagef("study bandwidth: --rate does not apply; use --slow and --fast")
 	}
-	if *quick {
-		if !set["threads"] {
-			*bf.threads = "1,4,16,64,128"
-		}
-		if !set["duration"] {
-			*bf.duration = 5 * time.Second
-		}
-		if !set["warmup"] {
-			*bf.warmup = time.Second
-		}
-		if !set["tables"] {
-			*bf.tables = 4
-		}
+	if err := applyQuick(fs, *quick, bandwidthQuick); err != nil {
+		return err
 	}
 	base, shaper, err := wf.Condition()
 	if err != nil {
@@ -84,39 +73,19 @@ func studyBandwidth(p *Process, args []string) error {
 	if err := preflight(p, shaper, slow); err != nil {
 		return err
 	}
-	b := study.Bandwidth{Slow: slow, Fast: fast, Experiments: experiments, Threads: spec.Threads,
-		Repeat: *bf.repeat, Common: study.Cell{Workload: *bf.workload, Duration: spec.Duration, Warmup: spec.Warmup}}
-	plan := study.Plan{
-		Study: "bandwidth", Condition: slow, Shaper: shaper, OutDir: spec.OutDir, RandType: *bf.randType,
-		BufferPool: *bf.pool, CheckWire: true, Cells: b.Cells(),
-		Spec: result.Spec{Workload: *bf.workload, Threads: spec.Threads, DurationS: spec.Duration.Seconds(),
-			WarmupS: spec.Warmup.Seconds(), Repeat: *bf.repeat, Tables: *bf.tables, TableSize: *bf.tableSize,
-			Series: b.Series(), LinkRateBps: slowBps, LinkDelayMs: float64(base.Delay) / float64(time.Millisecond),
-			Extra: map[string]string{"slow": link.FormatRate(slowBps), "fast": link.FormatRate(fastBps),
-				"experiments": *exps}},
-	}
+	o := study.BandwidthOptions{Bench: bf.bench(spec, shaper), Slow: slow, Fast: fast, Experiments: experiments}
 	if *calibrate {
-		plan.Prelude = b.Calibrate(64)
+		o.CalibrateThreads = 64
 	}
-	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", len(plan.Cells), *exps, estimate(plan))
-	return runPlan(p, plan, spec.Awake)
-}
-
-func estimate(plan study.Plan) time.Duration {
-	var d time.Duration
-	for _, c := range plan.Cells {
-		d += c.Warmup + c.Duration + 2*time.Second
-	}
-	return d.Round(time.Second)
+	st := study.NewBandwidth(o)
+	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
+	return runStudy(p, st, spec.OutDir, spec.Awake)
 }
 
 func joinInts(xs []int) string {
-	s := ""
+	s := make([]string, len(xs))
 	for i, x := range xs {
-		if i > 0 {
-			s += ","
-		}
-		s += fmt.Sprint(x)
+		s[i] = fmt.Sprint(x)
 	}
-	return s
+	return strings.Join(s, ",")
 }

@@ -22,8 +22,10 @@ func TestStudyReplicationBadInput(t *testing.T) {
 		{[]string{"--channels", ""}, "--channels is empty"},
 		{[]string{"--scenarios", "1,5"}, "--scenarios"},
 		{[]string{"--scenarios", "2,2"}, "appears twice"},
-		{[]string{"--rate-cap", "2furlongs"}, "--rate-cap"},
-		{[]string{"--rate", "2mbit"}, "--rate-cap"},
+		{[]string{"--rate-cap", "2furlongs"}, "--rate"},
+		{[]string{"--rate", "2furlongs"}, "--rate"},
+		{[]string{"--precision", "0"}, "--precision"},
+		{[]string{"--precision", "lots"}, "--precision"},
 		{[]string{"--delay", "125ms", "--rtt", "250ms"}, "--delay and --rtt"},
 		{[]string{"--rtt", "-1s"}, "--rtt"},
 		{[]string{"--rtts", "0,fast"}, "--rtts"},
@@ -65,7 +67,24 @@ func TestStudyReplicationQuickDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Delay != 50*time.Millisecond || o.RateCapBps != 2_000_000 || len(o.Channels) != 3 || len(o.RTTs) != 5 || o.RTTs[0] != 0 {
+	if o.Link.Delay != 50*time.Millisecond || o.Link.RateBps != 2_000_000 || len(o.Channels) != 3 || len(o.RTTs) != 5 ||
+		o.RTTs[0] != 0 || o.Precision != 0.05 || o.Tunnel.Compress != "zstd" {
 		t.Fatalf("options %+v", o)
+	}
+	// --quick fills what was not given and leaves what was.
+	fs = newFlagSet(&Process{Stderr: os.Stderr}, "x", "", "")
+	f = addReplicationFlags(fs)
+	if err := fs.Parse([]string{"--quick", "--duration", "30s", "--rate-cap", "1mbit"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyQuick(fs, *f.quick, replicationQuick); err != nil {
+		t.Fatal(err)
+	}
+	if o, err = f.options(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Duration != 30*time.Second || o.SearchDuration != 20*time.Second || len(o.RTTs) != 3 || o.CheckWire ||
+		o.Link.RateBps != 1_000_000 || o.Link.Delay != 125*time.Millisecond {
+		t.Fatalf("quick options %+v", o)
 	}
 }

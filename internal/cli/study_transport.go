@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -18,12 +16,15 @@ The wire defaults to a data-centre round trip (--rtt 0.2ms, no rate cap); every 
 applies. Tables default to 4 x 100000 rows (the study used 10 x 1M on a bigger server).
 --quick: 15 s points after a 2 s warm-up`
 
+// transportQuick are --quick's values for the transport study.
+var transportQuick = map[string]string{"duration": "15s", "warmup": "2s"}
+
 func studyTransport(p *Process, args []string) error {
 	fs := newFlagSet(p, "study transport", transportHelp,
 		"wirelab study transport --quick\nwirelab study transport --rtt 0.5ms --paths socket,remote-tcp --duration 60s")
 	paths := fs.String("paths", strings.Join(study.TransportPaths, ","), "which paths, a subset of "+strings.Join(study.TransportPaths, ","))
 	quick := fs.Bool("quick", false, "15 s points (≤ 5 min here)")
-	wf := link.AddFlags(fs)
+	wf := link.AddFlagsWith(fs, link.Defaults{RTT: "0.2ms"})
 	bf := addBenchFlags(fs, "2", 60*time.Second, 5*time.Second, 4, 100000)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -31,20 +32,8 @@ func studyTransport(p *Process, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("study transport: unexpected argument %q", fs.Arg(0))
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["rtt"] && !set["delay"] {
-		if err := fs.Set("rtt", "0.2ms"); err != nil {
-			return err
-		}
-	}
-	if *quick {
-		if !set["duration"] {
-			*bf.duration = 15 * time.Second
-		}
-		if !set["warmup"] {
-			*bf.warmup = 2 * time.Second
-		}
+	if err := applyQuick(fs, *quick, transportQuick); err != nil {
+		return err
 	}
 	cond, shaper, err := wf.Condition()
 	if err != nil {
@@ -64,16 +53,7 @@ func studyTransport(p *Process, args []string) error {
 	if err := preflight(p, shaper, cond); err != nil {
 		return err
 	}
-	t := study.Transport{Paths: ps, Threads: spec.Threads, Repeat: *bf.repeat,
-		Common: study.Cell{Workload: *bf.workload, Duration: spec.Duration, Warmup: spec.Warmup}}
-	plan := study.Plan{
-		Study: "transport", Condition: cond, Shaper: shaper, OutDir: spec.OutDir, RandType: *bf.randType,
-		BufferPool: *bf.pool, CheckWire: true, Cells: t.Cells(), Prelude: t.Prelude,
-		Spec: result.Spec{Workload: *bf.workload, Threads: spec.Threads, DurationS: spec.Duration.Seconds(),
-			WarmupS: spec.Warmup.Seconds(), Repeat: *bf.repeat, Tables: *bf.tables, TableSize: *bf.tableSize,
-			Series: ps, LinkRateBps: cond.RateBps, LinkDelayMs: float64(cond.Delay) / float64(time.Millisecond),
-			Extra: map[string]string{"sysbench_extra": strings.Join(study.TransportExtra, " ")}},
-	}
-	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", len(plan.Cells), cond, estimate(plan))
-	return runPlan(p, plan, spec.Awake)
+	st := study.NewTransport(study.TransportOptions{Bench: bf.bench(spec, shaper), Paths: ps, Link: cond})
+	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", st.Total(), cond, st.Estimate())
+	return runStudy(p, st, spec.OutDir, spec.Awake)
 }

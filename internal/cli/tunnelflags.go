@@ -17,12 +17,13 @@ type tunnelFlags struct {
 	timeout  *time.Duration
 }
 
-func addTunnelFlags(fs *flag.FlagSet) *tunnelFlags {
+// addTunnelFlags registers the tunnel knobs; compress is the command's default mode.
+func addTunnelFlags(fs *flag.FlagSet, compress string) *tunnelFlags {
 	return &tunnelFlags{
-		compress: fs.String("tunnel-compress", string(tunnel.Auto), "with --channel tunnel: auto, zstd or off"),
-		level:    fs.Int("tunnel-level", tunnel.DefaultLevel, "with --channel tunnel: zstd level"),
-		group:    fs.String("tunnel-group-max-size", tunnel.FormatSize(tunnel.DefaultGroupMaxSize), "with --channel tunnel: largest group (64KiB, 1MiB, ...)"),
-		timeout:  fs.Duration("tunnel-group-timeout", tunnel.DefaultGroupTimeout, "with --channel tunnel: longest a group waits for more bytes"),
+		compress: fs.String("tunnel-compress", compress, "with the tunnel channel: auto, zstd or off"),
+		level:    fs.Int("tunnel-level", tunnel.DefaultLevel, "with the tunnel channel: zstd level"),
+		group:    fs.String("tunnel-group-max-size", tunnel.FormatSize(tunnel.DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)"),
+		timeout:  fs.Duration("tunnel-group-timeout", tunnel.DefaultGroupTimeout, "with the tunnel channel: longest a group waits for more bytes"),
 	}
 }
 

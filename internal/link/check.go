@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // CheckHosts are the two ends the check runs between, and the wire between them.
@@ -206,13 +206,8 @@ func OneWayLoss(sent, back int) float64 {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func rttSummary(s []time.Duration) (minMs, medMs, p99Ms float64) {
-	if len(s) == 0 {
-		return 0, 0, 0
-	}
-	s = append([]time.Duration(nil), s...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	p99 := s[min(len(s)-1, int(math.Ceil(0.99*float64(len(s))))-1)]
-	return ms(s[0]), ms(s[len(s)/2]), ms(p99)
+	xs := stats.DurationsMs(s)
+	return stats.Percentile(xs, 0), stats.Percentile(xs, 50), stats.Percentile(xs, 99)
 }
 
 // Judge sets wc.OK and wc.Verdict against the tolerances. sent is the loss probe's size.

@@ -39,14 +39,31 @@ func (c Condition) Validate() error {
 // set): --rate, --delay or --rtt, --jitter, --loss, --shaper.
 type Flags struct {
 	rate, delay, rtt, jitter, loss, shaper string
+	defaultRTT                             string
 }
 
-// AddFlags registers the link flags on fs.
-func AddFlags(fs *flag.FlagSet) *Flags {
-	f := &Flags{}
-	fs.StringVar(&f.rate, "rate", "unlimited", "bandwidth cap per direction: "+RateForm)
+// Defaults are a command's own defaults for the link flags: a rate, and a round trip used
+// when neither --delay nor --rtt is given.
+type Defaults struct {
+	Rate, RTT string
+}
+
+// AddFlags registers the link flags on fs: an unlimited wire without delay by default.
+func AddFlags(fs *flag.FlagSet) *Flags { return AddFlagsWith(fs, Defaults{}) }
+
+// AddFlagsWith registers the link flags on fs with a command's own defaults.
+func AddFlagsWith(fs *flag.FlagSet, d Defaults) *Flags {
+	f := &Flags{defaultRTT: d.RTT}
+	if d.Rate == "" {
+		d.Rate = "unlimited"
+	}
+	rttHelp := "round-trip time to add, e.g. 40ms (= --delay 20ms); not with --delay"
+	if d.RTT != "" {
+		rttHelp += " (default " + d.RTT + " when neither is given)"
+	}
+	fs.StringVar(&f.rate, "rate", d.Rate, "bandwidth cap per direction: "+RateForm)
 	fs.StringVar(&f.delay, "delay", "", "one-way delay added per direction, e.g. 20ms (RTT = 2×delay); not with --rtt")
-	fs.StringVar(&f.rtt, "rtt", "", "round-trip time to add, e.g. 40ms (= --delay 20ms); not with --delay")
+	fs.StringVar(&f.rtt, "rtt", "", rttHelp)
 	fs.StringVar(&f.jitter, "jitter", "0", "± variation of the one-way delay, ≤ delay, e.g. 1ms")
 	fs.StringVar(&f.loss, "loss", "0", `random loss per direction in percent, "0.1%" or "0.1"`)
 	fs.StringVar(&f.shaper, "shaper", "auto", "how delay/jitter/loss are made: "+ShaperForm)
@@ -65,17 +82,21 @@ func (f *Flags) Condition() (Condition, string, error) {
 	if f.delay != "" && f.rtt != "" {
 		return c, "", fmt.Errorf("%w: --delay and --rtt both given: --rtt is 2×--delay, give one", ErrBadFlag)
 	}
+	rtt := f.rtt
+	if f.delay == "" && rtt == "" {
+		rtt = f.defaultRTT
+	}
 	if f.delay != "" {
 		if c.Delay, err = parseDur("delay", f.delay); err != nil {
 			return c, "", err
 		}
 	}
-	if f.rtt != "" {
-		rtt, err := parseDur("rtt", f.rtt)
+	if rtt != "" {
+		d, err := parseDur("rtt", rtt)
 		if err != nil {
 			return c, "", err
 		}
-		c.Delay = rtt / 2
+		c.Delay = d / 2
 	}
 	if c.Jitter, err = parseDur("jitter", f.jitter); err != nil {
 		return c, "", err

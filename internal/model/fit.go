@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // ErrNoProfile is returned when no point carries a per-transaction profile: results.json
@@ -72,7 +72,7 @@ func NewFit(label string, pts []result.Point) (*Fit, error) {
 	if f.Cores < 1 {
 		return nil, fmt.Errorf("fit %s: profiles record %d cores", label, f.Cores)
 	}
-	f.WireBytesUp, f.WireBytesDown, f.RoundTrips = metrics.Median(up), metrics.Median(down), metrics.Median(rt)
+	f.WireBytesUp, f.WireBytesDown, f.RoundTrips = stats.Median(up), stats.Median(down), stats.Median(rt)
 	f.cpu = cpuCurve(f.Points)
 	f.PerRoundTripS, f.Overlap = f.calibrate()
 	return f, nil
@@ -146,10 +146,10 @@ func (f *Fit) calibrate() (perRoundTrip, overlap float64) {
 	if len(perRT) == 0 {
 		return 0, 0
 	}
-	if c := metrics.Median(perRT); c >= 0 {
+	if c := stats.Median(perRT); c >= 0 {
 		return c, 0
 	}
-	return 0, min(1, max(0, metrics.Median(share)))
+	return 0, min(1, max(0, stats.Median(share)))
 }
 
 // Group splits points into one Fit per variant, in run order. Points without a profile

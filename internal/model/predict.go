@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // Link is the wire to predict for: a rate per direction (0 = unlimited: no link station)
@@ -198,7 +198,7 @@ func ErrorSummary(cs []CheckPoint) (median, worst float64) {
 		abs[i] = math.Abs(c.Err)
 		worst = max(worst, abs[i])
 	}
-	return metrics.Median(abs), worst
+	return stats.Median(abs), worst
 }
 
 func msDuration(ms float64) time.Duration {

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/study"
 )
 
 func skipUnlessRoot(t *testing.T) {
@@ -50,11 +54,12 @@ func TestFaultWireDropHeals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	o := Options{Channels: Channels, Scenarios: []int{4}, RateCapBps: 2_000_000, LagQPS: 300,
+	o := Options{Channels: Channels, Scenarios: []int{4}, Link: link.Condition{RateBps: 2_000_000}, LagQPS: 300,
 		Duration: 15 * time.Second, AbortLag: 0, CatchUpTimeout: 2 * time.Minute, Tables: 2, TableSize: 1000,
-		Threads: 2, RandType: "uniform", BufferPool: "128M", TunnelCompress: "zstd", Rule: DefaultRule,
-		Fault: Fault{At: 4 * time.Second, For: 3 * time.Second}, OutDir: t.TempDir(), SearchFactor: 2}
-	run, err := Run(ctx, ctx, o, Env{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}})
+		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Compress: "zstd"}, Rule: DefaultRule,
+		Fault: Fault{At: 4 * time.Second, For: 3 * time.Second}, SearchFactor: 2, Precision: 0.05}
+	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}, OutDir: t.TempDir()}
+	run, err := s.Run(ctx, ctx, New(o))
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -62,14 +67,15 @@ func TestFaultWireDropHeals(t *testing.T) {
 		t.Fatalf("%d points, want one per channel (%d)", len(run.Points), len(Channels))
 	}
 	for _, p := range run.Points {
-		if p.Failed || p.Extra["checksum_ok"] != 1 {
-			t.Errorf("%s: failed=%v checksum_ok=%v: %s", p.Channel, p.Failed, p.Extra["checksum_ok"], p.FailReason)
+		if !p.Usable() {
+			t.Errorf("%s: failed=%v checksum_ok=%v: %s", p.Channel, p.Failed, p.Replication.ChecksumOK, p.FailReason)
+			continue
 		}
 		// The drop must have been visible: lag grew past the outage while the wire was down.
-		if p.Extra["lag_max_s"] < 2 {
-			t.Errorf("%s: highest lag %.2f s; the 3 s drop did not show", p.Channel, p.Extra["lag_max_s"])
+		if p.Replication.LagMaxS < 2 {
+			t.Errorf("%s: highest lag %.2f s; the 3 s drop did not show", p.Channel, p.Replication.LagMaxS)
 		}
-		t.Logf("%s: lag max %.2f s, catch-up %.1f s, checksum ok", p.Channel, p.Extra["lag_max_s"], p.Extra["catchup_s"])
+		t.Logf("%s: lag max %.2f s, catch-up %.1f s, checksum ok", p.Channel, p.Replication.LagMaxS, p.Replication.CatchUpS)
 	}
 }
 

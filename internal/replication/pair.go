@@ -21,10 +21,8 @@ type Pair struct {
 	Source, Replica  *mariadb.Server
 	SrcDB, RepDB     *sql.DB
 	Tables           []string
-	Self             string        // wirelab binary, for the tunnel ends
-	TunnelCompress   string        // tunnel --compress (zstd, auto, off)
-	TunnelLevel      int           // tunnel --level (0 = its default)
-	TunnelGroup      time.Duration // tunnel --group-timeout (0 = its default)
+	Self             string            // wirelab binary, for the tunnel ends
+	Tunnel           lab.TunnelOptions // the tunnel channel's knobs
 	Log              *slog.Logger
 	replUser, replPw string
 	current          Channel
@@ -175,8 +173,7 @@ func (p *Pair) startTunnel(ctx context.Context) error {
 	if p.Self == "" {
 		return errors.New("tunnel channel: no wirelab binary to start the tunnel ends with")
 	}
-	if _, err := p.Lab.StartTunnel(ctx, p.Self, lab.Replica, lab.TunnelOptions{
-		Compress: p.TunnelCompress, Level: p.TunnelLevel, GroupTimeout: p.TunnelGroup}); err != nil {
+	if _, err := p.Lab.StartTunnel(ctx, p.Self, lab.Replica, p.Tunnel); err != nil {
 		return fmt.Errorf("tunnel channel: %w", err)
 	}
 	p.tunnelUp = true

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
@@ -22,7 +23,7 @@ func TestFillSeriesCoversCatchUpAveragesOnlyLoad(t *testing.T) {
 	lags := []LagSample{{At: 500 * time.Millisecond, Lag: 200 * time.Millisecond}, {At: 2500 * time.Millisecond, Lag: time.Second},
 		{At: 4200 * time.Millisecond, Lag: 300 * time.Millisecond}}
 	p := result.Point{LinkRateBps: 2_000_000}
-	fill(&p, ivs, ws, lags, 3*time.Second, 2*time.Second)
+	fill(&p, study.NewSysbench(ivs, nil), ws, lags, 3*time.Second, 2*time.Second)
 	if len(p.Seconds) != 5 {
 		t.Fatalf("%d seconds, want 5 (3 of load + 2 of catch-up)", len(p.Seconds))
 	}

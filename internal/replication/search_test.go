@@ -1,6 +1,9 @@
 package replication
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // drive runs a search against a channel whose capacity is cap QPS (and whose source can
 // deliver at most srcMax QPS) and returns the probed loads.
@@ -25,24 +28,28 @@ func TestSearch(t *testing.T) {
 		wantBest      float64
 		wantUnbounded float64
 		wantLimited   bool
-		wantProbes    int
+		wantProbes    []float64
 	}{
-		// 300, 600 (bounded), 1200 (not), then 900, 750 (bounded).
-		{"native-like", 800, 1e9, 900 - 150, 900, false, 5},
-		// climbs 300..4800, then Max 6000, and stops there.
-		{"above max", 1e9, 1e9, 6000, 0, false, 6},
-		// 300 unbounded, 150 bounded, then 228 (unbounded) and 192.
-		{"below start", 200, 1e9, 192, 228, false, 4},
-		// the source tops out at 1000: 1200 achieves 1000 < 1080 and is bounded: stop.
-		{"source-limited", 1e9, 1000, 1200, 0, true, 3},
+		// climb 600, 750, 936 (fails), bisect 846 (fails), 798 (passes), 822 (fails):
+		// within 5%: confirm 798.
+		{"bisect to 5% and confirm", 800, 1e9, 798, 822, false, []float64{600, 750, 936, 846, 798, 822, 798}},
+		// climbs to Max and stops there.
+		{"above max", 1e9, 1e9, 6000, 0, false, []float64{600, 750, 936, 1170, 1464, 1830, 2286, 2856, 3570, 4464, 5580, 6000}},
+		// 600 fails, step down 480, 384, 306 (passes), bisect 348, 330 (both fail), 318: within 5%, confirmed.
+		{"below start", 320, 1e9, 318, 330, false, []float64{600, 480, 384, 306, 348, 330, 318, 318}},
+		// the source tops out at 700: 750 achieves 700 < 675? no: 936 achieves 700 < 842: stop.
+		{"source-limited", 1e9, 700, 936, 0, true, []float64{600, 750, 936}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Search{Start: 300, Factor: 2, Min: 60, Max: 6000, Bisect: 2, Step: 6}
+			s := &Search{Start: 600, Factor: 1.25, Min: 60, Max: 6000, Precision: 0.05, Step: 6, MaxProbes: 30}
 			probes := drive(t, s, tc.cap, tc.srcMax)
-			if s.Best() != tc.wantBest || s.FirstUnbounded() != tc.wantUnbounded || s.Limited() != tc.wantLimited || len(probes) != tc.wantProbes {
-				t.Fatalf("probes %v: best %v unbounded %v limited %v; want best %v unbounded %v limited %v in %d probes",
+			if s.Best() != tc.wantBest || s.FirstUnbounded() != tc.wantUnbounded || s.Limited() != tc.wantLimited || !slices.Equal(probes, tc.wantProbes) {
+				t.Fatalf("probes %v: best %v unbounded %v limited %v; want best %v unbounded %v limited %v, probes %v",
 					probes, s.Best(), s.FirstUnbounded(), s.Limited(), tc.wantBest, tc.wantUnbounded, tc.wantLimited, tc.wantProbes)
+			}
+			if w := (s.FirstUnbounded() - s.Best()) / s.Best(); s.FirstUnbounded() > 0 && !s.Limited() && (w > 0.05 || !s.Confirmed()) {
+				t.Errorf("bracket %v..%v is %.1f%% wide (confirmed %v)", s.Best(), s.FirstUnbounded(), 100*w, s.Confirmed())
 			}
 			for _, q := range probes {
 				if int(q)%6 != 0 {
@@ -50,5 +57,25 @@ func TestSearch(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A limit that passes once by luck and fails its confirmation is not reported: the search
+// goes on below it and confirms a lower one.
+func TestSearchFailedConfirmation(t *testing.T) {
+	s := &Search{Start: 600, Factor: 1.25, Min: 60, Max: 6000, Precision: 0.05, Step: 6, MaxProbes: 30}
+	seen := map[float64]int{}
+	var lucky float64
+	for q, ok := s.Next(); ok; q, ok = s.Next() {
+		seen[q]++
+		pass := q <= 800
+		if seen[q] == 2 && lucky == 0 { // the first confirmation fails
+			lucky, pass = q, false
+		}
+		s.Record(q, pass, false)
+	}
+	if lucky == 0 || s.Best() >= lucky || s.FirstUnbounded() != lucky || !s.Confirmed() {
+		t.Errorf("lucky %v: best %v first failed %v confirmed %v: a failed confirmation must move the limit below it",
+			lucky, s.Best(), s.FirstUnbounded(), s.Confirmed())
 	}
 }

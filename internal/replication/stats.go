@@ -2,8 +2,8 @@ package replication
 
 import (
 	"fmt"
+	"github.com/wirelab/wirelab/internal/stats"
 	"math"
-	"sort"
 	"time"
 )
 
@@ -75,7 +75,7 @@ func Analyze(samples []LagSample, window, rtt time.Duration, rule Rule) LagStats
 		st.MeanS += lags[i]
 	}
 	st.MeanS /= float64(len(lags))
-	st.P99S = Percentile(lags, 99)
+	st.P99S = stats.Percentile(lags, 99)
 
 	var xs, ys, last []float64
 	for _, s := range in {
@@ -92,7 +92,7 @@ func Analyze(samples []LagSample, window, rtt time.Duration, rule Rule) LagStats
 	}
 	st.Complete = true
 	st.SlopeSS = Slope(xs, ys)
-	st.HalfP99S = Percentile(ys, 99)
+	st.HalfP99S = stats.Percentile(ys, 99)
 	for _, v := range last {
 		st.FinalS += v
 	}
@@ -127,18 +127,6 @@ func Slope(xs, ys []float64) float64 {
 		return 0
 	}
 	return (n*sxy - sx*sy) / d
-}
-
-// Percentile is the nearest-rank p-th percentile (0 < p ≤ 100) of xs; 0 for none.
-func Percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	rank := int(math.Ceil(p / 100 * float64(len(s))))
-	rank = min(max(rank, 1), len(s))
-	return s[rank-1]
 }
 
 // PerSecond buckets samples into whole seconds: out[i] is the highest lag read during

@@ -73,25 +73,6 @@ func TestAnalyzeStats(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	tests := []struct {
-		xs   []float64
-		p    float64
-		want float64
-	}{
-		{nil, 99, 0},
-		{[]float64{3}, 99, 3},
-		{[]float64{5, 1, 4, 2, 3}, 50, 3},
-		{[]float64{5, 1, 4, 2, 3}, 100, 5},
-		{[]float64{5, 1, 4, 2, 3}, 1, 1},
-	}
-	for _, tc := range tests {
-		if got := Percentile(tc.xs, tc.p); got != tc.want {
-			t.Errorf("Percentile(%v, %v) = %v, want %v", tc.xs, tc.p, got, tc.want)
-		}
-	}
-}
-
 func TestSlope(t *testing.T) {
 	xs := []float64{1, 2, 3, 4}
 	if got := Slope(xs, []float64{3, 5, 7, 9}); math.Abs(got-2) > 1e-12 {

@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/stats"
 	"sort"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -33,7 +33,7 @@ func (c *cell) mean(f func(result.Point) float64) float64 {
 	for i, p := range c.ok {
 		xs[i] = f(p)
 	}
-	return metrics.Mean(xs)
+	return stats.Mean(xs)
 }
 
 // tps is the mean TPS and its 95% CI half-width over repeats.
@@ -45,7 +45,7 @@ func (c *cell) tps() (m, half float64) {
 	for i, p := range c.ok {
 		xs[i] = p.TPS
 	}
-	return metrics.CI95(xs)
+	return stats.CI95(xs)
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).

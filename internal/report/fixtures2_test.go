@@ -10,7 +10,7 @@ import (
 // runFixture is `wirelab run --rate 20mbit --delay 5ms --threads 1,4,16,64`, with one
 // point on a wire that failed its check and one failed point.
 func runFixture() *result.Run {
-	r := &result.Run{Schema: 1, Tool: "wirelab 0.1.0", Study: "run", RunID: "run-20mbit",
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "run", RunID: "run-20mbit",
 		Started: fixtureStart, Finished: fixtureStart.Add(3 * time.Minute),
 		Environment: fixtureEnv("htb+netem", "rate 20mbit, delay 5ms", "htb rate 20Mbit ceil 20Mbit; netem delay 5ms"),
 		Spec:        result.Spec{Workload: "oltp_read_write", Threads: []int{1, 4, 16, 64, 128}, DurationS: 30, WarmupS: 5, Repeat: 1, Tables: 4, TableSize: 100000, LinkRateBps: 20e6, LinkDelayMs: 5}}
@@ -46,7 +46,7 @@ func runFixture() *result.Run {
 
 // transportFixture carries the French article's sysbench results (2 threads).
 func transportFixture() *result.Run {
-	r := &result.Run{Schema: 1, Tool: "wirelab 0.1.0", Study: "transport", RunID: "socket-vs-tcp",
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "transport", RunID: "socket-vs-tcp",
 		Started: fixtureStart, Finished: fixtureStart.Add(21 * time.Minute),
 		Environment: fixtureEnv("htb", "unlimited", "no qdisc"),
 		Spec:        result.Spec{Workload: "oltp_read_only", Threads: []int{2}, DurationS: 300, WarmupS: 5, Repeat: 1, Tables: 10, TableSize: 1000000}}
@@ -83,16 +83,16 @@ func transportFixture() *result.Run {
 // replicationFixture follows DTLE's three scenarios on a 2 Mbit/s link, with lag per
 // second and one checksum mismatch.
 func replicationFixture() *result.Run {
-	r := &result.Run{Schema: 1, Tool: "wirelab 0.1.0", Study: "replication", RunID: "repl-weak",
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "replication", RunID: "repl-weak",
 		Started: fixtureStart, Finished: fixtureStart.Add(96 * time.Minute),
 		Environment: fixtureEnv("htb+netem", "rate 2mbit, delay 125ms", "htb rate 2Mbit; netem delay 125ms"),
 		Spec:        result.Spec{Workload: "oltp_write_only", Threads: []int{4}, DurationS: 120, WarmupS: 0, Repeat: 1, Tables: 10, TableSize: 10000}}
 	pt := func(series, ch string, ex map[string]float64, lag func(t float64) float64) result.Point {
 		p := result.Point{Study: "replication", Series: series, Channel: ch, LinkRateBps: 2e6, LinkDelayMs: ex["rtt_ms"] / 2,
-			Workload: "oltp_write_only", Threads: 4, QPS: ex["achieved_qps"], DurationS: 120, Extra: ex}
-		if p.Extra["checksum_ok"] == 0 {
-			p.Bottleneck = ""
-		}
+			Workload: "oltp_write_only", Threads: 4, QPS: ex["achieved_qps"], DurationS: 120,
+			WireBytesPerSDown: ex["wire_mbit_s"] * 1e6 / 8,
+			Replication: &result.ReplicationStats{RTTMs: ex["rtt_ms"], TargetQPS: ex["target_qps"], LagMaxS: ex["lag_max_s"],
+				LagP99S: ex["lag_p99_s"], BinlogMbitS: ex["binlog_mbit_s"], ChecksumOK: ex["checksum_ok"] == 1, Bounded: ex["bounded"] == 1}}
 		if lag != nil {
 			for i := 0; i < 120; i += 2 {
 				p.Seconds = append(p.Seconds, result.Second{T: float64(i), QPS: ex["achieved_qps"], Lag: lag(float64(i))})

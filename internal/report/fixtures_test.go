@@ -78,7 +78,7 @@ func bwPoint(k bwKey, threads, repeat int, tps float64, seconds int) result.Poin
 }
 
 func bandwidthFixture() *result.Run {
-	r := &result.Run{Schema: 1, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-2019-repro",
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-2019-repro",
 		Started: fixtureStart, Finished: fixtureStart.Add(5*time.Hour + 37*time.Minute),
 		Environment: fixtureEnv("htb", "rate 1gbit; rate unlimited (10gbit NIC)", "htb rate 1Gbit ceil 1Gbit; no qdisc"),
 		Spec: result.Spec{Workload: "oltp_read_only", Threads: blogThreads, DurationS: 300, WarmupS: 2, Repeat: 1,
@@ -98,7 +98,7 @@ func bandwidthFixture() *result.Run {
 // bandwidthRepeatFixture is a small --repeat 3 run: mean ± CI in the cells, one failed
 // repeat, one point measured on a wire that failed its check.
 func bandwidthRepeatFixture() *result.Run {
-	r := &result.Run{Schema: 1, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-repeat",
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-repeat",
 		Started: fixtureStart, Finished: fixtureStart.Add(42 * time.Minute),
 		Environment: fixtureEnv("htb+netem", "rate 20mbit delay 1ms; unlimited delay 1ms", "htb rate 20Mbit; netem delay 1ms"),
 		Spec:        result.Spec{Workload: "oltp_read_only", Threads: []int{1, 16, 64}, DurationS: 30, WarmupS: 5, Repeat: 3, Tables: 4, TableSize: 100000},

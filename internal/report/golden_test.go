@@ -25,7 +25,7 @@ var fixtures = []struct {
 	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-other-links"}},
 	{"transport", transportFixture, []string{"transport-pct"}},
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
-		"replication-lag-time-max-load", "replication-bandwidth"}},
+		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},
 }
 
 // dataURI stands in for chart bytes in the HTML golden: the PNGs are checked on their own.

@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/stats"
 	"sort"
 	"strings"
 
@@ -12,36 +12,42 @@ import (
 // replicationSection is the weak-network replication study (DTLE 2021): per scenario
 // (Point.Series: lag-vs-rtt, max-load, bandwidth) a table and chart comparing the
 // channels (native, native-compressed, tunnel), plus lag over time. Numbers come from
-// Point.Extra; a point that failed or whose checksum did not match is shown and called out.
+// Point.Replication; a point that failed or whose checksum did not match is shown and
+// called out.
 type replicationSection struct{}
 
 func (replicationSection) Study() string { return "replication" }
 
-var channelOrder = []string{"native", "native-compressed", "tunnel"}
+var channelOrder = result.ReplicationChannels
 
 // repCell is every repeat of one channel at one x (RTT or load).
 type repCell struct{ all, ok []result.Point }
 
 func (c *repCell) failed() bool { return c == nil || len(c.ok) == 0 }
 
-// ex is the mean of Extra[key] over the successful repeats; ok is false when absent.
-func (c *repCell) ex(key string) (float64, bool) {
+// mean is the mean of a figure over the successful repeats; ok is false when there are none.
+func (c *repCell) mean(fig func(result.Point) float64) (float64, bool) {
 	if c.failed() {
 		return 0, false
 	}
 	var xs []float64
 	for _, p := range c.ok {
-		if v, ok := p.Extra[key]; ok {
-			xs = append(xs, v)
-		}
+		xs = append(xs, fig(p))
 	}
-	return metrics.Mean(xs), len(xs) > 0
+	return stats.Mean(xs), true
 }
+
+// The replication figures the tables show.
+func lagMax(p result.Point) float64      { return p.Replication.LagMaxS }
+func lagP99(p result.Point) float64      { return p.Replication.LagP99S }
+func wireMbit(p result.Point) float64    { return p.WireMbitS() }
+func binlogMbit(p result.Point) float64  { return p.Replication.BinlogMbitS }
+func achievedQPS(p result.Point) float64 { return p.QPS }
 
 // bounded is false when any repeat saw lag grow without bound.
 func (c *repCell) bounded() bool {
 	for _, p := range c.ok {
-		if v, ok := p.Extra["bounded"]; ok && v == 0 {
+		if !p.Replication.Bounded {
 			return false
 		}
 	}
@@ -55,17 +61,14 @@ func (c *repCell) why() string {
 	}
 	for _, p := range c.all {
 		if p.Failed {
-			return "FAILED"
+			return pointWhy(p)
 		}
 	}
-	return "checksum mismatch"
+	return pointWhy(c.all[0])
 }
 
 // repFailed reports a point whose numbers must not be used.
-func repFailed(p result.Point) bool {
-	v, ok := p.Extra["checksum_ok"]
-	return p.Failed || ok && v == 0
-}
+func repFailed(p result.Point) bool { return !p.Usable() || p.Replication == nil }
 
 // scenario is the points of one scenario by channel and x.
 type scenario struct {
@@ -73,10 +76,11 @@ type scenario struct {
 	channels []string
 	xs       []float64
 	cells    map[string]map[float64]*repCell
+	order    map[string][]result.Point // each channel's points in run order
 }
 
 func newScenario(name string, pts []result.Point, x func(result.Point) float64) *scenario {
-	s := &scenario{name: name, cells: map[string]map[float64]*repCell{}}
+	s := &scenario{name: name, cells: map[string]map[float64]*repCell{}, order: map[string][]result.Point{}}
 	seenX := map[float64]bool{}
 	for _, p := range pts {
 		if s.cells[p.Channel] == nil {
@@ -89,6 +93,7 @@ func newScenario(name string, pts []result.Point, x func(result.Point) float64) 
 			s.cells[p.Channel][xv] = c
 		}
 		c.all = append(c.all, p)
+		s.order[p.Channel] = append(s.order[p.Channel], p)
 		if !repFailed(p) {
 			c.ok = append(c.ok, p)
 		}
@@ -117,15 +122,15 @@ func newScenario(name string, pts []result.Point, x func(result.Point) float64) 
 func (s *scenario) at(ch string, x float64) *repCell { return s.cells[ch][x] }
 
 func rttOf(p result.Point) float64 {
-	if v, ok := p.Extra["rtt_ms"]; ok {
-		return v
+	if p.Replication != nil {
+		return p.Replication.RTTMs
 	}
 	return 2 * p.LinkDelayMs
 }
 
 func loadOf(p result.Point) float64 {
-	if v, ok := p.Extra["target_qps"]; ok {
-		return v
+	if p.Replication != nil {
+		return p.Replication.TargetQPS
 	}
 	return p.QPS
 }
@@ -154,8 +159,8 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		switch name {
 		case "lag-vs-rtt":
 			blocks = lagVsRTT(newScenario(name, sp, rttOf))
-		case "max-load":
-			blocks = maxLoad(newScenario(name, sp, loadOf))
+		case result.MaxLoadSeries:
+			blocks = maxLoad(newScenario(name, sp, loadOf), sp)
 		case "bandwidth":
 			blocks = repBandwidth(newScenario(name, sp, loadOf))
 		default:
@@ -194,7 +199,10 @@ func lagOverTime(name string, pts []result.Point) *Chart {
 		if !hasLag {
 			continue
 		}
-		if w, ok := worst[p.Channel]; !ok || p.Extra["lag_max_s"] > w.Extra["lag_max_s"] {
+		if p.Replication == nil {
+			continue
+		}
+		if w, ok := worst[p.Channel]; !ok || p.Replication.LagMaxS > w.Replication.LagMaxS {
 			worst[p.Channel] = p
 		}
 	}
@@ -217,24 +225,21 @@ func lagOverTime(name string, pts []result.Point) *Chart {
 	return c
 }
 
-// searchEdges draws, per channel, the max-load search's last bounded rate (solid) and its
-// first unbounded one (dashed): the edge the scenario found. nil when the points carry no
-// search marks.
+// searchEdges draws, per channel, the max-load search's limit (solid) and the lowest
+// failing load above it (dashed): the edge the scenario found. nil for other scenarios.
 func searchEdges(name string, pts []result.Point) *Chart {
+	if name != result.MaxLoadSeries {
+		return nil
+	}
 	c := &Chart{Name: "replication-lag-time-" + name, Title: "Replication lag at the edge of the sustainable load",
 		XLabel: "time since the point started (s)", YLabel: "replication lag (s)",
 		Caption: "Per channel: the highest load whose lag stayed bounded (solid) and the lowest load whose lag grew (dashed)."}
-	for i, ch := range channelOrder {
-		for _, p := range pts {
-			if p.Channel != ch {
-				continue
-			}
-			switch {
-			case p.Extra["search_last_bounded"] == 1:
-				c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, bounded", ch, loadOf(p)), p, i, false))
-			case p.Extra["search_first_unbounded"] == 1:
-				c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, unbounded", ch, loadOf(p)), p, i, true))
-			}
+	for i, e := range result.MaxLoads(pts) {
+		if e.At != nil {
+			c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, bounded", e.Channel, e.Limit), *e.At, i, false))
+		}
+		if e.Failed != nil {
+			c.Lines = append(c.Lines, lagLine(fmt.Sprintf("%s %g qps, unbounded", e.Channel, e.FirstFailed), *e.Failed, i, true))
 		}
 	}
 	if len(c.Lines) == 0 {

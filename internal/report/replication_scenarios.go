@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 func fmtX(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
@@ -23,13 +25,13 @@ func lagVsRTT(s *scenario) []Block {
 		row := []string{fmtX(x)}
 		for i, ch := range s.channels {
 			cell := s.at(ch, x)
-			lag, ok := cell.ex("lag_max_s")
+			lag, ok := cell.mean(lagMax)
 			if cell.failed() || !ok {
 				row = append(row, cell.why())
 				continue
 			}
 			txt := fmt.Sprintf("%s s", num(lag))
-			if p99, ok := cell.ex("lag_p99_s"); ok {
+			if p99, ok := cell.mean(lagP99); ok {
 				txt += fmt.Sprintf(" (%s)", num(p99))
 			}
 			if !cell.bounded() {
@@ -49,71 +51,77 @@ func lagVsRTT(s *scenario) []Block {
 	return []Block{Heading{3, "Lag vs RTT"}, t, c, List{findings}}
 }
 
-// maxLoad is DTLE's scenario 2: the highest load each channel carries with bounded lag.
-func maxLoad(s *scenario) []Block {
-	t := Table{Caption: "Highest load with bounded lag and a matching checksum", Header: []string{"channel", "max sustainable QPS",
-		"binlog Mbit/s", "wire Mbit/s", "÷ native", "first failed or unbounded load (QPS)"}}
+// maxLoad is DTLE's scenario 2: the highest load each channel carries with bounded lag,
+// the bracket the search left around it, and the search's probes.
+func maxLoad(s *scenario, pts []result.Point) []Block {
+	t := Table{Caption: "Highest load with bounded lag and a matching checksum, and the bracket the search left around it",
+		Header: []string{"channel", "max sustainable QPS", "first failing QPS", "bracket", "confirmed", "achieved QPS",
+			"binlog Mbit/s", "wire Mbit/s", "÷ native"}}
 	t.Numeric = numericCols(len(t.Header))
 	c := &Chart{Name: "replication-max-load", Title: "Max sustainable load per channel", YLabel: "queries per second",
-		Caption: "Highest achieved QPS at which lag stayed bounded; the label is the ratio to native replication."}
-	best := map[string]float64{}
-	at := map[string]*repCell{}
-	for _, ch := range s.channels {
-		for _, x := range s.xs {
-			cell := s.at(ch, x)
-			if cell.failed() || !cell.bounded() {
-				continue
-			}
-			q, ok := cell.ex("achieved_qps")
-			if !ok {
-				q = x
-			}
-			if q > best[ch] {
-				best[ch], at[ch] = q, cell
-			}
+		Caption: "Highest target load at which lag stayed bounded (confirmed by a second run where the table says so); the label is the ratio to native replication."}
+	edges := result.MaxLoads(pts)
+	var native float64
+	for _, e := range edges {
+		if e.Channel == "native" {
+			native = e.Limit
 		}
 	}
 	grp := BarGroup{Label: "max QPS"}
 	var findings []string
-	native, nativeBin := best["native"], "–"
-	for _, ch := range s.channels {
-		first := "–"
-		for _, x := range s.xs {
-			if cell := s.at(ch, x); cell != nil && (cell.failed() || !cell.bounded()) {
-				first = fmtX(x)
-				if cell.failed() {
-					first += " (" + cell.why() + ")"
-				}
-				break
+	for _, e := range edges {
+		r, first, width, conf, got, bin, wire := "–", "–", "–", "no", "–", "–", "–"
+		if native > 0 && e.Limit > 0 {
+			r = ratio(e.Limit, native)
+		}
+		if e.FirstFailed > 0 {
+			first = num(e.FirstFailed)
+			if f := e.Failed; f != nil && !f.Usable() {
+				first += " (" + pointWhy(*f) + ")"
 			}
 		}
-		r := "–"
-		if native > 0 {
-			r = ratio(best[ch], native)
+		if w := e.Width(); w > 0 {
+			width = fmt.Sprintf("+%.1f%%", 100*w)
 		}
-		bin, wire := "–", "–"
-		if cell := at[ch]; cell != nil {
-			if v, ok := cell.ex("binlog_mbit_s"); ok {
-				bin = num(v)
-			}
-			if v, ok := cell.ex("wire_mbit_s"); ok {
-				wire = num(v)
-			}
+		if e.Passes >= 2 {
+			conf = "yes"
 		}
-		if ch == "native" {
-			nativeBin = bin
+		if e.At != nil {
+			got, bin, wire = num(achievedQPS(*e.At)), num(binlogMbit(*e.At)), num(wireMbit(*e.At))
 		}
-		t.Rows = append(t.Rows, []string{ch, num(best[ch]), bin, wire, r, first})
-		c.Categories = append(c.Categories, ch)
-		grp.Values = append(grp.Values, best[ch])
-		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(best[ch]), r))
-		if ch != "native" && native > 0 && best[ch] > 0 {
-			findings = append(findings, fmt.Sprintf("%s sustains %s the load of native replication (%s vs %s QPS, binlog %s vs %s Mbit/s).",
-				ch, ratio(best[ch], native), num(best[ch]), num(native), bin, nativeBin))
+		t.Rows = append(t.Rows, []string{e.Channel, num(e.Limit), first, width, conf, got, bin, wire, r})
+		c.Categories = append(c.Categories, e.Channel)
+		grp.Values = append(grp.Values, e.Limit)
+		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Limit), r))
+		if e.Channel != "native" && native > 0 && e.Limit > 0 {
+			findings = append(findings, fmt.Sprintf("%s sustains %s the load of native replication (%s vs %s QPS).",
+				e.Channel, ratio(e.Limit, native), num(e.Limit), num(native)))
 		}
 	}
 	c.Bars = []BarGroup{grp}
-	return []Block{Heading{3, "Max sustainable load"}, t, c, List{findings}}
+	return []Block{Heading{3, "Max sustainable load"}, t, c, searchChart(s), List{findings}}
+}
+
+// searchChart draws each channel's search: the target load of every probe in the order
+// they ran, "+" where the probe passed and "x" where it failed.
+func searchChart(s *scenario) *Chart {
+	c := &Chart{Name: "replication-max-load-search", Title: "The max-load search, probe by probe", XLabel: "probe",
+		YLabel: "target load (QPS)", Caption: "Each channel's probes in the order they ran: + passed (bounded lag, checksum equal), x failed. The search stops once the bracket is within its precision and the limit passed twice."}
+	for i, ch := range s.channels {
+		l := ChartLine{Label: ch, Color: i}
+		n := 0
+		for _, x := range s.order[ch] {
+			n++
+			l.Points = append(l.Points, XY{float64(n), loadOf(x)})
+			mark := "x"
+			if x.SustainsLoad() {
+				mark = "+"
+			}
+			c.Marks = append(c.Marks, ChartMark{X: float64(n), Y: loadOf(x), Text: mark})
+		}
+		c.Lines = append(c.Lines, l)
+	}
+	return c
 }
 
 // repBandwidth is DTLE's scenario 3: wire bandwidth each channel uses for the same load.
@@ -132,10 +140,10 @@ func repBandwidth(s *scenario) []Block {
 	lo, hi := map[string]float64{}, map[string]float64{}
 	for _, x := range s.xs {
 		row := []string{fmtX(x)}
-		nat, natOK := s.at("native", x).ex("wire_mbit_s")
+		nat, natOK := s.at("native", x).mean(wireMbit)
 		for i, ch := range s.channels {
 			cell := s.at(ch, x)
-			v, ok := cell.ex("wire_mbit_s")
+			v, ok := cell.mean(wireMbit)
 			txt := cell.why()
 			if ok {
 				txt = num(v)
@@ -165,4 +173,12 @@ func repBandwidth(s *scenario) []Block {
 		}
 	}
 	return []Block{Heading{3, "Bandwidth used vs load"}, t, c, List{findings}}
+}
+
+// pointWhy is what a point that must not be used shows instead of numbers.
+func pointWhy(p result.Point) string {
+	if p.Failed {
+		return "FAILED"
+	}
+	return "checksum mismatch"
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Schema is the version of the results.json layout this wirelab writes. Schema 1 files
-// (study figures in Point.Extra) are still read: Read converts them (see migrate.go).
+// (the replication figures in a map "extra") are still read: Read converts them (see migrate.go).
 const Schema = 2
 
 // Run is one results.json: one invocation of `wirelab run` or `wirelab study`.
@@ -117,8 +117,6 @@ type Point struct {
 	Replication *ReplicationStats `json:"replication,omitempty"`
 	// schema1Extra is schema 1's "extra" map, read only to migrate it.
 	schema1Extra map[string]float64
-	// Extra is being replaced by Replication (kept only while the replication study moves).
-	Extra map[string]float64 `json:"extra,omitempty"`
 
 	Seconds []Second `json:"seconds"`
 }
@@ -170,15 +168,18 @@ func Write(dir string, r *Run) error {
 	return WriteCSV(filepath.Join(dir, "results.csv"), r.Points)
 }
 
-// Read loads dir/results.json and checks its schema.
-func Read(dir string) (*Run, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+// Read loads dir/results.json, checks its schema and brings an older one up to date.
+func Read(dir string) (*Run, error) { return ReadFile(filepath.Join(dir, "results.json")) }
+
+// ReadFile is Read of a results file by its path.
+func ReadFile(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
 	var r Run
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, "results.json"), err)
+		return nil, fmt.Errorf("decode %s: %w", path, err)
 	}
 	if r.Schema == 1 {
 		var old struct {
@@ -187,7 +188,7 @@ func Read(dir string) (*Run, error) {
 			} `json:"points"`
 		}
 		if err := json.Unmarshal(b, &old); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, "results.json"), err)
+			return nil, fmt.Errorf("decode %s: %w", path, err)
 		}
 		for i := range old.Points {
 			if i < len(r.Points) {

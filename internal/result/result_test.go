@@ -82,3 +82,37 @@ func TestReadMigratesSchema1Replication(t *testing.T) {
 		t.Errorf("first point's lag/rtt not migrated: %+v", p.Replication)
 	}
 }
+
+func TestBracketAndMaxLoads(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		probes []Probe
+		lo, hi float64
+	}{
+		{"climb then bisect", []Probe{{300, true}, {600, true}, {1200, false}, {900, true}, {1050, false}}, 900, 1050},
+		{"a failed confirmation moves the limit down", []Probe{{300, true}, {600, true}, {1200, false}, {900, true}, {900, false}}, 600, 900},
+		{"a pass above a failure does not count", []Probe{{300, true}, {600, false}, {900, true}}, 300, 600},
+		{"never failed", []Probe{{300, true}, {600, true}}, 600, 0},
+		{"never passed", []Probe{{300, false}}, 0, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if lo, hi := Bracket(tc.probes); lo != tc.lo || hi != tc.hi {
+				t.Errorf("Bracket = %v, %v; want %v, %v", lo, hi, tc.lo, tc.hi)
+			}
+		})
+	}
+	pt := func(ch string, q float64, ok bool) Point {
+		return Point{Series: MaxLoadSeries, Channel: ch, QPS: q * 0.99,
+			Replication: &ReplicationStats{TargetQPS: q, Bounded: ok, ChecksumOK: true}}
+	}
+	pts := []Point{pt("tunnel", 600, true), pt("tunnel", 1200, false), pt("tunnel", 1140, true), pt("tunnel", 1140, true),
+		pt("native", 300, true), pt("native", 600, false), {Series: "bandwidth", Channel: "native"}}
+	es := MaxLoads(pts)
+	if len(es) != 2 || es[0].Channel != "native" || es[1].Channel != "tunnel" {
+		t.Fatalf("edges %+v", es)
+	}
+	if e := es[1]; e.Limit != 1140 || e.FirstFailed != 1200 || e.Passes != 2 || e.At == nil || e.Failed == nil ||
+		e.Probes != 4 || e.Width() < 0.052 || e.Width() > 0.053 {
+		t.Errorf("tunnel edge %+v (width %v)", e, e.Width())
+	}
+}

@@ -5,19 +5,51 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-// Bandwidth is the Percona 2019 study: benchmark N1 (a slow vs a fast link), N2 (protocol
-// compression on each), N3 (TLS on each), oltp_read_only with pareto access.
-type Bandwidth struct {
+// BandwidthOptions is the Percona 2019 study: benchmark N1 (a slow vs a fast link), N2
+// (protocol compression on each), N3 (TLS on each), oltp_read_only with pareto access.
+type BandwidthOptions struct {
+	Bench       Bench
 	Slow, Fast  link.Condition
 	Experiments []string // subset of n1, n2, n3
-	Threads     []int
-	Common      Cell // workload, duration, warm-up
-	Repeat      int
+	// CalibrateThreads > 0 measures the unshaped wire at that many threads first and sets
+	// the slow rate from it (see CalibratedSlow).
+	CalibrateThreads int
+}
+
+// Bandwidth is the bandwidth study.
+type Bandwidth struct {
+	o BandwidthOptions
+	matrix
+}
+
+// NewBandwidth builds the study's matrix.
+func NewBandwidth(o BandwidthOptions) *Bandwidth {
+	b := &Bandwidth{o: o, matrix: o.Bench.matrix()}
+	b.cells = o.cells()
+	return b
+}
+
+// Name is "bandwidth".
+func (b *Bandwidth) Name() string { return "bandwidth" }
+
+// Needs is a client and a server, starting on the slow link, checked after every change.
+func (b *Bandwidth) Needs() Needs {
+	spec := b.o.Bench.spec(b.o.series(), b.o.Slow)
+	spec.Extra = map[string]string{"slow": link.FormatRate(b.o.Slow.RateBps), "fast": link.FormatRate(b.o.Fast.RateBps),
+		"experiments": strings.Join(b.o.Experiments, ",")}
+	return b.o.Bench.needs(b.o.Slow, true, spec, nil)
+}
+
+// Setup calibrates the slow link when asked.
+func (b *Bandwidth) Setup(ctx context.Context, e *Env) error {
+	if b.o.CalibrateThreads <= 0 {
+		return nil
+	}
+	return b.calibrate(ctx, e)
 }
 
 // BandwidthThreads is the study's thread ladder.
@@ -52,42 +84,37 @@ func SeriesName(c link.Condition, variant string) string {
 	return s
 }
 
-// Cells orders the matrix by link, then variant, then repeat and threads, so the wire is
+// cells orders the matrix by link, then variant, then repeat and threads, so the wire is
 // reshaped once per link.
-func (b Bandwidth) Cells() []PlannedCell {
+func (b BandwidthOptions) cells() []SysbenchCell {
 	variants := map[string]bool{}
 	for _, e := range b.Experiments {
 		for _, v := range bandwidthVariants[e] {
 			variants[v] = true
 		}
 	}
-	var cells []PlannedCell
+	var cells []SysbenchCell
 	for _, cond := range []link.Condition{b.Slow, b.Fast} {
 		cond := cond
 		for _, v := range []string{"plain", "compression", "tls"} {
 			if !variants[v] {
 				continue
 			}
-			for r := 1; r <= max(b.Repeat, 1); r++ {
-				for _, t := range b.Threads {
-					c := b.Common
-					c.Study, c.Series, c.Threads, c.Repeat = "bandwidth", SeriesName(cond, v), t, r
-					c.Compression, c.TLS = v == "compression", v == "tls"
-					c.Transport, c.Channel, c.ClientHost = "tcp", "direct", lab.Client
-					c.Host, c.Port = lab.HostAddr[lab.Server], 3306
-					cells = append(cells, PlannedCell{Cell: c, Link: &cond})
-				}
-			}
+			b.Bench.repeats(func(r, t int) {
+				c := tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r))
+				c.Compression, c.TLS, c.Link = v == "compression", v == "tls", &cond
+				cells = append(cells, c)
+			})
 		}
 	}
 	return cells
 }
 
-// Series lists the series names in matrix order.
-func (b Bandwidth) Series() []string {
+// series lists the series names in matrix order.
+func (b BandwidthOptions) series() []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, c := range b.Cells() {
+	for _, c := range b.cells() {
 		if !seen[c.Series] {
 			seen[c.Series] = true
 			out = append(out, c.Series)
@@ -121,49 +148,30 @@ func CalibrationNote(p result.Point, slowBps int64) string {
 		p.WireBytesPerSDown/1e6, p.Threads, p.TPS, link.FormatRate(slowBps), CalibrationTarget)
 }
 
-// Calibrate is a Plan.Prelude: it measures the unshaped wire at calThreads and moves every
-// slow-link cell to the calibrated rate.
-func (b Bandwidth) Calibrate(calThreads int) func(ctx context.Context, eng *Engine, plan *Plan) error {
-	return func(ctx context.Context, eng *Engine, plan *Plan) error {
-		if err := eng.Lab.Shape(ctx, link.Condition{Delay: b.Fast.Delay, Jitter: b.Fast.Jitter, LossPct: b.Fast.LossPct}, plan.Shaper, eng.Self); err != nil {
-			return fmt.Errorf("calibrate: %w", err)
-		}
-		c := b.Common
-		c.Study, c.Series, c.Threads = "bandwidth", "calibration", calThreads
-		c.Transport, c.Channel, c.ClientHost = "tcp", "direct", lab.Client
-		c.Host, c.Port = lab.HostAddr[lab.Server], 3306
-		p, err := eng.Measure(ctx, c)
-		if err != nil {
-			return fmt.Errorf("calibrate: %w", err)
-		}
-		peak := max(p.WireBytesPerSDown, p.WireBytesPerSUp)
-		slowBps, err := CalibratedSlow(peak)
-		if err != nil {
-			return err
-		}
-		old := b.Slow
-		slow := old
-		slow.RateBps = slowBps
-		for i := range plan.Cells {
-			pc := &plan.Cells[i]
-			if pc.Link != nil && *pc.Link == old {
-				variant := "plain"
-				if pc.Compression {
-					variant = "compression"
-				} else if pc.TLS {
-					variant = "tls"
-				}
-				pc.Link, pc.Series = &slow, SeriesName(slow, variant)
-			}
-		}
-		b.Slow = slow
-		plan.Spec.Series = b.Series()
-		if plan.Spec.Extra == nil {
-			plan.Spec.Extra = map[string]string{}
-		}
-		plan.Spec.Extra["slow_rate_bps"] = fmt.Sprint(slowBps)
-		plan.Spec.Extra["calibration_peak_bytes_per_s"] = fmt.Sprintf("%.0f", peak)
-		plan.Notes = append(plan.Notes, CalibrationNote(p, slowBps))
-		return nil
+// calibrate measures the unshaped wire at CalibrateThreads and moves every slow-link cell
+// to the calibrated rate.
+func (b *Bandwidth) calibrate(ctx context.Context, e *Env) error {
+	fast := b.o.Fast
+	if err := e.Shape(ctx, link.Condition{Delay: fast.Delay, Jitter: fast.Jitter, LossPct: fast.LossPct}); err != nil {
+		return fmt.Errorf("calibrate: %w", err)
 	}
+	c := tcpCell(b.o.Bench.cell("bandwidth", "calibration", b.o.CalibrateThreads, 1))
+	p, err := b.Measure(ctx, e, c)
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	peak := max(p.WireBytesPerSDown, p.WireBytesPerSUp)
+	slowBps, err := CalibratedSlow(peak)
+	if err != nil {
+		return err
+	}
+	b.o.Slow.RateBps = slowBps
+	b.cells = b.o.cells()
+	spec := &e.Run.Spec
+	spec.Series, spec.LinkRateBps = b.o.series(), slowBps
+	spec.Extra["slow"] = link.FormatRate(slowBps)
+	spec.Extra["slow_rate_bps"] = fmt.Sprint(slowBps)
+	spec.Extra["calibration_peak_bytes_per_s"] = fmt.Sprintf("%.0f", peak)
+	e.Note("%s", CalibrationNote(p, slowBps))
+	return nil
 }

@@ -15,24 +15,25 @@ const (
 	ChannelTunnel = "tunnel"
 )
 
-// TunnelPrelude starts `wirelab tunnel` (exit in the server host, entry in the client
-// host) and points every tunnel cell at the entry.
-func TunnelPrelude(o lab.TunnelOptions) func(ctx context.Context, eng *Engine, plan *Plan) error {
-	return func(ctx context.Context, eng *Engine, plan *Plan) error {
-		addr, err := eng.Lab.StartTunnel(ctx, eng.Self, lab.Client, o)
-		if err != nil {
-			return err
-		}
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil {
-			return fmt.Errorf("tunnel entry address %q: %w", addr, err)
-		}
-		n, _ := strconv.Atoi(port)
-		for i := range plan.Cells {
-			if c := &plan.Cells[i]; c.Channel == ChannelTunnel {
-				c.Host, c.Port = host, n
-			}
-		}
-		return nil
+// startTunnel starts `wirelab tunnel` (exit in the server host, entry in the client host)
+// and points every tunnel cell at the entry.
+func startTunnel(ctx context.Context, e *Env, o lab.TunnelOptions, cells []SysbenchCell) error {
+	addr, err := e.Lab.StartTunnel(ctx, e.Self, lab.Client, o)
+	if err != nil {
+		return err
 	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("tunnel entry address %q: %w", addr, err)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Errorf("tunnel entry port %q: %w", port, err)
+	}
+	for i := range cells {
+		if c := &cells[i]; c.Channel == ChannelTunnel {
+			c.Host, c.Port = host, n
+		}
+	}
+	return nil
 }

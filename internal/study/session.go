@@ -13,163 +13,162 @@ import (
 
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
-	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
-// Plan is a whole study: the lab it needs and the cells to measure, in order.
-type Plan struct {
-	Study      string
-	Spec       result.Spec
-	Condition  link.Condition // the wire for every cell without its own
-	Shaper     string
-	Cells      []PlannedCell
-	OutDir     string
-	RandType   string
-	BufferPool string
-	CheckWire  bool // run `link check` after each change of the wire and record it
-	Notes      []string
-	// Prelude runs after the data set is prepared and before the first cell; it may
-	// measure (calibration) and rewrite the plan's cells, spec and notes.
-	Prelude func(ctx context.Context, eng *Engine, plan *Plan) error
-}
-
-// PlannedCell is a cell with the wire it needs (nil: the plan's condition).
-type PlannedCell struct {
-	Cell
-	Link *link.Condition
-}
-
-// Session runs a plan on a fresh lab and tears it down.
+// Session runs one Study on a fresh lab and removes the lab afterwards.
 type Session struct {
 	Runner   execx.Runner
 	Logger   *slog.Logger
 	StateDir string
 	Self     string
-	Progress io.Writer // point k/N lines with an ETA
+	Progress io.Writer // progress lines: point k, the wire, an ETA
 	CPUIdle  string    // what was done about CPU idle states, for the environment
+	OutDir   string
 }
 
-// Run builds the lab, prepares the data set once, measures every cell (results.json is
-// rewritten after each point so finished points survive anything), renders the report and
-// removes the lab. soft cancelled = stop after the current point; hard = abort it.
-func (s *Session) Run(soft, hard context.Context, plan Plan) (run *result.Run, err error) {
-	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: plan.Study,
-		Started: time.Now().UTC(), Spec: plan.Spec, Notes: plan.Notes}
-	l, err := lab.Up(hard, lab.Options{Hosts: []string{lab.Client, lab.Server},
-		Condition: plan.Condition, Shaper: plan.Shaper, StateDir: s.StateDir, Self: s.Self,
-		Runner: s.Runner, Logger: s.Logger})
+// Run builds the lab the study needs, starts its servers and prepares the data set once,
+// runs the study's Setup, measures its points one at a time (results.json is rewritten
+// after each, so finished points survive anything), renders the report and removes the
+// lab. soft cancelled = stop after the current point; hard = abort it and tear down now.
+func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, err error) {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.Progress == nil {
+		s.Progress = io.Discard
+	}
+	needs := st.Needs()
+	if len(needs.Hosts) == 0 || len(needs.Servers) == 0 {
+		return nil, fmt.Errorf("study %s: needs at least one host across the wire and one server", st.Name())
+	}
+	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: st.Name(),
+		Started: time.Now().UTC(), Spec: needs.Spec, Notes: needs.Notes}
+	l, err := lab.Up(hard, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
+		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger})
 	if err != nil {
 		return nil, err
 	}
 	run.RunID = l.State.RunID
 	defer func() {
+		st.Teardown()
 		if derr := l.Down(context.WithoutCancel(hard)); derr != nil {
 			err = errors.Join(err, fmt.Errorf("tear down lab %s: %w", l.State.RunID, derr))
 		}
 	}()
-	fmt.Fprintf(s.Progress, "lab %s up: %s\n", l.State.RunID, l.State.Condition)
-	if _, err := l.StartMariaDB(hard, lab.Server, lab.DBOptions{BufferPool: plan.BufferPool}); err != nil {
-		return nil, err
-	}
-	db := l.State.DB
-	prep := sysbench.Options{Workload: plan.Spec.Workload, Tables: plan.Spec.Tables,
-		TableSize: plan.Spec.TableSize, Socket: db.Socket, User: db.User, Password: db.Password,
-		DB: db.Name, NS: l.State.NS(lab.Server)}
-	fmt.Fprintf(s.Progress, "preparing %d tables x %d rows\n", plan.Spec.Tables, plan.Spec.TableSize)
-	if err := sysbench.Prepare(hard, prep, s.Logger); err != nil {
-		return nil, fmt.Errorf("prepare data set: %w", err)
+	e := &Env{Lab: l, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: l.State.Condition,
+		shaper: needs.Shaper, checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
+	e.Progressf("lab %s up: %s, wire %s", l.State.RunID, strings.Join(needs.Hosts, " + "), l.State.Condition)
+	if err := s.servers(hard, e, needs); err != nil {
+		return run, err
 	}
 	run.Environment = environment(hard, l)
 	run.Environment.CPUIdle = s.CPUIdle
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
-		plan.Notes = append(plan.Notes, fmt.Sprintf("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU()))
-		run.Notes = plan.Notes
+		e.Note("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU())
 	}
-	eng := &Engine{Lab: l, Tables: plan.Spec.Tables, TableSize: plan.Spec.TableSize,
-		RandType: plan.RandType, Logger: s.Logger, Self: s.Self}
-	if plan.Prelude != nil {
-		if err := plan.Prelude(hard, eng, &plan); err != nil {
-			return run, err
-		}
-		run.Spec, run.Notes = plan.Spec, plan.Notes
-	}
-	current := l.State.Condition
-	checked := false
-	started := time.Now()
-	var done time.Duration
-	for i, pc := range plan.Cells {
-		if soft.Err() != nil {
-			run.Interrupted = true
-			break
-		}
-		want := plan.Condition
-		if pc.Link != nil {
-			want = *pc.Link
-		}
-		if want != current || !checked {
-			if want != current {
-				if err := l.Shape(hard, want, plan.Shaper, s.Self); err != nil {
-					return run, err
-				}
-				current = want
-			}
-			if plan.CheckWire {
-				eng.WireCheck = s.check(hard, l)
-			}
-			checked = true
-		}
-		eta := "?"
-		if done > 0 {
-			rate := float64(time.Since(started)) / float64(done)
-			var left time.Duration
-			for _, c := range plan.Cells[i:] {
-				left += c.Warmup + c.Duration + 2*time.Second
-			}
-			eta = (time.Duration(rate * float64(left))).Round(time.Second).String()
-		}
-		fmt.Fprintf(s.Progress, "[%d/%d] %s threads=%d (%s) ETA %s\n", i+1, len(plan.Cells),
-			pc.Series, pc.Threads, current, eta)
-		p, err := eng.Measure(hard, pc.Cell)
-		if err != nil {
-			if hard.Err() != nil {
-				run.Interrupted = true
-				break
-			}
-			p.Failed, p.FailReason = true, err.Error()
-			s.Logger.Warn("point failed", "series", pc.Series, "threads", pc.Threads, "err", err)
-		}
-		run.Points = append(run.Points, p)
-		done += pc.Warmup + pc.Duration + 2*time.Second
-		run.Finished = time.Now().UTC()
-		if err := result.Write(plan.OutDir, run); err != nil {
-			return run, err
-		}
-	}
-	run.Finished = time.Now().UTC()
-	if err := result.Write(plan.OutDir, run); err != nil {
+	if err := st.Setup(hard, e); err != nil {
 		return run, err
 	}
-	if len(run.Points) == 0 && run.Interrupted {
-		return run, nil // nothing measured: results.json says so, there is no report to draw
+	if err := s.points(soft, hard, e, st); err != nil {
+		return run, err
 	}
-	if err := report.Render(plan.OutDir, run); err != nil {
+	st.Finish(run)
+	run.Finished = time.Now().UTC()
+	if err := result.Write(s.OutDir, run); err != nil {
+		return run, err
+	}
+	if len(run.Points) == 0 {
+		return run, nil // nothing measured (Ctrl-C before the first point): no report to draw
+	}
+	if err := report.Render(s.OutDir, run); err != nil {
 		return run, fmt.Errorf("render report: %w", err)
 	}
 	return run, nil
 }
 
-func (s *Session) check(ctx context.Context, l *lab.Lab) *result.WireCheck {
-	wc, err := link.Check(ctx, l.Runner(), link.CheckHostsOf(l.State), l.State.Condition, link.CheckOptions{Duration: 3 * time.Second})
-	if err != nil {
-		s.Logger.Warn("link check failed", "err", err)
-		return &result.WireCheck{Verdict: "check failed: " + err.Error()}
+// servers starts the study's database servers and prepares the data set on the first.
+func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
+	for _, sv := range needs.Servers {
+		srv, err := e.Lab.StartMariaDB(ctx, sv.Host, sv.DB)
+		if err != nil {
+			return err
+		}
+		e.Servers = append(e.Servers, srv)
 	}
-	return wc
+	d, first := needs.Data, e.Servers[0]
+	e.Progressf("preparing %d tables x %d rows in %s", d.Tables, d.TableSize, needs.Servers[0].Host)
+	prep := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Socket: first.Socket,
+		User: first.User, Password: first.Password, DB: first.DB, NS: e.Lab.State.NS(needs.Servers[0].Host)}
+	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
+		return fmt.Errorf("prepare data set: %w", err)
+	}
+	return nil
 }
 
+// points measures the study's points until it has no other or Ctrl-C comes.
+func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
+	run := e.Run
+	var spent, expected time.Duration
+	for i := 1; ; i++ {
+		if soft.Err() != nil {
+			run.Interrupted = true
+			return nil
+		}
+		c, ok := st.Next(run.Points)
+		if !ok {
+			return nil
+		}
+		if w := c.Wire(); w != nil || e.applied == nil {
+			want := e.Cond
+			if w != nil {
+				want = *w
+			}
+			if err := e.Shape(hard, want); err != nil {
+				return err
+			}
+		}
+		e.Progressf("point %d%s: %s (%s) ETA %s", i, total(st), c.Label(), e.Cond, eta(st, spent, expected))
+		t0 := time.Now()
+		p, err := st.Measure(hard, e, c)
+		if err != nil {
+			if hard.Err() != nil {
+				run.Interrupted = true
+				return nil
+			}
+			p.Failed, p.FailReason = true, err.Error()
+			s.Logger.Warn("point failed", "point", c.Label(), "err", err)
+		}
+		spent, expected = spent+time.Since(t0), expected+c.Expected()
+		run.Points = append(run.Points, p)
+		run.Finished = time.Now().UTC()
+		if err := result.Write(s.OutDir, run); err != nil {
+			return err
+		}
+	}
+}
+
+// total is "/N" for a study that knows how many points it has.
+func total(st Study) string {
+	if r, ok := st.(interface{ Total() int }); ok {
+		return fmt.Sprintf("/%d", r.Total())
+	}
+	return ""
+}
+
+// eta scales the remaining expected time by how long points took against their expected
+// time so far; "?" before the first point or for a study whose points depend on results.
+func eta(st Study, spent, expected time.Duration) string {
+	r, ok := st.(Remainder)
+	if !ok || expected == 0 {
+		return "?"
+	}
+	return time.Duration(float64(r.Remaining()) * float64(spent) / float64(expected)).Round(time.Second).String()
+}
+
+// environment describes the machine and the lab for results.json.
 func environment(ctx context.Context, l *lab.Lab) result.Environment {
 	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: l.State.Shaper,
 		LinkAsApplied: l.State.Condition.String(), LinkAsReadBack: l.State.ReadBack}
@@ -197,15 +196,4 @@ func environment(ctx context.Context, l *lab.Lab) result.Environment {
 		env.SysbenchVersion = v
 	}
 	return env
-}
-
-// loadAverage is the 1-minute load average (0 when unreadable).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	_, _ = fmt.Sscanf(string(b), "%f", &l)
-	return l
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
-	c := Cell{Threads: 8, Warmup: 2 * time.Second, Duration: 3 * time.Second}
+	c := SysbenchCell{Threads: 8, Warmup: 2 * time.Second, Duration: 3 * time.Second}
 	var ivs []sysbench.Interval
 	var ss []metrics.Sample
 	for i := 1; i <= 5; i++ {
@@ -26,8 +26,8 @@ func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
 		ss = append(ss, metrics.Sample{T: time.Duration(i) * time.Second, UpBytesPerS: 100e3,
 			DownBytesPerS: 2.4e6, CPUServer: 0.3, CPUClient: 0.1, CPUTotal: 0.5})
 	}
-	var p result.Point
-	fillPoint(&p, c, &sysbench.Summary{Errors: 3}, ivs, ss, 20_000_000)
+	p := result.Point{LinkRateBps: 20_000_000, Threads: 8}
+	closedLoop(&p, c, &Sysbench{intervals: ivs, Summary: &sysbench.Summary{Errors: 3}}, ss)
 	if p.TPS != 100 || p.QPS != 1600 {
 		t.Errorf("TPS %v QPS %v: warm-up not dropped", p.TPS, p.QPS)
 	}
@@ -43,18 +43,23 @@ func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
 	if p.TPSCV != 0 {
 		t.Errorf("steady TPS has CV %v", p.TPSCV)
 	}
+	// One transaction: 2.4e6/100 bytes down, 16 round trips, 0.5/100 CPU-seconds.
+	if pr := p.Profile; pr == nil || math.Abs(pr.WireBytesDown-24000) > 1e-6 || pr.RoundTrips != 16 ||
+		math.Abs(pr.CPUMachineS-0.005) > 1e-12 || pr.Threads != 8 || pr.LinkRateBps != 20_000_000 {
+		t.Errorf("profile %+v", p.Profile)
+	}
 }
 
 func TestBandwidthMatrix(t *testing.T) {
 	slow := link.Condition{RateBps: 20_000_000}
-	b := Bandwidth{Slow: slow, Fast: link.Condition{}, Experiments: []string{"n2", "n3"},
-		Threads: []int{1, 16}, Common: Cell{Workload: "oltp_read_only", Duration: time.Second}}
-	cells := b.Cells()
+	b := BandwidthOptions{Slow: slow, Fast: link.Condition{}, Experiments: []string{"n2", "n3"},
+		Bench: Bench{Threads: []int{1, 16}, Workload: "oltp_read_only", Duration: time.Second}}
+	cells := NewBandwidth(b).cells
 	if len(cells) != 2*3*2 { // links x (plain, compression, tls) x threads
 		t.Fatalf("%d cells", len(cells))
 	}
 	want := []string{"20mbit", "20mbit+compression", "20mbit+tls", "unlimited", "unlimited+compression", "unlimited+tls"}
-	if got := strings.Join(b.Series(), ","); got != strings.Join(want, ",") {
+	if got := strings.Join(b.series(), ","); got != strings.Join(want, ",") {
 		t.Errorf("series %s", got)
 	}
 	// Grouped by link: the wire is reshaped once.
@@ -87,8 +92,7 @@ func TestCalibratedSlowKeepsTheBlogRatio(t *testing.T) {
 }
 
 func TestTransportCells(t *testing.T) {
-	tr := Transport{Paths: TransportPaths, Threads: []int{2}, Common: Cell{Workload: "oltp_read_only"}}
-	cells := tr.Cells()
+	cells := NewTransport(TransportOptions{Paths: TransportPaths, Bench: Bench{Threads: []int{2}, Workload: "oltp_read_only"}}).cells
 	if len(cells) != 4 {
 		t.Fatalf("%d cells", len(cells))
 	}
@@ -109,10 +113,10 @@ func TestTransportCells(t *testing.T) {
 }
 
 func TestFillPointDropsTheDrainAfterTime(t *testing.T) {
-	c := Cell{Threads: 2, Duration: 2 * time.Second}
+	c := SysbenchCell{Threads: 2, Duration: 2 * time.Second}
 	ivs := []sysbench.Interval{{T: 1, TPS: 50}, {T: 2, TPS: 50}, {T: 3, TPS: 1}, {T: 4, TPS: 1}}
 	var p result.Point
-	fillPoint(&p, c, nil, ivs, nil, 0)
+	closedLoop(&p, c, &Sysbench{intervals: ivs}, nil)
 	if p.TPS != 50 || len(p.Seconds) != 2 {
 		t.Errorf("TPS %v over %d seconds: the drain after --time leaked in", p.TPS, len(p.Seconds))
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
 )
 
 // TransportPaths are the four ways to reach MySQL in the unix-socket-vs-TCP study, in the
@@ -44,54 +45,68 @@ func ParsePaths(v string) ([]string, error) {
 	return out, nil
 }
 
-// Transport builds the transport study's cells: every path at the same thread count.
+// TransportOptions is the unix-socket-vs-TCP study: every path at the same thread counts.
+type TransportOptions struct {
+	Bench Bench
+	Paths []string
+	Link  link.Condition
+}
+
+// Transport is the transport study.
 type Transport struct {
-	Paths   []string
-	Threads []int
-	Common  Cell
-	Repeat  int
+	o TransportOptions
+	matrix
 }
 
-// Cells returns the matrix; socket paths are filled in by the prelude once the lab exists.
-func (t Transport) Cells() []PlannedCell {
-	var cells []PlannedCell
-	for r := 1; r <= max(t.Repeat, 1); r++ {
-		for _, th := range t.Threads {
-			for _, path := range t.Paths {
-				c := t.Common
-				c.Study, c.Series, c.Transport, c.Channel, c.Threads, c.Repeat = "transport", path, path, "direct", th, r
-				c.Extra = append(append([]string(nil), TransportExtra...), t.Common.Extra...)
-				switch path {
-				case "socket", "local-tcp":
-					c.ClientHost = lab.Server
-				default:
-					c.ClientHost = lab.Client
-				}
-				if path == "local-tcp" {
-					c.Host, c.Port = "127.0.0.1", 3306
-				}
-				if path == "remote-tcp" {
-					c.Host, c.Port = lab.HostAddr[lab.Server], 3306
-				}
-				cells = append(cells, PlannedCell{Cell: c})
+// NewTransport builds the study's cells; socket paths are filled in by Setup once the lab
+// exists.
+func NewTransport(o TransportOptions) *Transport {
+	t := &Transport{o: o, matrix: o.Bench.matrix()}
+	o.Bench.repeats(func(r, th int) {
+		for _, path := range o.Paths {
+			c := o.Bench.cell("transport", path, th, r)
+			c.Transport, c.Channel = path, ChannelDirect
+			c.Extra = append([]string(nil), TransportExtra...)
+			switch path {
+			case "socket", "local-tcp":
+				c.ClientHost = lab.Server
+			default:
+				c.ClientHost = lab.Client
 			}
+			if path == "local-tcp" {
+				c.Host, c.Port = "127.0.0.1", 3306
+			}
+			if path == "remote-tcp" {
+				c.Host, c.Port = lab.HostAddr[lab.Server], 3306
+			}
+			t.cells = append(t.cells, c)
 		}
-	}
-	return cells
+	})
+	return t
 }
 
-// Prelude points the socket cells at mysqld's socket and, for remote-socket, starts the
+// Name is "transport".
+func (t *Transport) Name() string { return "transport" }
+
+// Needs is a client and a server on the study's wire, checked once.
+func (t *Transport) Needs() Needs {
+	spec := t.o.Bench.spec(t.o.Paths, t.o.Link)
+	spec.Extra = map[string]string{"sysbench_extra": strings.Join(TransportExtra, " ")}
+	return t.o.Bench.needs(t.o.Link, true, spec, nil)
+}
+
+// Setup points the socket cells at mysqld's socket and, for remote-socket, starts the
 // study's two socat hops: TCP-LISTEN→UNIX-CONNECT next to mysqld, UNIX-LISTEN→TCP on the
 // client; both are lab processes, stopped by teardown.
-func (t Transport) Prelude(ctx context.Context, eng *Engine, plan *Plan) error {
-	st := eng.Lab.State
+func (t *Transport) Setup(ctx context.Context, e *Env) error {
+	st := e.Lab.State
 	remoteSock := filepath.Join(st.TempDir, "remote-mysqld.sock")
 	needSocat := false
-	for i := range plan.Cells {
-		c := &plan.Cells[i]
+	for i := range t.cells {
+		c := &t.cells[i]
 		switch c.Transport {
 		case "socket":
-			c.Socket = st.DB.Socket
+			c.Socket = e.Servers[0].Socket
 		case "remote-socket":
 			c.Socket, needSocat = remoteSock, true
 		}
@@ -99,7 +114,7 @@ func (t Transport) Prelude(ctx context.Context, eng *Engine, plan *Plan) error {
 	if !needSocat {
 		return nil
 	}
-	return StartSocatHops(ctx, eng.Lab, st.DB.Socket, remoteSock)
+	return StartSocatHops(ctx, e.Lab, e.Servers[0].Socket, remoteSock)
 }
 
 // StartSocatHops runs the study's socat pair and waits until the client-side socket exists

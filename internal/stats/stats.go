@@ -1,8 +1,9 @@
-package metrics
+package stats
 
 import (
 	"math"
 	"sort"
+	"time"
 )
 
 // Mean is the arithmetic mean; 0 for no values, so results stay JSON-encodable.
@@ -68,6 +69,27 @@ func t975(df int) float64 {
 	const z = 1.959963984540054
 	v := float64(df)
 	return z + (z*z*z+z)/(4*v) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*v*v)
+}
+
+// Percentile is the nearest-rank p-th percentile (0 < p ≤ 100) of xs; 0 for none.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	rank := int(math.Ceil(p / 100 * float64(len(s))))
+	rank = min(max(rank, 1), len(s))
+	return s[rank-1]
+}
+
+// DurationsMs turns durations into milliseconds, for Percentile.
+func DurationsMs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = float64(d) / float64(time.Millisecond)
+	}
+	return out
 }
 
 // Median is the middle value of xs (the mean of the two middle ones for an even count);

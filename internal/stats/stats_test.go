@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"math"
@@ -54,5 +54,24 @@ func TestCI95LargeN(t *testing.T) {
 	want := 1.962 * stddev(xs) / math.Sqrt(1000)
 	if math.Abs(h-want) > 0.001 {
 		t.Errorf("half = %v, want ≈ %v", h, want)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	tests := []struct {
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{nil, 99, 0},
+		{[]float64{3}, 99, 3},
+		{[]float64{5, 1, 4, 2, 3}, 50, 3},
+		{[]float64{5, 1, 4, 2, 3}, 100, 5},
+		{[]float64{5, 1, 4, 2, 3}, 1, 1},
+	}
+	for _, tc := range tests {
+		if got := Percentile(tc.xs, tc.p); got != tc.want {
+			t.Errorf("Percentile(%v, %v) = %v, want %v", tc.xs, tc.p, got, tc.want)
+		}
 	}
 }

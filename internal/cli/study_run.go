@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+// runStudy runs a study in a session with Ctrl-C handling and the CPUs kept awake when
+// asked, and prints where the report is.
+func runStudy(p *Process, st study.Study, out string, awake bool) error {
+	soft, hard, stop := interruptContexts(p)
+	defer stop()
+	idle, release := keepAwake(p, awake)
+	defer release()
+	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self,
+		Progress: p.Stderr, CPUIdle: idle, OutDir: out}
+	start := time.Now()
+	run, err := s.Run(soft, hard, st)
+	if run != nil && len(run.Points) > 0 {
+		if h, ok := st.(interface{ Headlines([]result.Point) []string }); ok {
+			for _, line := range h.Headlines(run.Points) {
+				fmt.Fprintln(p.Stdout, line)
+			}
+		}
+		abs, _ := filepath.Abs(out)
+		fmt.Fprintf(p.Stdout, "%d points in %s; report: %s\n", len(run.Points), time.Since(start).Round(time.Second), filepath.Join(abs, "report.md"))
+		if run.Interrupted {
+			fmt.Fprintln(p.Stdout, "interrupted: the report holds the points finished before Ctrl-C")
+		}
+	}
+	if run != nil && len(run.Points) == 0 && run.Interrupted {
+		fmt.Fprintln(p.Stdout, "interrupted before the first point finished: nothing measured, lab removed")
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.Name(), err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package result
+
+import "sort"
+
+// Probe is one probe of a max-load search: the target load and whether it passed (usable,
+// bounded lag, matching checksum).
+type Probe struct {
+	Load float64
+	OK   bool
+}
+
+// Bracket is where a max-load search stands: Lo is the highest load that passed every
+// time it was probed and lies below every failing load (0 = none), Hi the lowest load
+// that failed (0 = none). A load probed twice counts as passing only if both passed, so a
+// failed confirmation moves the limit down.
+func Bracket(probes []Probe) (lo, hi float64) {
+	failed := map[float64]bool{}
+	for _, p := range probes {
+		if !p.OK {
+			failed[p.Load] = true
+			if hi == 0 || p.Load < hi {
+				hi = p.Load
+			}
+		}
+	}
+	for _, p := range probes {
+		if p.OK && !failed[p.Load] && (hi == 0 || p.Load < hi) && p.Load > lo {
+			lo = p.Load
+		}
+	}
+	return lo, hi
+}
+
+// Edge is a channel's maximum sustainable load as found by the max-load search.
+type Edge struct {
+	Channel string
+	// Limit is the highest sustainable target load (QPS); FirstFailed the lowest failing
+	// one above it (0 = none found). The true limit lies in [Limit, FirstFailed).
+	Limit, FirstFailed float64
+	// Passes is how many probes at Limit passed (2 = confirmed by a second run).
+	Passes int
+	// At is the last passing point at Limit, Failed the last point at FirstFailed.
+	At, Failed *Point
+	Probes     int
+}
+
+// Width is the bracket's width relative to the limit (0 when not bracketed).
+func (e Edge) Width() float64 {
+	if e.Limit <= 0 || e.FirstFailed <= 0 {
+		return 0
+	}
+	return (e.FirstFailed - e.Limit) / e.Limit
+}
+
+// MaxLoadSeries is the series of the replication study's max-load search.
+const MaxLoadSeries = "max-load"
+
+// MaxLoads is the maximum sustainable load of every channel from the max-load points of a
+// run, in the points' channel order: the one computation the study's headlines and the
+// report share.
+func MaxLoads(points []Point) []Edge {
+	byCh := map[string][]Point{}
+	var order []string
+	for _, p := range points {
+		if p.Series != MaxLoadSeries || p.Replication == nil {
+			continue
+		}
+		if _, ok := byCh[p.Channel]; !ok {
+			order = append(order, p.Channel)
+		}
+		byCh[p.Channel] = append(byCh[p.Channel], p)
+	}
+	var out []Edge
+	for _, ch := range order {
+		pts := byCh[ch]
+		var probes []Probe
+		for _, p := range pts {
+			probes = append(probes, Probe{Load: p.Replication.TargetQPS, OK: p.SustainsLoad()})
+		}
+		e := Edge{Channel: ch, Probes: len(pts)}
+		e.Limit, e.FirstFailed = Bracket(probes)
+		for i := range pts {
+			p := &pts[i]
+			switch p.Replication.TargetQPS {
+			case e.Limit:
+				if p.SustainsLoad() {
+					e.Passes++
+					e.At = p
+				}
+			case e.FirstFailed:
+				e.Failed = p
+			}
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return channelRank(out[i].Channel) < channelRank(out[j].Channel) })
+	return out
+}
+
+// SustainsLoad is true for a usable replication point whose lag stayed bounded.
+func (p Point) SustainsLoad() bool {
+	return p.Usable() && p.Replication != nil && p.Replication.Bounded
+}
+
+// ReplicationChannels are the replication study's channels in the order reports show them.
+var ReplicationChannels = []string{"native", "native-compressed", "tunnel"}
+
+func channelRank(ch string) int {
+	for i, c := range ReplicationChannels {
+		if c == ch {
+			return i
+		}
+	}
+	return len(ReplicationChannels)
+}

@@ -1,0 +1,4 @@
+// Package stats holds the few statistics every figure of wirelab is computed with (mean,
+// coefficient of variation, Student-t confidence interval, nearest-rank percentile), so a
+// median or an interval means the same thing in a link check, a study and a report.
+package stats

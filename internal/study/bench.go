@@ -1,0 +1,56 @@
+package study
+
+import (
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// Bench are the knobs the closed-loop sysbench studies share.
+type Bench struct {
+	Workload          string
+	Threads           []int
+	Duration, Warmup  time.Duration
+	Repeat            int
+	Tables, TableSize int
+	RandType          string
+	BufferPool        string // innodb_buffer_pool_size
+	Shaper            string // how delay is made ("" = auto)
+}
+
+// spec is what results.json records of the knobs; the study adds series, link and extras.
+func (b Bench) spec(series []string, c link.Condition) result.Spec {
+	return result.Spec{Workload: b.Workload, Threads: b.Threads, DurationS: b.Duration.Seconds(),
+		WarmupS: b.Warmup.Seconds(), Repeat: b.Repeat, Tables: b.Tables, TableSize: b.TableSize,
+		Series: series, LinkRateBps: c.RateBps, LinkDelayMs: float64(c.Delay) / float64(time.Millisecond)}
+}
+
+// needs is a client + server lab with one MariaDB and the sysbench data set.
+func (b Bench) needs(c link.Condition, checkWire bool, spec result.Spec, notes []string) Needs {
+	return Needs{Hosts: []string{lab.Client, lab.Server},
+		Servers:   []Server{{Host: lab.Server, DB: lab.DBOptions{BufferPool: b.BufferPool}}},
+		Data:      DataSet{Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize},
+		Condition: c, Shaper: b.Shaper, CheckWire: checkWire, Spec: spec, Notes: notes}
+}
+
+// matrix is an empty matrix with the bench's data-set knobs.
+func (b Bench) matrix() matrix {
+	return matrix{randType: b.RandType, tables: b.Tables, tableSize: b.TableSize}
+}
+
+// repeats calls fn for every repeat (1-based) and thread count, repeats outermost.
+func (b Bench) repeats(fn func(repeat, threads int)) {
+	for r := 1; r <= max(b.Repeat, 1); r++ {
+		for _, t := range b.Threads {
+			fn(r, t)
+		}
+	}
+}
+
+// cell is a cell with the bench's workload and timing.
+func (b Bench) cell(study, series string, threads, repeat int) SysbenchCell {
+	return SysbenchCell{Study: study, Series: series, Workload: b.Workload, Threads: threads,
+		Duration: b.Duration, Warmup: b.Warmup, Repeat: repeat}
+}

@@ -1,0 +1,121 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// Env is what a Study sees of the Session: the lab with its servers, the wire as it is,
+// the last link check, the run being written, and progress output.
+type Env struct {
+	Lab     *lab.Lab
+	Servers []*mariadb.Server // in Needs().Servers order
+	Logger  *slog.Logger
+	Self    string      // the wirelab binary (tunnel ends and the delayer run from it)
+	Run     *result.Run // spec and notes may be refined in Setup; points belong to the Session
+	// Far is the host across the wire from the server (Needs().Hosts[0]).
+	Far string
+	// Cond is the wire as it is now; WireCheck the last `link check` of it (nil when the
+	// study does not check the wire).
+	Cond      link.Condition
+	WireCheck *result.WireCheck
+
+	shaper    string
+	checkWire bool
+	applied   []string // every wire applied, for the environment
+	progress  io.Writer
+	started   time.Time
+}
+
+// Progressf prints one progress line with the time since the session started.
+func (e *Env) Progressf(format string, a ...any) {
+	fmt.Fprintf(e.progress, "[%s] %s\n", time.Since(e.started).Round(time.Second), fmt.Sprintf(format, a...))
+}
+
+// Note adds a sentence to the run's notes (results.json and the report).
+func (e *Env) Note(format string, a ...any) {
+	e.Run.Notes = append(e.Run.Notes, fmt.Sprintf(format, a...))
+}
+
+// Shape puts c on the wire (when it differs from the wire now), records it in the
+// environment, and runs `link check` when the study asked for it.
+func (e *Env) Shape(ctx context.Context, c link.Condition) error {
+	if c == e.Cond && e.applied != nil {
+		return nil
+	}
+	if c != e.Cond {
+		if err := e.Lab.Shape(ctx, c, e.shaper, e.Self); err != nil {
+			return err
+		}
+		e.Cond = c
+	}
+	st := e.Lab.State
+	if s := c.String(); !slices.Contains(e.applied, s) {
+		e.applied = append(e.applied, s)
+	}
+	env := &e.Run.Environment
+	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = st.Shaper, strings.Join(e.applied, " | "), st.ReadBack
+	e.WireCheck = nil
+	if e.checkWire {
+		e.WireCheck = e.check(ctx)
+	}
+	return nil
+}
+
+// CheckHosts are the two ends of the wire the study measures across.
+func (e *Env) CheckHosts() link.CheckHosts {
+	st := e.Lab.State
+	return link.CheckHosts{ClientNS: st.NS(e.Far), ServerNS: st.NS(lab.Server),
+		ServerAddr: lab.HostAddr[lab.Server], WireNS: st.NS(lab.Wire)}
+}
+
+func (e *Env) check(ctx context.Context) *result.WireCheck {
+	wc, err := link.Check(ctx, e.Lab.Runner(), e.CheckHosts(), e.Cond, link.CheckOptions{Duration: 3 * time.Second})
+	if err != nil {
+		e.Logger.Warn("link check failed", "err", err)
+		return &result.WireCheck{Verdict: "check failed: " + err.Error()}
+	}
+	return wc
+}
+
+// BasePoint is a point with the wire it was measured on filled in.
+func (e *Env) BasePoint(study, series string) result.Point {
+	c := e.Cond
+	return result.Point{Study: study, Series: series, LinkRateBps: c.RateBps,
+		LinkDelayMs:  float64(c.Delay) / float64(time.Millisecond),
+		LinkJitterMs: float64(c.Jitter) / float64(time.Millisecond), LinkLossPct: c.LossPct,
+		WireCheck: e.WireCheck}
+}
+
+// procPids are the pids of the lab's recorded helpers with these names.
+func (e *Env) procPids(names ...string) []int {
+	var out []int
+	for _, p := range e.Lab.State.Procs {
+		if slices.Contains(names, p.Name) {
+			out = append(out, p.Pid)
+		}
+	}
+	return out
+}
+
+// loadAverage is the 1-minute load average (0 when unreadable).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	_, _ = fmt.Sscanf(string(b), "%f", &l)
+	return l
+}

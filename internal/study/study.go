@@ -1,0 +1,85 @@
+package study
+
+import (
+	"context"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// Study is one plug-in of the Session: what a study does differently from the others.
+//
+// The Session calls, in this order: Needs (before anything is created), Setup (once the
+// lab, its servers and the data set are up), then Next and Measure for each point until
+// Next says there is no other point or Ctrl-C comes, Finish after the last point, and
+// Teardown always once Needs was called — after a failed Setup too — before the lab
+// itself is removed. Teardown must be safe on a half-done Setup.
+type Study interface {
+	// Name is results.json's "study" and the report section that draws it.
+	Name() string
+	// Needs is what the Session must build before Setup.
+	Needs() Needs
+	// Setup prepares what only this study uses on the lab (a tunnel, socat hops,
+	// replication); it may measure (calibration) and refine e.Run's spec and notes.
+	Setup(ctx context.Context, e *Env) error
+	// Next returns the next point to measure, given every point measured so far in run
+	// order (a search decides its next load from the last result); false when done.
+	Next(done []result.Point) (Cell, bool)
+	// Measure measures one point on the wire the Session has put in place for it. An
+	// error means the point could not be measured; the Session keeps it as failed.
+	Measure(ctx context.Context, e *Env, c Cell) (result.Point, error)
+	// Finish adds the study's closing notes (headline figures) to the run.
+	Finish(run *result.Run)
+	// Teardown stops what Setup started that the lab's teardown does not (connections,
+	// goroutines). Idempotent.
+	Teardown()
+}
+
+// Cell is one point as the Session sees it: the wire it needs, a label for progress and
+// how long it is expected to take. Each study's Measure knows its concrete type.
+type Cell interface {
+	// Wire is the wire condition the point needs; nil leaves the wire as it is.
+	Wire() *link.Condition
+	Label() string
+	Expected() time.Duration
+}
+
+// Remainder is implemented by studies that know how long their remaining points take,
+// for the ETA. A study whose points depend on results (a search) does not.
+type Remainder interface {
+	Remaining() time.Duration
+}
+
+// Needs is what a study needs the Session to build before its Setup.
+type Needs struct {
+	// Hosts are the end hosts besides the wire. Hosts[0] is the one across the wire from
+	// the server (client or replica): the wire's "down" direction and `link check` face it.
+	Hosts []string
+	// Servers are the MariaDB servers to start, in order; the data set is prepared on the
+	// first one over its unix socket.
+	Servers []Server
+	Data    DataSet
+	// Condition is the wire the lab starts with; Shaper how delay is made ("" = auto).
+	Condition link.Condition
+	Shaper    string
+	// CheckWire runs `link check` after every change of the wire and records it on the
+	// following points.
+	CheckWire bool
+	// Spec and Notes start results.json; Setup may refine them through Env.Run.
+	Spec  result.Spec
+	Notes []string
+}
+
+// Server is one database server a study needs.
+type Server struct {
+	Host string
+	DB   lab.DBOptions
+}
+
+// DataSet is the sysbench data set prepared once per lab.
+type DataSet struct {
+	Workload          string
+	Tables, TableSize int
+}
