@@ -78,18 +78,18 @@ func NewFit(label string, pts []result.Point) (*Fit, error) {
 	return f, nil
 }
 
-// cpuCurve picks, per thread count, the CPU cost of the point whose machine was busiest.
-// CPU per transaction grows with concurrency (lock contention, context switches) and is
-// inflated where few transactions share a fixed background (samplers, mysqld's own
-// threads, other processes): on a link-bound 20 mbit point the machine's CPU per
-// transaction is 2-3× the CPU-bound point's. The busiest point is where the figure is the
-// transaction's own cost.
+// cpuCurve picks, per thread count, the CPU cost of the point with the most transactions
+// per second. CPU per transaction grows with concurrency (lock contention, context
+// switches), and the machine's CPU also holds a background that does not scale with
+// transactions (samplers, mysqld's own threads, whatever else runs on the box): per
+// transaction it adds background / TPS, so the fastest point is where the figure is
+// closest to the transaction's own cost. On a link-bound 20 mbit point the machine's CPU
+// per transaction is 2-3× the unlimited point's.
 func cpuCurve(pts []result.Point) []cpuAt {
 	best := map[int]result.Profile{}
 	for _, p := range pts {
 		pr := *p.Profile
-		b, ok := best[pr.Threads]
-		if !ok || pr.CPUMachineS*pr.TPS > b.CPUMachineS*b.TPS {
+		if b, ok := best[pr.Threads]; !ok || pr.TPS > b.TPS {
 			best[pr.Threads] = pr
 		}
 	}
