@@ -41,6 +41,7 @@ measure() {
 	fi
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 measure fit-20mbit --rate 20mbit
 measure fit-unlimited --rate unlimited
 for t in "5mbit|--rate 5mbit" "50mbit|--rate 50mbit" "rtt-2ms|--rtt 2ms" "rtt-20ms|--rtt 20ms"; do
@@ -48,6 +49,7 @@ for t in "5mbit|--rate 5mbit" "50mbit|--rate 50mbit" "rtt-2ms|--rtt 2ms" "rtt-20
 	measure "${t%%|*}" ${t#*|}
 done
 
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 table=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" \
 	--against "$work/5mbit,$work/50mbit,$work/rtt-2ms,$work/rtt-20ms")
 profile=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" --json |
@@ -67,22 +69,29 @@ The model is exact MVA of a closed network (internal/model): each of the THREADS
 threads cycles through the lab's CPU (one station, 2 shared cores, the machine's whole CPU
 per transaction), the uplink and downlink (the lab's HTB token bucket: a cap of rate / bytes
 per transaction), and a delay of round trips × (RTT + a fixed cost calibrated at one thread).
+The last column replaces one fitted figure (CPU per transaction, bytes per transaction, the
+round trip) by the one measured at that point and keeps the replacement that explains the
+miss; "–" means no single figure does, or the error is under 5%.
 
-- **Shaped links (5mbit, 50mbit)** are predicted within a few per cent at every thread count.
+- **Shaped links (5mbit, 50mbit)** come out within a few per cent at every thread count.
   HTB's 10 ms burst refills while a transaction is elsewhere, so one thread already fills the
   link: the model treats a shaped rate as a cap, not as a queue each transaction waits in.
-  The residual error is the bytes per transaction moving by ±5% between short points.
-- **Delay (--rtt 2ms, 20ms)** at 1 and 8 threads is latency-bound and predicted within
-  ~5%, a little optimistic: the NFQUEUE delayer's release adds about 0.05-0.4 ms per round
-  trip beyond the asked RTT, which the fit (runs without delay) cannot see.
-- **The miss: --rtt 2ms at 32 threads.** The model says latency-bound at ~960 TPS; the lab
-  measured ~500 TPS with both cores busy. The station the model gets wrong is the **CPU**:
-  with a delay the lab runs the userspace NFQUEUE delayer in the wire host, and the
-  machine's CPU beyond mysqld and sysbench grew from ~0.1-0.25 cores (no delay) to 0.55
-  at one thread and 1.17 at 32 (machine CPU per transaction 3961 µs measured vs 1056 µs
-  fitted, in the run of 2026-11-23; with the measured CPU the model is within 1%). On a real network the delay costs no CPU at the hosts, so this is the
-  lab's artefact, not the workload's; a fit that should predict the lab's delayed links
-  needs points measured with the delayer (e.g. add a `--rtt 1ms` run to --from).
+  What is left is the bytes per transaction moving by ±5% between short points.
+- **Delay (--rtt 2ms, 20ms) at 1 and 8 threads** is latency-bound and comes out a few per
+  cent optimistic: the NFQUEUE delayer's release adds 0.05-0.4 ms per round trip beyond
+  the asked RTT, which a fit on runs without delay cannot see.
+- **The miss: --rtt 2ms at 32 threads**, where the model says latency-bound (~950 TPS) and
+  the lab measures about half that with both cores busy. The station the model gets wrong
+  is the **CPU**: with a delay the lab runs the userspace NFQUEUE delayer in the wire host,
+  and the machine's CPU beyond mysqld and sysbench grows from 0.1-0.25 cores (no delay) to
+  0.55 at one thread and 1.17 at 32 (run of 2026-11-23 on a quiet box: machine CPU per
+  transaction 3961 µs measured against 1056 µs fitted; with the measured CPU the model is
+  within 1%). A real network's delay costs the hosts no CPU, so this is the lab's cost, not
+  the workload's; the model has no station for it. Predicting the lab's own delayed links
+  at high thread counts would need one (the delayer's CPU, calibrated from a run with a delay).
+- **A busy box.** The lab's CPU station is the whole machine's CPU; anything else running
+  (builds, tests of other work) takes cores from the lab and shows up as CPU misses. The
+  header's load averages say how quiet the box was.
 MD
 }
 
@@ -91,6 +100,7 @@ MD
 	echo
 	echo "\`make bench-model\` (scripts/bench-model.sh), $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r)."
 	echo "Points: sysbench oltp_read_only, threads $THREADS, $DURATION after a $WARMUP warm-up${QUICK:+ (QUICK=1)}."
+	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo
 	echo "Fit: \`wirelab run --rate 20mbit\` and \`--rate unlimited\` -> $profile."
 	echo

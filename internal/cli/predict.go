@@ -19,7 +19,7 @@ import (
 const predictExample = `wirelab predict --from results/quick --rate 1gbit,10gbit --rtt 0.15ms --threads 1,8,64,512,2048 --server-cores 48 --client-cores 48
 wirelab predict --from results/quick --series 20mbit --rate 50mbit --rtt 40ms --json
 wirelab predict --from results/quick --crossover compression --threads 32,256
-wirelab predict --from results/r20 --from results/unl --against results/r5 --shaped`
+wirelab predict --from results/r20 --from results/unl --against results/r5`
 
 // predictOptions are the predict flags, validated.
 type predictOptions struct {

@@ -1,6 +1,6 @@
 // Package model predicts what a measured workload does on another link and machine. It
-// solves a closed queueing network by exact Mean Value Analysis (mva.go) and maps a
-// point's per-transaction profile onto its stations (predict.go): the client and server
-// CPUs, the uplink, the downlink and the round trips. fit.go turns a series of measured
-// points into that mapping and reports how far it is off on those same points.
+// solves a closed queueing network exactly (mva.go) whose stations a fit of a run's
+// per-transaction profiles supplies (fit.go, predict.go): the client and server CPUs, the
+// uplink, the downlink and the round trips; crossover.go finds the link rate where
+// compression stops paying, explain.go which station a missed prediction got wrong.
 package model
