@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -91,6 +92,19 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	}
 	s.OutDir, err = outDir(*b.out, study)
 	return s, err
+}
+
+// ready validates the knobs, then checks that this machine can build the lab (root, the
+// tools, the kernel features the wire needs): everything a study checks before it starts.
+func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition) (benchSpec, error) {
+	spec, err := b.validate(study)
+	if err != nil {
+		return spec, &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return spec, err
+	}
+	return spec, preflight(p, shaper, c)
 }
 
 // bench is the validated knobs as the study engine takes them.

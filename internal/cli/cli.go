@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -148,11 +149,66 @@ func newFlagSet(p *Process, name, summary, example string) *flag.FlagSet {
 	fs := flag.NewFlagSet("wirelab "+name, flag.ContinueOnError)
 	fs.SetOutput(p.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(p.Stderr, "wirelab %s: %s\n\nExample:\n  %s\n\nFlags:\n", name, summary,
+		fmt.Fprintf(p.Stderr, "wirelab %s: %s\n\nExample:\n  %s\n", name, summary,
 			strings.ReplaceAll(strings.TrimSpace(example), "\n", "\n  "))
-		fs.PrintDefaults()
+		printFlags(p.Stderr, fs)
 	}
 	return fs
+}
+
+// printFlags lists fs's flags under "Flags:" the way the README and examples spell them,
+// "--name": the name and its type hint, then the usage and any non-zero default on an
+// indented line. It is flag.PrintDefaults with two dashes (Go's flag package accepts both);
+// a command without flags prints nothing.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nFlags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		if !isZeroDefault(f) {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, isString := g.Get().(string); isString {
+					line += fmt.Sprintf(" (default %q)", f.DefValue)
+					fmt.Fprintln(w, line)
+					return
+				}
+			}
+			line += fmt.Sprintf(" (default %v)", f.DefValue)
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// isZeroDefault reports whether f's default is its type's zero value, which help leaves
+// out as flag.PrintDefaults does ("false", "0", "").
+func isZeroDefault(f *flag.Flag) (zero bool) {
+	t := reflect.TypeOf(f.Value)
+	var z reflect.Value
+	if t.Kind() == reflect.Pointer {
+		z = reflect.New(t.Elem())
+	} else {
+		z = reflect.Zero(t)
+	}
+	v, ok := z.Interface().(flag.Value)
+	if !ok {
+		return f.DefValue == ""
+	}
+	// A custom Value's String may not expect its zero value; such a default is shown.
+	defer func() {
+		if recover() != nil {
+			zero = false
+		}
+	}()
+	return f.DefValue == v.String()
 }
 
 // parseFlags parses args and turns flag errors into usage errors.

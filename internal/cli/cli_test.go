@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -136,5 +137,46 @@ func TestKeepAwake(t *testing.T) {
 	release()
 	if !strings.Contains(desc, "could not keep CPUs awake") || !strings.Contains(errb.String(), "warning:") {
 		t.Fatalf("missing device: desc %q, stderr %q", desc, errb.String())
+	}
+}
+
+// Help lists flags as the README and examples write them, --name, with type hints and
+// non-zero defaults, for every command that has flags.
+func TestHelpShowsDoubleDashFlags(t *testing.T) {
+	singleDash := regexp.MustCompile(`(?m)^\s+-[a-z]`)
+	for _, args := range [][]string{{"up"}, {"exec"}, {"status"}, {"down"}, {"run"}, {"study", "bandwidth"},
+		{"study", "transport"}, {"study", "replication"}, {"link", "set"}, {"link", "check"},
+		{"tunnel", "entry"}, {"tunnel", "exit"}, {"tunnel", "certs"}, {"report"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			p, out, errb, f := testProcess(t, true)
+			if code := Main(append(args, "--help"), p); code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, errb)
+			}
+			help := out.String() + errb.String()
+			if !strings.Contains(help, "Flags:\n  --") {
+				t.Errorf("no --flags listed:\n%s", help)
+			}
+			if m := singleDash.FindString(help); m != "" {
+				t.Errorf("a flag shown with one dash (%q):\n%s", m, help)
+			}
+			if len(f.Calls) > 0 {
+				t.Errorf("--help ran commands: %v", f.Lines())
+			}
+		})
+	}
+	p, _, errb, _ := testProcess(t, true)
+	if Main([]string{"doctor", "--help"}, p); strings.Contains(errb.String(), "Flags:") {
+		t.Errorf("doctor has no flags but lists a Flags section:\n%s", errb)
+	}
+	p, _, errb, _ = testProcess(t, true)
+	Main([]string{"run", "--help"}, p)
+	for _, want := range []string{
+		"  --rate string\n    \tbandwidth cap per direction", `(default "unlimited")`, // strings are quoted
+		"  --duration duration\n", "(default 10s)", // other types are not
+		"  --compression\n    \tMySQL protocol compression (sysbench --mysql-compression=on, zlib)\n", // false: no default shown
+	} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("run --help lacks %q:\n%s", want, errb)
+		}
 	}
 }

@@ -14,7 +14,7 @@ func cmdRun(p *Process, args []string) error {
 	bf := addBenchFlags(fs, "1,8,32", 10*time.Second, 2*time.Second, 4, 100000)
 	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib)")
 	tls := fs.Bool("tls", false, "TLS between sysbench and MariaDB (--mysql-ssl=on)")
-	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through `wirelab tunnel` (entry in the client host, exit in the server host)")
+	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through wirelab's tunnel (entry in the client host, exit in the server host)")
 	tf := addTunnelFlags(fs, "auto")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -33,14 +33,8 @@ func cmdRun(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	spec, err := bf.validate("run")
+	spec, err := bf.ready(p, "run", shaper, cond)
 	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
-		return err
-	}
-	if err := preflight(p, shaper, cond); err != nil {
 		return err
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,

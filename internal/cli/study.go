@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -21,7 +22,11 @@ func cmdStudy(p *Process, args []string) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprintf(p.Stdout, "Usage: wirelab study NAME [flags]\n\nStudies: %s\n\nExample:\n  wirelab study bandwidth --quick\n\nRun 'wirelab study NAME --help' for its flags.\n", strings.Join(names, ", "))
+		return nil
+	}
+	if len(args) == 0 {
 		return usagef("study: want a study name: %s (e.g. wirelab study bandwidth --quick)", strings.Join(names, ", "))
 	}
 	f, ok := reg[args[0]]

@@ -61,16 +61,10 @@ func studyBandwidth(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	spec, err := bf.validate("bandwidth")
-	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
-		return err
-	}
 	slow, fast := base, base
 	slow.RateBps, fast.RateBps = slowBps, fastBps
-	if err := preflight(p, shaper, slow); err != nil {
+	spec, err := bf.ready(p, "bandwidth", shaper, slow)
+	if err != nil {
 		return err
 	}
 	o := study.BandwidthOptions{Bench: bf.bench(spec, shaper), Slow: slow, Fast: fast, Experiments: experiments}

@@ -43,14 +43,8 @@ func studyTransport(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	spec, err := bf.validate("transport")
+	spec, err := bf.ready(p, "transport", shaper, cond)
 	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
-		return err
-	}
-	if err := preflight(p, shaper, cond); err != nil {
 		return err
 	}
 	st := study.NewTransport(study.TransportOptions{Bench: bf.bench(spec, shaper), Paths: ps, Link: cond})

@@ -30,12 +30,10 @@ func HTBBurst(rateBps int64) int {
 // HTBLeafLimit is the leaf queue length in packets: two bandwidth-delay products of the asked
 // RTT plus 60 ms of traffic, at least 100 and at most 100000. The wire shapes forwarded
 // traffic, so a sender gets no local backpressure (TCP small queues release an skb as soon
-// as the veth takes it) and only drops slow it down: with 20 ms of queue at 50 Mbit/s and no
-// delay, 22% of packets were dropped and iperf3 got 0.86 of the cap at load 5; with 300
-// packets (~70 ms) it got 0.93 with no retransmit. One BDP (the old size) was too
-// shallow behind the delayer: at 50 Mbit/s and 40 ms RTT the 248-packet queue overflowed in
-// bursts (slow-start overshoot, then ~100 retransmits a second) and iperf3 got 0.90-0.94 of the
-// goodput ceiling at load ~20; with 413 packets it got 0.98-1.00 and no drop (bench-link.md).
+// as the veth takes it) and only drops slow it down. A queue of one bandwidth-delay product
+// overflows in bursts behind the delayer (slow-start overshoot, then retransmits), and
+// 20 ms of queue drops packets even without delay; the measurements behind the sizing are
+// in docs/bench-link.md.
 func HTBLeafLimit(rateBps int64, delay time.Duration) int {
 	hold := 4*delay + 60*time.Millisecond
 	n := int(math.Ceil(float64(rateBps) / 8 * hold.Seconds() / frameBytes))

@@ -1,4 +1,4 @@
-// Package replication is the weak-network replication study (DTLE 2021, issue 7): a
+// Package replication is the weak-network replication study (DTLE 2021): a
 // source MariaDB in the server host, a replica behind the wire, and three channels
 // between them (native, native with the compressed protocol, wirelab's tunnel). Lag is
 // measured with a heartbeat row written on the source every 100 ms and read on the

@@ -3,8 +3,10 @@ package replication
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // Goals for the tunnel against native replication at 2 mbit / 250 ms.
@@ -49,31 +51,42 @@ func Headlines(pts []result.Point) []string {
 		s := fmt.Sprintf("max-load %s: %.0f QPS sustained, %s (binlog %.2f Mbit/s, wire %.2f Mbit/s, lag p99 %.2f s)",
 			ch, e.Limit, BracketText(e), e.At.Replication.BinlogMbitS, e.At.WireMbitS(), e.At.Replication.LagP99S)
 		if hasNat && ch != string(Native) {
-			s += fmt.Sprintf(", %.2f× native", e.Limit/nat.Limit)
+			s += ", " + OverText(e.Over(nat)) + " native"
 		}
 		out = append(out, s+".")
 	}
 
 	// Scenario 3: wire ÷ native at the same target load.
-	ratios := WireRatios(pts)
+	ratios := map[string][]result.WireRatio{}
+	for _, w := range result.WireVsNative(pts) {
+		ratios[w.Channel] = append(ratios[w.Channel], w)
+	}
 	for _, ch := range chans {
 		rs := ratios[ch]
-		if len(rs) == 0 || ch == string(Native) {
+		if len(rs) == 0 {
 			continue
 		}
-		lo, hi := minMax(rs)
-		out = append(out, fmt.Sprintf("bandwidth %s: %.2f× to %.2f× native's wire bytes for the same load (%d loads).", ch, lo, hi, len(rs)))
+		var each []string
+		for _, w := range rs {
+			each = append(each, fmt.Sprintf("%s at %.0f QPS", ratioText(w.Ratio), w.Load))
+		}
+		out = append(out, fmt.Sprintf("bandwidth %s: wire bytes ÷ native's for the same load: %s.", ch, strings.Join(each, ", ")))
 	}
 
 	// Goals.
 	tun, hasTun := edges[string(Tunnel)]
 	if hasTun && hasNat {
-		r := tun.Limit / nat.Limit
-		out = append(out, fmt.Sprintf("Goal max sustainable QPS tunnel ≥ %.0f× native: %.2f× — %s (DTLE: 1.96×).", GoalMaxLoadRatio, r, verdict(r >= GoalMaxLoadRatio)))
+		r := tun.Over(nat)
+		out = append(out, fmt.Sprintf("Goal max sustainable QPS tunnel ≥ %.0f× native: %s — %s (DTLE: 1.96×).", GoalMaxLoadRatio, OverText(r), verdict(r.Ratio >= GoalMaxLoadRatio)))
 	}
 	if rs := ratios[string(Tunnel)]; len(rs) > 0 {
-		_, hi := minMax(rs)
-		out = append(out, fmt.Sprintf("Goal wire bytes tunnel ≤ %.2f× native for the same load: worst %.2f× — %s (DTLE: ~0.33×).", GoalWireRatio, hi, verdict(hi <= GoalWireRatio)))
+		worst := rs[0].Ratio
+		for _, w := range rs {
+			if w.Ratio.Ratio > worst.Ratio {
+				worst = w.Ratio
+			}
+		}
+		out = append(out, fmt.Sprintf("Goal wire bytes tunnel ≤ %.2f× native for the same load: worst %s — %s (DTLE: ~0.33×).", GoalWireRatio, ratioText(worst), verdict(worst.Ratio <= GoalWireRatio)))
 	}
 	if hasTun {
 		rs := tun.At.Replication
@@ -130,33 +143,23 @@ func verdict(ok bool) string {
 	return "NOT met"
 }
 
-// WireRatios is, per channel, its wire Mbit/s ÷ native's at each bandwidth-scenario load
-// both measured.
-func WireRatios(pts []result.Point) map[string][]float64 {
-	native := map[float64]float64{}
-	for _, p := range pts {
-		if p.Series == Bandwidth && p.Channel == string(Native) && p.Usable() && p.WireMbitS() > 0 {
-			native[p.Replication.TargetQPS] = p.WireMbitS()
-		}
+// OverText is a limit ratio with the range its brackets allow: "2.85× (2.49–3.42×)".
+func OverText(r stats.RatioCI) string {
+	if !r.Known {
+		return fmt.Sprintf("%.2f× (range unknown: a limit was not bracketed)", r.Ratio)
 	}
-	out := map[string][]float64{}
-	for _, p := range pts {
-		if p.Series != Bandwidth || !p.Usable() || p.Replication == nil {
-			continue
-		}
-		if n, ok := native[p.Replication.TargetQPS]; ok {
-			out[p.Channel] = append(out[p.Channel], p.WireMbitS()/n)
-		}
-	}
-	return out
+	return fmt.Sprintf("%.2f× (%.2f–%.2f×)", r.Ratio, r.Lo, r.Hi)
 }
 
-func minMax(xs []float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
+// ratioText is a ratio with its 95% interval: "0.39× (CI 0.37–0.41)".
+func ratioText(r stats.RatioCI) string {
+	switch {
+	case !r.Known:
+		return fmt.Sprintf("%.2f× (no CI)", r.Ratio)
+	case math.IsInf(r.Lo, 0) || math.IsInf(r.Hi, 0):
+		return fmt.Sprintf("%.2f× (CI unbounded)", r.Ratio)
 	}
-	return lo, hi
+	return fmt.Sprintf("%.2f× (CI %.2f–%.2f)", r.Ratio, r.Lo, r.Hi)
 }
 
 // channelsOf is the channels present, in the report's order, then any others by name.

@@ -50,14 +50,7 @@ func StartHeartbeat(ctx context.Context, src *sql.DB, every time.Duration, log *
 	q := "UPDATE " + HeartbeatTable + " SET ts_us = ? WHERE id = 1"
 	go func() {
 		defer close(h.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		tick(ctx, every, func() bool {
 			wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
 			_, err := src.ExecContext(wctx, q, time.Now().UnixMicro())
 			wcancel()
@@ -72,9 +65,26 @@ func StartHeartbeat(ctx context.Context, src *sql.DB, every time.Duration, log *
 				h.writes++
 			}
 			h.mu.Unlock()
-		}
+			return true
+		})
 	}()
 	return h
+}
+
+// tick calls fn every period until ctx ends or fn returns false.
+func tick(ctx context.Context, every time.Duration, fn func() bool) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !fn() {
+			return
+		}
+	}
 }
 
 // Stop ends the writer and waits for it; it is safe to call twice.
@@ -104,14 +114,7 @@ func StartLagSampler(ctx context.Context, rep *sql.DB, every time.Duration, orig
 	q := "SELECT ts_us FROM " + HeartbeatTable + " WHERE id = 1"
 	go func() {
 		defer close(ls.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		tick(ctx, every, func() bool {
 			rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
 			var ts int64
 			err := rep.QueryRowContext(rctx, q).Scan(&ts)
@@ -124,7 +127,8 @@ func StartLagSampler(ctx context.Context, rep *sql.DB, every time.Duration, orig
 				ls.s = append(ls.s, LagSample{At: now.Sub(ls.origin), Lag: max(0, now.Sub(time.UnixMicro(ts)))})
 			}
 			ls.mu.Unlock()
-		}
+			return true
+		})
 	}()
 	return ls
 }

@@ -232,19 +232,13 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // watchLag cancels the load once the newest lag reading passes limit.
 func watchLag(ctx context.Context, ls *LagSampler, limit time.Duration, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick(ctx, 250*time.Millisecond, func() bool {
 		if s, ok := ls.Latest(); ok && s.Lag > limit {
 			cancel(errAbortLag)
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // injectFault drops the replica's link for f.For, f.At into the load.

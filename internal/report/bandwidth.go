@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/wirelab/wirelab/internal/link"
 	"sort"
 	"strconv"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -146,7 +146,8 @@ func (s *bwStudy) intro(r *result.Run) string {
 	if s.has(bwKey{s.links[0], compressedEncrypted}) {
 		txt += " Series with both compression and TLS are listed with all points at the end."
 	}
-	return txt + " Read the tables like the 2019 post's: rows are client threads, columns are series, values are transactions per second."
+	txt += " Read the tables like the 2019 post's: rows are client threads, columns are series, values are transactions per second."
+	return txt + " " + spreadNote(r.Spec.Repeat)
 }
 
 // table is rows = threads, columns = keys' TPS cells; withRatio adds keys[1] ÷ keys[0].
@@ -165,12 +166,9 @@ func (s *bwStudy) table(caption string, keys []bwKey, withRatio bool) Table {
 			row = append(row, s.g.at(k, th).tpsCell())
 		}
 		if withRatio {
-			a, b := s.g.at(keys[0], th), s.g.at(keys[1], th)
 			r := "–"
-			if !a.failed() && !b.failed() {
-				ma, _ := a.tps()
-				mb, _ := b.tps()
-				r = ratio(mb, ma)
+			if ci, ok := tpsRatio(s.g.at(keys[0], th), s.g.at(keys[1], th)); ok {
+				r = ratioCell(ci)
 			}
 			row = append(row, r)
 		}

@@ -2,17 +2,16 @@ package report
 
 import (
 	"fmt"
-	"github.com/wirelab/wirelab/internal/link"
 	"math"
+	"strconv"
+	"strings"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
-const (
-	saturatedUtil     = 0.9 // a link this busy with a network verdict is the limit
-	highConcurrency   = 16  // compression is judged from here up, as the post does
-	noEffectTolerance = 0.02
-)
+const saturatedUtil = 0.9 // a link this busy with a network verdict is the limit
 
 // findings states, in the post's terms, what the numbers show, each sentence citing the
 // cells it rests on.
@@ -80,7 +79,8 @@ func (s *bwStudy) saturation() string {
 		pk, pkT := s.peak(k)
 		f := fmt.Sprintf("The %s link saturates at %s: utilisation %s, bottleneck network (N1, %s, %s: %s TPS). "+
 			"From there TPS stays flat: the peak is %s at %s, %s the %d-thread value.",
-			link.FormatRate(slow), threadsN(th), pct(u), k.label(), threadsN(th), num(m), num(pk), threadsN(pkT), ratio(pk, m), th)
+			link.FormatRate(slow), threadsN(th), pct(u), k.label(), threadsN(th), num(m), num(pk), threadsN(pkT),
+			ratioOf(c, s.g.at(k, pkT)), th)
 		if w, wT := s.peakWire(k); w > 0 {
 			f += fmt.Sprintf(" The wire peaked at %s MiB/s (%s Mbit/s, %s of %s) at %s.",
 				num(w/mib), num(w*8/1e6), pct(w*8/float64(slow)), link.FormatRate(slow), threadsN(wT))
@@ -89,7 +89,7 @@ func (s *bwStudy) saturation() string {
 			fast := bwKey{s.links[len(s.links)-1], plain}
 			if fm, fT := s.peak(fast); fm > 0 {
 				f += fmt.Sprintf(" The %s link reaches %s TPS at %s, %s the %s peak: the network was the bottleneck.",
-					link.FormatRate(fast.rate), num(fm), threadsN(fT), ratio(fm, pk), link.FormatRate(slow))
+					link.FormatRate(fast.rate), num(fm), threadsN(fT), ratioOf(s.g.at(k, pkT), s.g.at(fast, fT)), link.FormatRate(slow))
 			}
 		}
 		return f
@@ -114,79 +114,169 @@ func (s *bwStudy) peakWire(k bwKey) (float64, int) {
 	return best, bestT
 }
 
+// ratioAt is variant ÷ plain at one thread count, with both means and the interval.
 type ratioAt struct {
 	threads int
-	a, b, r float64
+	a, b    float64
+	ci      stats.RatioCI
 }
 
-// ratios are variant ÷ plain at each thread count ≥ from where both were measured.
-func (s *bwStudy) ratios(a, b bwKey, from int) []ratioAt {
+// ratios are variant ÷ plain at each thread count where both were measured.
+func (s *bwStudy) ratios(a, b bwKey) []ratioAt {
 	var out []ratioAt
 	for _, th := range s.g.threads {
-		if th < from {
-			continue
-		}
-		ma, okA := s.tpsAt(a, th)
-		mb, okB := s.tpsAt(b, th)
-		if okA && okB && ma > 0 {
-			out = append(out, ratioAt{th, ma, mb, mb / ma})
+		ca, cb := s.g.at(a, th), s.g.at(b, th)
+		if ci, ok := tpsRatio(ca, cb); ok {
+			ma, _ := ca.tps()
+			mb, _ := cb.tps()
+			out = append(out, ratioAt{th, ma, mb, ci})
 		}
 	}
 	return out
 }
 
-func extremes(rs []ratioAt) (lo, hi ratioAt) {
-	lo, hi = rs[0], rs[0]
-	for _, r := range rs[1:] {
-		if r.r < lo.r {
+func (r ratioAt) cite() string {
+	return fmt.Sprintf("%s: %s → %s, %s", threadsN(r.threads), num(r.a), num(r.b), ratioWithCI(r.ci))
+}
+
+// ratioOf is b ÷ a of two cells as a finding quotes it: "1.08× (CI 1.07–1.09)".
+func ratioOf(a, b *cell) string {
+	ci, ok := tpsRatio(a, b)
+	if !ok {
+		return "–"
+	}
+	return ratioCell(ci)
+}
+
+// effectGroup is the thread counts where a variant had one effect, in thread order.
+type effectGroup struct {
+	effect effect
+	rs     []ratioAt
+}
+
+// groupByEffect splits the ratios by effect, groups in order of first appearance.
+func groupByEffect(rs []ratioAt) []effectGroup {
+	var gs []effectGroup
+	idx := map[effect]int{}
+	for _, r := range rs {
+		e := effectOf(r.ci)
+		i, ok := idx[e]
+		if !ok {
+			i = len(gs)
+			idx[e] = i
+			gs = append(gs, effectGroup{effect: e})
+		}
+		gs[i].rs = append(gs[i].rs, r)
+	}
+	return gs
+}
+
+// scope names a set of thread counts within the ones measured, in the run's own numbers:
+// "at 16 threads", "up to 4 threads", "from 16 threads on", "from 16 to 64 threads", "at
+// every thread count measured", or a list when they are not contiguous.
+func scope(sub []ratioAt, all []ratioAt) string {
+	if len(sub) == 1 {
+		return "at " + threadsN(sub[0].threads)
+	}
+	first, last := -1, -1
+	for i, r := range all {
+		if r.threads == sub[0].threads {
+			first = i
+		}
+		if r.threads == sub[len(sub)-1].threads {
+			last = i
+		}
+	}
+	ts := make([]int, len(sub))
+	for i, r := range sub {
+		ts[i] = r.threads
+	}
+	switch {
+	case last-first+1 != len(sub):
+		return "at " + andList(ts) + " threads"
+	case first == 0 && last == len(all)-1:
+		return "at every thread count measured"
+	case first == 0:
+		return "up to " + threadsN(ts[len(ts)-1])
+	case last == len(all)-1:
+		return "from " + threadsN(ts[0]) + " on"
+	}
+	return fmt.Sprintf("from %d to %s", ts[0], threadsN(ts[len(ts)-1]))
+}
+
+// andList is "1, 4 and 16".
+func andList(ts []int) string {
+	s := strconv.Itoa(ts[0])
+	for i, t := range ts[1:] {
+		if i == len(ts)-2 {
+			s += " and "
+		} else {
+			s += ", "
+		}
+		s += strconv.Itoa(t)
+	}
+	return s
+}
+
+// extremes are a group's lowest and highest ratio in thread order; one when they coincide.
+func (g effectGroup) extremes() []ratioAt {
+	lo, hi := g.rs[0], g.rs[0]
+	for _, r := range g.rs[1:] {
+		if r.ci.Ratio < lo.ci.Ratio {
 			lo = r
 		}
-		if r.r > hi.r {
+		if r.ci.Ratio > hi.ci.Ratio {
 			hi = r
 		}
 	}
-	return lo, hi
+	switch {
+	case lo.threads == hi.threads:
+		return []ratioAt{lo}
+	case lo.threads > hi.threads:
+		return []ratioAt{hi, lo}
+	}
+	return []ratioAt{lo, hi}
 }
 
-func (r ratioAt) cite() string {
-	return fmt.Sprintf("%s: %s → %s, %.2f×", threadsN(r.threads), num(r.a), num(r.b), r.r)
-}
+var compressionVerb = map[effect]string{better: "helps", worse: "hurts", noDifference: "makes no measurable difference"}
 
+// compression says where compression helps, hurts or makes no measurable difference on one
+// link, in the thread counts the run measured, and what limits it where it ends up.
 func (s *bwStudy) compression(l int64) string {
 	a, b := bwKey{l, plain}, bwKey{l, compressed}
-	rs := s.ratios(a, b, highConcurrency)
-	scope := fmt.Sprintf("at %d threads and more", highConcurrency)
-	if len(rs) == 0 {
-		rs, scope = s.ratios(a, b, 0), "at the thread counts measured"
-	}
+	rs := s.ratios(a, b)
 	if len(rs) == 0 {
 		return ""
 	}
-	lo, hi := extremes(rs)
-	cite := fmt.Sprintf("(N2 %s: worst %s; best %s)", link.FormatRate(l), lo.cite(), hi.cite())
-	if len(rs) == 1 {
-		cite = fmt.Sprintf("(N2 %s, %s)", link.FormatRate(l), lo.cite())
+	gs := groupByEffect(rs)
+	parts := make([]string, len(gs))
+	var cites []string
+	for i, g := range gs {
+		ex := g.extremes()
+		lo, hi := ex[0].ci.Ratio, ex[len(ex)-1].ci.Ratio
+		parts[i] = fmt.Sprintf("%s %s (%s)", compressionVerb[g.effect], scope(g.rs, rs), span(math.Min(lo, hi), math.Max(lo, hi)))
+		for _, r := range ex {
+			cites = append(cites, r.cite())
+		}
 	}
-	var f string
-	switch {
-	case lo.r > 1+noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression helps %s: compression ÷ plain is %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
-	case hi.r < 1-noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression hurts %s: compression ÷ plain is only %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
-	case lo.r >= 1-noEffectTolerance && hi.r <= 1+noEffectTolerance:
-		f = fmt.Sprintf("On the %s link compression makes no difference %s (%s) %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
-	default:
-		f = fmt.Sprintf("On the %s link compression helps at some thread counts and hurts at others %s: %s %s.", link.FormatRate(l), scope, span(lo.r, hi.r), cite)
+	f := fmt.Sprintf("On the %s link compression %s. Compression ÷ plain (N2 %s): %s.",
+		link.FormatRate(l), strings.Join(parts, " and "), link.FormatRate(l), strings.Join(cites, "; "))
+	// The verdict where the highest thread counts end up: the tail of one effect.
+	tail := len(rs) - 1
+	for tail > 0 && effectOf(rs[tail-1].ci) == effectOf(rs[len(rs)-1].ci) {
+		tail--
 	}
-	if bn := s.majorityBottleneck(b, highConcurrency); bn != "" {
-		f += " With compression the bottleneck is " + bn
-		if pb := s.majorityBottleneck(a, highConcurrency); pb != "" && pb != bn {
+	from := rs[tail].threads
+	if bn := s.majorityBottleneck(b, from); bn != "" {
+		where := " " + scope(rs[tail:], rs)
+		if tail == 0 {
+			where = ""
+		}
+		f += " With compression the bottleneck" + where + " is " + bn
+		if pb := s.majorityBottleneck(a, from); pb != "" && pb != bn {
 			f += " (plain: " + pb + ")"
 		}
 		f += "."
-	}
-	if low := s.ratios(a, b, 0); len(low) > 0 && low[0].threads < highConcurrency {
-		f += fmt.Sprintf(" At %s it is %.2f× (%s → %s).", threadsN(low[0].threads), low[0].r, num(low[0].a), num(low[0].b))
 	}
 	return f
 }
@@ -218,16 +308,25 @@ func cost(r float64) string {
 	return pct(1 - r)
 }
 
+// tlsEffect is what TLS does at one thread count: "costs 9.5% at 1 thread", or "makes no
+// measurable difference at 1 thread" when the interval includes 1.
+func tlsEffect(r ratioAt) string {
+	if effectOf(r.ci) == noDifference {
+		return "makes no measurable difference at " + threadsN(r.threads)
+	}
+	return "costs " + cost(r.ci.Ratio) + " at " + threadsN(r.threads)
+}
+
 func (s *bwStudy) tls(l int64) string {
 	a, b := bwKey{l, plain}, bwKey{l, encrypted}
-	rs := s.ratios(a, b, 0)
+	rs := s.ratios(a, b)
 	if len(rs) == 0 {
 		return ""
 	}
 	first, last := rs[0], rs[len(rs)-1]
-	f := fmt.Sprintf("On the %s link TLS costs %s at %s (N3 %s, %s)", link.FormatRate(l), cost(first.r), threadsN(first.threads), link.FormatRate(l), first.cite())
+	f := fmt.Sprintf("On the %s link TLS %s (N3 %s, %s)", link.FormatRate(l), tlsEffect(first), link.FormatRate(l), first.cite())
 	if last.threads != first.threads {
-		f += fmt.Sprintf(" and %s at %s (%s; bottleneck %s)", cost(last.r), threadsN(last.threads), last.cite(), orDash(s.g.at(b, last.threads).bottleneck()))
+		f += fmt.Sprintf(" and %s (%s; bottleneck %s)", tlsEffect(last), last.cite(), orDash(s.g.at(b, last.threads).bottleneck()))
 	}
 	f += "."
 	pa, pat := s.peak(a)

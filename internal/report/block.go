@@ -1,7 +1,7 @@
 package report
 
 // Block is one piece of a report that both renderers know how to draw. The set is closed:
-// Heading, Paragraph, List, Table, Callout and *Chart.
+// Heading, Paragraph, List, Table, Callout, Details and *Chart.
 type Block interface{ block() }
 
 // Heading is a section title; Level 2 is a study, 3 an experiment inside it.
@@ -23,6 +23,14 @@ type Callout struct {
 	Text string
 }
 
+// Details is verbatim text kept for whoever needs it but out of the reader's way (the
+// kernel's read-back of the link): collapsed under Summary in HTML, a fenced block under
+// a bold Summary line in markdown.
+type Details struct {
+	Summary string
+	Text    string
+}
+
 // Table is a caption, a header and rows of already formatted cells. Numeric marks the
 // columns to right-align.
 type Table struct {
@@ -37,6 +45,7 @@ func (Paragraph) block() {}
 func (List) block()      {}
 func (Callout) block()   {}
 func (Table) block()     {}
+func (Details) block()   {}
 func (*Chart) block()    {}
 
 // numericCols marks every column but the first as numeric, the common table shape

@@ -36,16 +36,51 @@ func (c *cell) mean(f func(result.Point) float64) float64 {
 	return stats.Mean(xs)
 }
 
-// tps is the mean TPS and its 95% CI half-width over repeats.
+// tps is the mean TPS and its 95% CI half-width (see tpsEstimate).
 func (c *cell) tps() (m, half float64) {
+	e := c.tpsEstimate()
+	return e.Mean, e.Half95()
+}
+
+// tpsEstimate is the cell's mean TPS with its spread, the one estimate every ratio of the
+// report is built from: over the repeats when two or more succeeded (Student's t), else
+// over the steady (after warm-up) per-second TPS of its one point by batch means. The
+// point's TPS is the mean of those same seconds; it is kept as the mean so that findings
+// quote the figure the tables show.
+func (c *cell) tpsEstimate() stats.Estimate {
 	if c.failed() {
-		return 0, 0
+		return stats.Estimate{}
 	}
-	xs := make([]float64, len(c.ok))
-	for i, p := range c.ok {
-		xs[i] = p.TPS
+	if len(c.ok) > 1 {
+		xs := make([]float64, len(c.ok))
+		for i, p := range c.ok {
+			xs[i] = p.TPS
+		}
+		return stats.MeanOf(xs)
 	}
-	return stats.CI95(xs)
+	p := c.ok[0]
+	var xs []float64
+	for _, s := range p.Seconds {
+		if !s.Warmup {
+			xs = append(xs, s.TPS)
+		}
+	}
+	e := stats.SeriesMean(xs)
+	e.Mean = p.TPS
+	return e
+}
+
+// tpsRatio is b's TPS ÷ a's with its 95% interval; false when either cell has no
+// successful point or a's TPS is zero.
+func tpsRatio(a, b *cell) (stats.RatioCI, bool) {
+	if a.failed() || b.failed() {
+		return stats.RatioCI{}, false
+	}
+	ea := a.tpsEstimate()
+	if ea.Mean == 0 {
+		return stats.RatioCI{}, false
+	}
+	return stats.Ratio95(b.tpsEstimate(), ea), true
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).

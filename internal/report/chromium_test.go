@@ -24,12 +24,24 @@ window.addEventListener("load", function () {
   for (var i = 0; i < imgs.length; i++) { if (imgs[i].complete && imgs[i].naturalWidth > 0) ok++; }
   var m = document.createElement("pre"); m.id = "wirelab-probe";
   m.textContent = "tables=" + document.querySelectorAll("table").length + " imgs=" + imgs.length + " loaded=" + ok;
+  // The raw link read-back: inside a <details> that is closed and draws no text until opened,
+  // and in no table cell.
+  var ds = document.querySelectorAll("details"), open = 0, hidden = 0, inTable = 0;
+  var tds = document.querySelectorAll("td");
+  for (var i = 0; i < ds.length; i++) {
+    if (ds[i].open) open++;
+    var pre = ds[i].querySelector("pre");
+    if (pre && (pre.checkVisibility ? !pre.checkVisibility() : pre.offsetHeight === 0)) hidden++;
+    var first = pre ? pre.textContent.split("\n")[0] : "";
+    for (var j = 0; first && j < tds.length; j++) { if (tds[j].textContent.indexOf(first) >= 0) inTable++; }
+  }
+  m.textContent += " details=" + ds.length + " open=" + open + " hidden=" + hidden + " intable=" + inTable;
   document.body.appendChild(m);
 });
 </script>
 `
 
-var probeOut = regexp.MustCompile(`tables=(\d+) imgs=(\d+) loaded=(\d+)`)
+var probeOut = regexp.MustCompile(`tables=(\d+) imgs=(\d+) loaded=(\d+) details=(\d+) open=(\d+) hidden=(\d+) intable=(\d+)`)
 
 func chromiumArgs(profile string, extra ...string) []string {
 	return append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -38,8 +50,10 @@ func chromiumArgs(profile string, extra ...string) []string {
 }
 
 // TestHTMLRendersInChromium opens each report.html in headless Chromium and checks that
-// every table is in the DOM and every chart decoded (naturalWidth > 0), then takes a
-// screenshot and checks it is not blank. Set WIRELAB_SCREENSHOTS=DIR to keep them.
+// every table is in the DOM, every chart decoded (naturalWidth > 0) and the raw link
+// read-back sits in a closed <details> that draws nothing, then takes screenshots of the
+// page and of its top (the environment) and checks the page is not blank. Set
+// WIRELAB_SCREENSHOTS=DIR to keep them.
 func TestHTMLRendersInChromium(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skip("chromium not installed")
@@ -55,14 +69,19 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantTables, wantImgs := 0, 0
+			wantTables, wantImgs, wantDetails := 0, 0, 0
 			for _, b := range blocks {
 				switch b.(type) {
 				case Table:
 					wantTables++
 				case *Chart:
 					wantImgs++
+				case Details:
+					wantDetails++
 				}
+			}
+			if run.Environment.LinkAsReadBack != "" && wantDetails == 0 {
+				t.Fatal("the link read-back has no Details block")
 			}
 			html := readFile(t, filepath.Join(dir, "report.html"))
 			page := filepath.Join(dir, "probe.html")
@@ -76,6 +95,20 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			}
 			if got := fmt.Sprintf("%s/%s/%s", m[1], m[2], m[3]); got != fmt.Sprintf("%d/%d/%d", wantTables, wantImgs, wantImgs) {
 				t.Errorf("tables/images/loaded = %s, want %d/%d/%d", got, wantTables, wantImgs, wantImgs)
+			}
+			if got := fmt.Sprintf("%s/%s/%s/%s", m[4], m[5], m[6], m[7]); got != fmt.Sprintf("%d/0/%d/0", wantDetails, wantDetails) {
+				t.Errorf("details/open/hidden/in-table = %s, want %d/0/%d/0: the raw read-back must be collapsed and out of the tables", got, wantDetails, wantDetails)
+			}
+
+			// The top of the page: header and the environment table with its collapsed read-back.
+			envShot := filepath.Join(dir, "env.png")
+			runChromium(t, chromiumArgs(t.TempDir(), "--window-size=1200,900", "--screenshot="+envShot, "file://"+filepath.Join(dir, "report.html"))...)
+			eb, err := os.ReadFile(envShot)
+			if err != nil {
+				t.Fatalf("no environment screenshot: %v", err)
+			}
+			if _, err := png.Decode(bytes.NewReader(eb)); err != nil {
+				t.Fatalf("environment screenshot: %v", err)
 			}
 
 			shot := filepath.Join(dir, "shot.png")
@@ -100,6 +133,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 			}
 			if keep := os.Getenv("WIRELAB_SCREENSHOTS"); keep != "" {
 				_ = os.WriteFile(filepath.Join(keep, f.name+".png"), b, 0o644)
+				_ = os.WriteFile(filepath.Join(keep, f.name+"-env.png"), eb, 0o644)
 			}
 		})
 	}

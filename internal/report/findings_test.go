@@ -29,12 +29,14 @@ func TestBandwidthFindingsMatchThePost(t *testing.T) {
 	f := findingsOf(t, bandwidthFixture())
 	for _, want := range []string{
 		"The 1gbit link saturates at 32 threads: utilisation 90%, bottleneck network (N1, 1gbit, 32 threads: 2666 TPS)",
-		"The wire peaked at 116.0 MiB/s",                                         // the post's PMM chart: 116 MiB/s
-		"The 10gbit link reaches 18529 TPS at 256 threads, 6.46× the 1gbit peak", // N1
-		"On the 1gbit link compression helps at 16 threads and more: compression ÷ plain is 1.13× to 1.85×",
-		"On the 10gbit link compression hurts at 16 threads and more", // "only reach half"
-		"On the 1gbit link TLS costs 9.5% at 1 thread",                // "about 10% for the single thread"
-		"TLS stops scaling after 32 threads (peak 9131 TPS)",          // "does not scale after 32 threads"
+		"The wire peaked at 116.0 MiB/s", // the post's PMM chart: 116 MiB/s
+		"The 10gbit link reaches 18529 TPS at 256 threads, 6.46× (CI 6.41–6.51) the 1gbit peak", // N1
+		// Where it starts to help comes from the thread counts measured, not a fixed threshold.
+		"On the 1gbit link compression hurts up to 4 threads (0.61× to 0.67×) and helps from 16 threads on (1.13× to 1.85×).",
+		"16 threads: 2400 → 2714, 1.13×, CI 1.12–1.14",
+		"On the 10gbit link compression hurts at every thread count measured (0.53× to 0.57×)", // "only reach half"
+		"On the 1gbit link TLS costs 9.5% at 1 thread",                                         // "about 10% for the single thread"
+		"TLS stops scaling after 32 threads (peak 9131 TPS)",                                   // "does not scale after 32 threads"
 	} {
 		if !strings.Contains(f, want) {
 			t.Errorf("findings lack %q:\n%s", want, f)
@@ -102,10 +104,10 @@ func TestRepeatsShowMeanAndCI(t *testing.T) {
 func TestTransportFindingsMatchTheArticle(t *testing.T) {
 	f := findingsOf(t, transportFixture())
 	for _, want := range []string{
-		"TCP instead of a socket on one host costs 22% of throughput at 2 threads: local socket 1159 TPS → local TCP 900.3 TPS (77.7% of it)",
+		"TCP instead of a socket on one host costs 22% of throughput at 2 threads: local socket 1159 TPS → local TCP 900.3 TPS (77.7% of it, CI 77.0–78.3%)",
 		"Crossing the wire costs 64%",
 		"The extra socat hop costs 21% of throughput at 2 threads: remote TCP 326.3 TPS → remote \"socket\" (socat) 259.2 TPS",
-		"keeps 28.2% of local-socket throughput",
+		"keeps 28.2% (CI 27.9–28.4%) of local-socket throughput",
 	} {
 		if !strings.Contains(f, want) {
 			t.Errorf("findings lack %q:\n%s", want, f)
@@ -119,8 +121,8 @@ func TestReplicationFailuresAreShownAndLeftOut(t *testing.T) {
 	for _, want := range []string{
 		"max-load/tunnel rtt 500 ms, load 600 qps: checksum mismatch",
 		// A load whose replica did not end identical is not sustainable: it bounds the limit.
-		"| tunnel | 450.0 | 600.0 (checksum mismatch) | +33.3% | no | 450.0 | 2.26 | 0.83 | 1.23× |",
-		"tunnel sustains 1.23× the load of native replication (450.0 vs 367.0 QPS",
+		"| tunnel | 450.0 | 600.0 (checksum mismatch) | +33.3% | no | 450.0 | 2.26 | 0.83 | 1.23× (1.00–1.63) |",
+		"tunnel sustains 1.23× the load of native replication (450.0 vs 367.0 QPS, ratio 1.23× (1.00–1.63))",
 		"tunnel uses 0.34× the wire bandwidth of native replication",
 	} {
 		if !strings.Contains(md, want) {
@@ -203,8 +205,8 @@ func TestEnvTableCPUIdle(t *testing.T) {
 	}
 }
 
-// With one thread count at high concurrency the compression finding cites it once, not as
-// both its worst and its best.
+// Without per-second series or repeats there is no spread: the ratio says so ("no CI") and
+// each thread count is cited once.
 func TestCompressionFindingOnePoint(t *testing.T) {
 	var ps []result.Point
 	for _, c := range []struct {
@@ -216,7 +218,68 @@ func TestCompressionFindingOnePoint(t *testing.T) {
 			Compression: c.comp, TPS: c.tps, LinkUtilization: 1, Bottleneck: "network"})
 	}
 	f := findingsOf(t, &result.Run{Points: ps})
-	if !strings.Contains(f, "(N2 20mbit, 32 threads: 60.44 → 107.1, 1.77×)") || strings.Contains(f, "worst") {
+	if !strings.Contains(f, "helps at every thread count measured (1.77× to 1.82×)") ||
+		!strings.Contains(f, "32 threads: 60.44 → 107.1, 1.77×, no CI.") || strings.Count(f, "32 threads: 60.44") != 1 {
 		t.Errorf("findings:\n%s", f)
+	}
+}
+
+// A ratio whose interval includes 1.00× is "no measurable difference", never a direction.
+func TestIntervalCrossingOneIsNoDifference(t *testing.T) {
+	f := findingsOf(t, bandwidthRepeatFixture())
+	if !strings.Contains(f, "TLS makes no measurable difference at 1 thread (N3 20mbit, 1 thread: 210.0 → 207.0, 0.99×, CI 0.92–1.06)") {
+		t.Errorf("TLS at 1 thread within the repeats' spread:\n%s", f)
+	}
+	if !strings.Contains(f, "costs 22% at 64 threads (64 threads: 540.0 → 420.0, 0.78×, CI 0.72–0.83") {
+		t.Errorf("TLS at 64 threads, clearly slower:\n%s", f)
+	}
+}
+
+// The wording follows the thread counts measured: with 1, 8 and 32 threads and compression
+// helping from 8 on, the finding says "from 8 threads on" (no fixed 16).
+func TestCompressionScopeFromMeasuredThreads(t *testing.T) {
+	var ps []result.Point
+	for _, c := range []struct {
+		threads   int
+		plain, cz float64
+	}{{1, 100, 80}, {8, 400, 520}, {32, 500, 900}} {
+		for _, comp := range []bool{false, true} {
+			tps := c.plain
+			if comp {
+				tps = c.cz
+			}
+			p := result.Point{Study: "bandwidth", LinkRateBps: 20e6, Threads: c.threads, Compression: comp, TPS: tps, Bottleneck: "network"}
+			for i := 0; i < 30; i++ {
+				p.Seconds = append(p.Seconds, result.Second{T: float64(i + 1), TPS: tps * (1 + 0.01*float64(i%3-1))})
+			}
+			ps = append(ps, p)
+		}
+	}
+	f := findingsOf(t, &result.Run{Points: ps})
+	if !strings.Contains(f, "compression hurts at 1 thread (0.80×) and helps from 8 threads on (1.30× to 1.80×)") {
+		t.Errorf("findings:\n%s", f)
+	}
+}
+
+func TestScopeNamesMeasuredThreads(t *testing.T) {
+	all := []ratioAt{{threads: 1}, {threads: 8}, {threads: 32}, {threads: 64}}
+	for _, tc := range []struct {
+		idx  []int
+		want string
+	}{
+		{[]int{0}, "at 1 thread"},
+		{[]int{0, 1}, "up to 8 threads"},
+		{[]int{1, 2, 3}, "from 8 threads on"},
+		{[]int{1, 2}, "from 8 to 32 threads"},
+		{[]int{0, 1, 2, 3}, "at every thread count measured"},
+		{[]int{0, 2, 3}, "at 1, 32 and 64 threads"},
+	} {
+		var sub []ratioAt
+		for _, i := range tc.idx {
+			sub = append(sub, all[i])
+		}
+		if got := scope(sub, all); got != tc.want {
+			t.Errorf("scope(%v) = %q, want %q", tc.idx, got, tc.want)
+		}
 	}
 }

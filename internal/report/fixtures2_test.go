@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -14,6 +15,8 @@ func runFixture() *result.Run {
 		Started: fixtureStart, Finished: fixtureStart.Add(3 * time.Minute),
 		Environment: fixtureEnv("htb+netem", "rate 20mbit, delay 5ms", "htb rate 20Mbit ceil 20Mbit; netem delay 5ms"),
 		Spec:        result.Spec{Workload: "oltp_read_write", Threads: []int{1, 4, 16, 64, 128}, DurationS: 30, WarmupS: 5, Repeat: 1, Tables: 4, TableSize: 100000, LinkRateBps: 20e6, LinkDelayMs: 5}}
+	r.Environment.Link = link.Directions(link.Condition{RateBps: 20e6, Delay: 5 * time.Millisecond}, "htb+netem",
+		map[string]string{"client": "to-client", "server": "to-server"})
 	tps := []float64{38.2, 149.5, 411.8, 452.3, 0}
 	for i, th := range []int{1, 4, 16, 64, 128} {
 		t := tps[i]
@@ -63,6 +66,11 @@ func transportFixture() *result.Run {
 		p := result.Point{Study: "transport", Series: c.tr, Transport: c.tr, Channel: "direct", Workload: "oltp_read_only", Threads: 2,
 			TPS: c.tps, QPS: c.qps, LatP95Ms: c.p95, LatAvgMs: 2000 / c.tps, CPUServer: c.tps * 0.00082, CPUClient: c.tps * 0.00031,
 			Bottleneck: c.bn, DurationS: 300, WarmupS: 5}
+		for i := 0; i < 305; i++ {
+			// Per-second TPS that wanders a few percent and holds each swing for seconds.
+			w := 1 + 0.03*math.Sin(float64(i)/7+float64(len(c.tr))) + 0.01*math.Sin(float64(i)*2.3)
+			p.Seconds = append(p.Seconds, result.Second{T: float64(i + 1), TPS: c.tps * w, QPS: c.qps * w, LatP95Ms: c.p95, Warmup: i < 5})
+		}
 		if c.tr == "local-tcp" {
 			p.CPUServer, p.CPUClient = c.tps*0.00098, c.tps*0.00044
 		}

@@ -53,7 +53,11 @@ func headerBlocks(r *result.Run) []Block {
 	for _, n := range r.Notes {
 		bs = append(bs, Callout{"note", n})
 	}
-	return append(bs, Heading{2, "Environment"}, envTable(r))
+	bs = append(bs, Heading{2, "Environment"}, envTable(r))
+	if rb := readBackBlock(r.Environment); rb != nil {
+		bs = append(bs, rb)
+	}
+	return bs
 }
 
 func envTable(r *result.Run) Table {
@@ -72,7 +76,6 @@ func envTable(r *result.Run) Table {
 	rows = append(rows,
 		[]string{"MariaDB", orDash(e.MariaDBVersion)},
 		[]string{"sysbench", orDash(e.SysbenchVersion)},
-		[]string{"shaper", orDash(e.Shaper)},
 	)
 	if e.CPUIdle != "" {
 		idle := e.CPUIdle
@@ -82,9 +85,8 @@ func envTable(r *result.Run) Table {
 		}
 		rows = append(rows, []string{"CPU idle", idle})
 	}
+	rows = append(rows, linkRows(e)...)
 	rows = append(rows,
-		[]string{"link asked", orDash(e.LinkAsApplied)},
-		[]string{"link read back", orDash(e.LinkAsReadBack)},
 		[]string{"workload", orDash(s.Workload)},
 		[]string{"threads", orDash(threadsList(s.Threads))},
 		[]string{"duration", durationText(s)},

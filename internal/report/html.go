@@ -14,7 +14,8 @@ caption{text-align:left;font-weight:600;padding:.2em 0}th,td{border:1px solid #d
 th{background:#f4f5f7}tr:nth-child(even) td{background:#fafbfc}td.n{text-align:right;white-space:nowrap}
 figure{margin:1em 0 1.6em}figure img{max-width:100%;height:auto;border:1px solid #eee}figcaption{font-size:13px;color:#555}
 .warning{background:#fff4e5;border-left:4px solid #f0a020;padding:.5em .8em;margin:.8em 0}.note{background:#eef5ff;border-left:4px solid #4a8ad8;padding:.5em .8em;margin:.8em 0}
-li{margin:.25em 0}`
+li{margin:.25em 0}
+details{margin:.4em 0 1.2em;font-size:13px}summary{cursor:pointer;color:#555}pre{background:#f6f8fa;border:1px solid #eee;padding:.6em;overflow-x:auto;font-size:12px}`
 
 // HTML draws blocks as one self-contained page; png returns a chart's PNG by name, which
 // is inlined as a data: URI so the file needs nothing next to it.
@@ -44,6 +45,8 @@ func HTML(title string, blocks []Block, png func(name string) []byte) string {
 			b.WriteString("<div class=\"" + e(v.Kind) + "\"><strong>" + label + ":</strong> " + e(v.Text) + "</div>\n")
 		case Table:
 			htmlTable(&b, v)
+		case Details:
+			b.WriteString("<details><summary>" + e(v.Summary) + "</summary>\n<pre>" + e(v.Text) + "</pre>\n</details>\n")
 		case *Chart:
 			b.WriteString("<figure>\n<img src=\"data:image/png;base64," + base64.StdEncoding.EncodeToString(png(v.Name)) +
 				"\" alt=\"" + e(v.Title) + "\" width=\"864\">\n<figcaption>" + e(v.Caption) + " (" + e(v.Name) + ".png, " + e(v.Name) + ".svg)</figcaption>\n</figure>\n")

@@ -26,6 +26,13 @@ func Markdown(blocks []Block) string {
 			b.WriteString("> **" + label + ":** " + mdEscape(v.Text) + "\n\n")
 		case Table:
 			mdTable(&b, v)
+		case Details:
+			// The fence is longer than any run of backticks in the text, so it cannot close early.
+			fence := "```"
+			for strings.Contains(v.Text, fence) {
+				fence += "`"
+			}
+			b.WriteString("**" + mdEscape(v.Summary) + "**\n\n" + fence + "text\n" + strings.TrimRight(v.Text, "\n") + "\n" + fence + "\n\n")
 		case *Chart:
 			b.WriteString("![" + mdEscape(v.Title) + "](" + v.Name + ".png)\n\n")
 			if v.Caption != "" {

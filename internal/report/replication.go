@@ -162,7 +162,7 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		case result.MaxLoadSeries:
 			blocks = maxLoad(newScenario(name, sp, loadOf), sp)
 		case "bandwidth":
-			blocks = repBandwidth(newScenario(name, sp, loadOf))
+			blocks = repBandwidth(newScenario(name, sp, loadOf), sp)
 		default:
 			blocks = []Block{Heading{3, "Scenario " + name}, pointsTable("Points as measured", sp)}
 		}

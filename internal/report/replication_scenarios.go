@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 func fmtX(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
@@ -61,18 +62,23 @@ func maxLoad(s *scenario, pts []result.Point) []Block {
 	c := &Chart{Name: "replication-max-load", Title: "Max sustainable load per channel", YLabel: "queries per second",
 		Caption: "Highest target load at which lag stayed bounded (confirmed by a second run where the table says so); the label is the ratio to native replication."}
 	edges := result.MaxLoads(pts)
-	var native float64
+	var nat result.Edge
 	for _, e := range edges {
 		if e.Channel == "native" {
-			native = e.Limit
+			nat = e
 		}
 	}
+	native := nat.Limit
 	grp := BarGroup{Label: "max QPS"}
 	var findings []string
 	for _, e := range edges {
 		r, first, width, conf, got, bin, wire := "–", "–", "–", "no", "–", "–", "–"
-		if native > 0 && e.Limit > 0 {
-			r = ratio(e.Limit, native)
+		over := e.Over(nat)
+		switch {
+		case e.Channel == "native" && native > 0:
+			r = "1.00× (reference)"
+		case native > 0 && e.Limit > 0:
+			r = overCell(over)
 		}
 		if e.FirstFailed > 0 {
 			first = num(e.FirstFailed)
@@ -92,14 +98,32 @@ func maxLoad(s *scenario, pts []result.Point) []Block {
 		t.Rows = append(t.Rows, []string{e.Channel, num(e.Limit), first, width, conf, got, bin, wire, r})
 		c.Categories = append(c.Categories, e.Channel)
 		grp.Values = append(grp.Values, e.Limit)
-		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Limit), r))
+		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Limit), ratio(e.Limit, native)))
 		if e.Channel != "native" && native > 0 && e.Limit > 0 {
-			findings = append(findings, fmt.Sprintf("%s sustains %s the load of native replication (%s vs %s QPS).",
-				e.Channel, ratio(e.Limit, native), num(e.Limit), num(native)))
+			findings = append(findings, maxLoadFinding(e, nat, over))
 		}
 	}
 	c.Bars = []BarGroup{grp}
 	return []Block{Heading{3, "Max sustainable load"}, t, c, searchChart(s), List{findings}}
+}
+
+// overCell is a limit ratio with the range the two brackets allow: "1.96× (1.60–2.40)".
+func overCell(r stats.RatioCI) string {
+	if !r.Known {
+		return fmt.Sprintf("%.2f× (range unknown)", r.Ratio)
+	}
+	return fmt.Sprintf("%.2f× (%.2f–%.2f)", r.Ratio, r.Lo, r.Hi)
+}
+
+// maxLoadFinding says how a channel's limit compares with native's, with the range the
+// brackets allow; a range with 1 inside it is no measurable difference (a bound of exactly
+// 1 is not: each true limit lies strictly below its first failing load).
+func maxLoadFinding(e, nat result.Edge, over stats.RatioCI) string {
+	cite := fmt.Sprintf("%s vs %s QPS, ratio %s", num(e.Limit), num(nat.Limit), overCell(over))
+	if over.Known && over.Lo < 1 && over.Hi > 1 {
+		return fmt.Sprintf("%s and native replication sustain loads with no measurable difference (%s).", e.Channel, cite)
+	}
+	return fmt.Sprintf("%s sustains %s the load of native replication (%s).", e.Channel, ratio(e.Limit, nat.Limit), cite)
 }
 
 // searchChart draws each channel's search: the target load of every probe in the order
@@ -125,7 +149,7 @@ func searchChart(s *scenario) *Chart {
 }
 
 // repBandwidth is DTLE's scenario 3: wire bandwidth each channel uses for the same load.
-func repBandwidth(s *scenario) []Block {
+func repBandwidth(s *scenario, pts []result.Point) []Block {
 	t := Table{Caption: "Wire Mbit/s by load; ÷ native compares each channel with native replication at the same load", Header: []string{"load QPS"}}
 	c := &Chart{Name: "replication-bandwidth", Title: "Wire bandwidth vs load", XLabel: "load (queries per second)",
 		YLabel: "wire Mbit/s", Caption: "Wire bandwidth each channel used to replicate the same load."}
@@ -138,9 +162,15 @@ func repBandwidth(s *scenario) []Block {
 	}
 	t.Numeric = numericCols(len(t.Header))
 	lo, hi := map[string]float64{}, map[string]float64{}
+	wr := map[string]map[float64]stats.RatioCI{}
+	for _, w := range result.WireVsNative(pts) {
+		if wr[w.Channel] == nil {
+			wr[w.Channel] = map[float64]stats.RatioCI{}
+		}
+		wr[w.Channel][w.Load] = w.Ratio
+	}
 	for _, x := range s.xs {
 		row := []string{fmtX(x)}
-		nat, natOK := s.at("native", x).mean(wireMbit)
 		for i, ch := range s.channels {
 			cell := s.at(ch, x)
 			v, ok := cell.mean(wireMbit)
@@ -154,9 +184,9 @@ func repBandwidth(s *scenario) []Block {
 				continue
 			}
 			r := "–"
-			if ok && natOK && nat > 0 {
-				r = ratio(v, nat)
-				q := v / nat
+			if w, ok := wr[ch][x]; ok {
+				r = ratioCell(w)
+				q := w.Ratio
 				if _, seen := lo[ch]; !seen || q < lo[ch] {
 					lo[ch] = q
 				}

@@ -46,7 +46,7 @@ func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 	}
 	bs := []Block{Heading{2, "Unix socket vs TCP"}, Paragraph{fmt.Sprintf(
 		"The same workload over each path, at %s client threads; %% of socket is TPS relative to the local socket at the same thread count. "+
-			"Wire bytes and CPU are per transaction: what each path spends to move one.", threadsList(g.threads))}}
+			"Wire bytes and CPU are per transaction: what each path spends to move one. %s", threadsList(g.threads), spreadNote(r.Spec.Repeat))}}
 	bars := &Chart{Name: "transport-pct", Title: "Throughput as % of the local socket", YLabel: "% of local-socket TPS",
 		Caption: "Each path's TPS relative to the local unix socket at the same thread count (100% = socket)."}
 	for _, p := range paths {
@@ -61,17 +61,24 @@ func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 		}
 		t.Numeric = numericCols(len(t.Header))
 		t.Numeric[8], t.Numeric[9] = false, false
-		base := transportTPS(g.at("socket", th))
+		base := g.at("socket", th)
 		grp := BarGroup{Label: strconv.Itoa(th) + " threads", Color: gi}
 		for _, p := range paths {
 			c := g.at(p, th)
-			share := 0.0
-			if base > 0 && !c.failed() {
-				share = transportTPS(c) / base
+			share, ok := tpsRatio(base, c)
+			text := "–"
+			switch {
+			case ok && p == "socket":
+				grp.Values = append(grp.Values, 100)
+				text = "100% (reference)"
+			case ok:
+				grp.Values = append(grp.Values, share.Ratio*100)
+				text = shareCell(share)
+			default:
+				grp.Values = append(grp.Values, 0)
 			}
-			grp.Values = append(grp.Values, share*100)
-			grp.Texts = append(grp.Texts, pctOrDash(share))
-			t.Rows = append(t.Rows, transportRow(p, c, share))
+			grp.Texts = append(grp.Texts, pctOrDash(share.Ratio))
+			t.Rows = append(t.Rows, transportRow(p, c, text))
 		}
 		bars.Bars = append(bars.Bars, grp)
 		bs = append(bs, t)
@@ -98,7 +105,7 @@ func pctOrDash(f float64) string {
 	return fmt.Sprintf("%.1f%%", f*100)
 }
 
-func transportRow(path string, c *cell, share float64) []string {
+func transportRow(path string, c *cell, share string) []string {
 	if c.failed() {
 		why := "not measured"
 		if c != nil && len(c.all) > 0 {
@@ -116,39 +123,41 @@ func transportRow(path string, c *cell, share float64) []string {
 	return []string{pathLabel(path), c.tpsText(),
 		num(c.mean(func(p result.Point) float64 { return p.QPS })),
 		num(c.mean(func(p result.Point) float64 { return p.LatP95Ms })),
-		pctOrDash(share), wireText,
+		share, wireText,
 		num(1000 * perTxn(func(p result.Point) float64 { return p.CPUClient })),
 		num(1000 * perTxn(func(p result.Point) float64 { return p.CPUServer })),
 		orDash(c.bottleneck()), checkText(c)}
 }
 
 // transportFindings prices each step away from the local socket: TCP on one host, the
-// wire, the socat hop.
+// wire, the socat hop. Each share carries its 95% interval; a step whose interval includes
+// 100% makes no measurable difference.
 func transportFindings(g *grid[string], th int) []string {
-	at := func(p string) (float64, float64, bool) {
-		c := g.at(p, th)
-		if c.failed() {
-			return 0, 0, false
-		}
-		return transportTPS(c), c.mean(func(p result.Point) float64 { return p.LatP95Ms }), true
-	}
+	p95 := func(c *cell) float64 { return c.mean(func(p result.Point) float64 { return p.LatP95Ms }) }
 	var out []string
 	step := func(from, to, what string) {
-		a, la, okA := at(from)
-		b, lb, okB := at(to)
-		if !okA || !okB || a == 0 {
+		a, b := g.at(from, th), g.at(to, th)
+		ci, ok := tpsRatio(a, b)
+		if !ok {
 			return
 		}
-		out = append(out, fmt.Sprintf("%s costs %s of throughput at %d threads: %s %s TPS → %s %s TPS (%.1f%% of it), p95 %s → %s ms.",
-			what, pct(1-b/a), th, pathLabel(from), num(a), pathLabel(to), num(b), 100*b/a, num(la), num(lb)))
+		verdict := "costs " + pct(1-ci.Ratio) + " of throughput"
+		switch {
+		case effectOf(ci) == noDifference:
+			verdict = "makes no measurable difference to throughput"
+		case ci.Ratio > 1:
+			verdict = "costs " + cost(ci.Ratio)
+		}
+		out = append(out, fmt.Sprintf("%s %s at %s: %s %s TPS → %s %s TPS (%.1f%% of it, %s), p95 %s → %s ms.",
+			what, verdict, threadsN(th), pathLabel(from), num(transportTPS(a)), pathLabel(to), num(transportTPS(b)),
+			100*ci.Ratio, shareCIText(ci), num(p95(a)), num(p95(b))))
 	}
 	step("socket", "local-tcp", "TCP instead of a socket on one host")
 	step("local-tcp", "remote-tcp", "Crossing the wire")
 	step("remote-tcp", "remote-socket", "The extra socat hop")
-	if s, _, ok := at("socket"); ok && s > 0 {
-		if r, _, ok := at("remote-tcp"); ok {
-			out = append(out, fmt.Sprintf("Moving the client off the database host keeps %.1f%% of local-socket throughput at %d threads.", 100*r/s, th))
-		}
+	if ci, ok := tpsRatio(g.at("socket", th), g.at("remote-tcp", th)); ok {
+		out = append(out, fmt.Sprintf("Moving the client off the database host keeps %.1f%% (%s) of local-socket throughput at %s.",
+			100*ci.Ratio, shareCIText(ci), threadsN(th)))
 	}
 	return out
 }

@@ -1,6 +1,11 @@
 package result
 
-import "sort"
+import (
+	"math"
+	"sort"
+
+	"github.com/wirelab/wirelab/internal/stats"
+)
 
 // Probe is one probe of a max-load search: the target load and whether it passed (usable,
 // bounded lag, matching checksum).
@@ -112,4 +117,70 @@ func channelRank(ch string) int {
 		}
 	}
 	return len(ReplicationChannels)
+}
+
+// Over is e's limit ÷ base's with the range the two brackets allow: from e's limit over
+// base's first failing load to e's first failing load over base's limit. The range is
+// Known only when both searches bracketed their limit.
+func (e Edge) Over(base Edge) stats.RatioCI {
+	if base.Limit <= 0 {
+		return stats.RatioCI{Ratio: math.NaN()}
+	}
+	r := stats.RatioCI{Ratio: e.Limit / base.Limit, Lo: e.Limit / base.Limit, Hi: e.Limit / base.Limit}
+	if e.FirstFailed > 0 && base.FirstFailed > 0 {
+		r.Lo, r.Hi, r.Known = e.Limit/base.FirstFailed, e.FirstFailed/base.Limit, true
+	}
+	return r
+}
+
+// WireRatio is a channel's wire bytes ÷ native's at one load of the replication study's
+// bandwidth scenario, with the 95% interval of the ratio of the two load windows' mean
+// per-second wire rates (batch means, Fieller).
+type WireRatio struct {
+	Channel string
+	Load    float64
+	Ratio   stats.RatioCI
+}
+
+// BandwidthSeries is the series of the replication study's bandwidth scenario.
+const BandwidthSeries = "bandwidth"
+
+// WireVsNative is every channel's wire bytes ÷ native's at each load of the bandwidth
+// scenario that both measured and whose points count: the one computation the headlines
+// and the report share.
+func WireVsNative(points []Point) []WireRatio {
+	native := map[float64]Point{}
+	for _, p := range points {
+		if p.Series == BandwidthSeries && p.Channel == "native" && p.Usable() && p.Replication != nil && p.WireBytesPerSDown > 0 {
+			native[p.Replication.TargetQPS] = p
+		}
+	}
+	var out []WireRatio
+	for _, p := range points {
+		if p.Series != BandwidthSeries || p.Channel == "native" || !p.Usable() || p.Replication == nil {
+			continue
+		}
+		n, ok := native[p.Replication.TargetQPS]
+		if !ok {
+			continue
+		}
+		out = append(out, WireRatio{Channel: p.Channel, Load: p.Replication.TargetQPS,
+			Ratio: stats.Ratio95(p.loadWire(), n.loadWire())})
+	}
+	return out
+}
+
+// loadWire is the mean source -> replica wire rate over the load window as an estimate:
+// from the per-second series where the point has one, else the point's mean alone.
+func (p Point) loadWire() stats.Estimate {
+	var xs []float64
+	for _, s := range p.Seconds {
+		if !s.Warmup && p.Replication != nil && s.T <= p.Replication.LoadS+0.5 {
+			xs = append(xs, s.WireDownBps)
+		}
+	}
+	if len(xs) < 4 {
+		return stats.Estimate{Mean: p.WireBytesPerSDown}
+	}
+	return stats.SeriesMean(xs)
 }

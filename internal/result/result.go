@@ -39,9 +39,30 @@ type Environment struct {
 	LinkAsApplied   string `json:"link_as_applied"`    // the condition wirelab asked for
 	LinkAsReadBack  string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
 	CPUIdle         string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
+	// Link is how the wire shaped each direction, in numbers (link.Directions): one entry
+	// per direction and per link setting the run applied. Empty in older files, where the
+	// report falls back on LinkAsApplied.
+	Link []LinkDirection `json:"link,omitempty"`
 	// Machine says whether another measurement or lab shared the machine with this run
 	// (a 2-core box measures both); empty in schema-1 files.
 	Machine *Machine `json:"machine,omitempty"`
+}
+
+// LinkDirection is one direction of the wire as wirelab set it up: the condition asked and
+// the queue sizes its shapers derived from it.
+type LinkDirection struct {
+	Toward       string  `json:"toward"`   // the host this direction delivers to: "server", "client"
+	Iface        string  `json:"iface"`    // the wire host's egress interface that shapes it
+	Shaper       string  `json:"shaper"`   // as Environment.Shaper: "none", "htb", "htb+nfqueue", ...
+	RateBps      int64   `json:"rate_bps"` // 0 = unlimited
+	DelayMs      float64 `json:"delay_ms"` // one way
+	JitterMs     float64 `json:"jitter_ms,omitempty"`
+	LossPct      float64 `json:"loss_pct,omitempty"`
+	BurstBytes   int     `json:"burst_bytes,omitempty"`   // HTB burst and cburst; 0 = no HTB
+	QueuePackets int     `json:"queue_packets,omitempty"` // HTB's leaf queue (pfifo limit)
+	// DelayQueuePackets is the delay line's queue: netem's limit or the NFQUEUE delayer's
+	// --max-queue; 0 = no delay line.
+	DelayQueuePackets int `json:"delay_queue_packets,omitempty"`
 }
 
 // Machine is what else ran on the machine while this run measured.

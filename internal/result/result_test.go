@@ -116,3 +116,35 @@ func TestBracketAndMaxLoads(t *testing.T) {
 		t.Errorf("tunnel edge %+v (width %v)", e, e.Width())
 	}
 }
+
+// The link summary round-trips next to the raw read-back, and a file without it reads with
+// none (the report then falls back on link_as_applied).
+func TestEnvironmentLinkRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	in := &Run{Environment: Environment{Shaper: "htb", LinkAsReadBack: "to-server: qdisc htb 1: root",
+		Link: []LinkDirection{{Toward: "server", Iface: "to-server", Shaper: "htb", RateBps: 20_000_000, BurstBytes: 25_000, QueuePackets: 100}}},
+		Points: []Point{{Study: "run", TPS: 1}}}
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	for _, key := range []string{`"link_as_read_back": "to-server: qdisc htb 1: root"`, `"burst_bytes": 25000`, `"queue_packets": 100`, `"toward": "server"`} {
+		if !strings.Contains(string(raw), key) {
+			t.Errorf("results.json lacks %s", key)
+		}
+	}
+	out, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Environment.Link) != 1 || out.Environment.Link[0] != in.Environment.Link[0] {
+		t.Errorf("link read back as %+v", out.Environment.Link)
+	}
+	old := strings.Replace(string(raw), `"link": [`, `"unused": [`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := Read(dir); err != nil || out.Environment.Link != nil {
+		t.Errorf("file without link: %v, %+v", err, out.Environment.Link)
+	}
+}

@@ -1,4 +1,6 @@
 // Package stats holds the few statistics every figure of wirelab is computed with (mean,
-// coefficient of variation, Student-t confidence interval, nearest-rank percentile), so a
-// median or an interval means the same thing in a link check, a study and a report.
+// coefficient of variation, Student-t confidence interval, nearest-rank percentile, the
+// batch-means spread of a per-second series and Fieller's interval for a ratio of two
+// means), so a median or an interval means the same thing in a link check, a study and a
+// report.
 package stats

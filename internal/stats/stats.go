@@ -45,12 +45,8 @@ func CV(xs []float64) float64 {
 // Student's t with n-1 degrees of freedom (studies repeat a point 3-10 times, where the
 // normal 1.96 would understate the interval). half is 0 for fewer than 2 values.
 func CI95(xs []float64) (mean, half float64) {
-	mean = Mean(xs)
-	n := len(xs)
-	if n < 2 {
-		return mean, 0
-	}
-	return mean, t975(n-1) * stddev(xs) / math.Sqrt(float64(n))
+	e := MeanOf(xs)
+	return e.Mean, e.Half95()
 }
 
 // t975Table holds the 0.975 quantile of Student's t for 1..30 degrees of freedom.

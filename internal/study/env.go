@@ -61,10 +61,11 @@ func (e *Env) Shape(ctx context.Context, c link.Condition) error {
 		e.Cond = c
 	}
 	st := e.Lab.State
+	env := &e.Run.Environment
 	if s := c.String(); !slices.Contains(e.applied, s) {
 		e.applied = append(e.applied, s)
+		env.Link = append(env.Link, link.Directions(c, st.Shaper, st.WireIfaces)...)
 	}
-	env := &e.Run.Environment
 	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = st.Shaper, strings.Join(e.applied, " | "), st.ReadBack
 	e.WireCheck = nil
 	if e.checkWire {

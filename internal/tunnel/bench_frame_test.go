@@ -83,7 +83,7 @@ func typName(t frameType) string {
 }
 
 // BenchmarkRatio compares, on the same bytes, what goes on the wire and the CPU it costs:
-// MySQL protocol compression (zlib default level, per packet as the issue puts it, and per
+// MySQL protocol compression (zlib default level, per packet as it is usually described, and per
 // write of up to 16KiB as net_flush really does; 7-byte header, payloads < 50 bytes sent
 // as is), DTLE (gzip level 1, fresh stream per group) and the tunnel (zstd stream kept
 // across groups). MB/s is per core (one goroutine); "ratio" is raw/wire.

@@ -30,7 +30,7 @@ func sysbenchPointSelect(t *testing.T, state string, secs int) (avgMs float64, t
 	return avgMs, txns
 }
 
-// TestDelayAddsRoundTripToQueries is issue 4's done-criterion: with --delay 25ms (one way) a
+// TestDelayAddsRoundTripToQueries: with --delay 25ms (one way) a
 // one-thread point select, one query per transaction, takes 50 ms longer on average than on
 // the bare wire. The bare-wire baseline is measured in the same lab right after (`link set
 // --rtt 0`), so the server's own latency on this machine cancels out.
