@@ -133,23 +133,19 @@ func (f *Fit) Predict(l Link, m Machine, threads []int) ([]Prediction, error) {
 		if err != nil {
 			return nil, fmt.Errorf("predict %s at %d threads: %w", f.Label, n, err)
 		}
-		x, util := res[0].Throughput, res[0].Util
+		x := res[0].Throughput
 		for _, c := range capped {
 			if c.Demand > 0 {
 				x = min(x, 1/c.Demand)
 			}
 		}
 		p := Prediction{Threads: n, TPS: x, LatAvgMs: float64(n) / x * 1000, Bottleneck: StationRoundTrips}
-		all := append(append([]Station(nil), st...), capped...)
-		for k, s := range all {
-			u := 0.0
-			switch {
-			case k < len(util):
-				u = util[k] * x / res[0].Throughput // the cap slows every station alike
-			case s.Servers > 0:
-				u = x * s.Demand / s.Servers
+		for _, s := range append(st, capped...) {
+			if s.Servers == 0 {
+				continue
 			}
-			if u > p.Util {
+			// Utilisation law, U = X·D/m: a cap slows every station alike.
+			if u := x * s.Demand / s.Servers; u > p.Util {
 				p.Util = u
 				if u >= Saturated-1e-9 {
 					p.Bottleneck = s.Name
