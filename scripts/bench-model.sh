@@ -83,12 +83,15 @@ miss; "–" means no single figure does, or the error is under 5%.
 - **The miss: --rtt 2ms at 32 threads**, where the model says latency-bound (~950 TPS) and
   the lab measures about half that with both cores busy. The station the model gets wrong
   is the **CPU**: with a delay the lab runs the userspace NFQUEUE delayer in the wire host,
-  and the machine's CPU beyond mysqld and sysbench grows from 0.1-0.25 cores (no delay) to
-  0.55 at one thread and 1.17 at 32 (run of 2026-11-23 on a quiet box: machine CPU per
-  transaction 3961 µs measured against 1056 µs fitted; with the measured CPU the model is
-  within 1%). A real network's delay costs the hosts no CPU, so this is the lab's cost, not
-  the workload's; the model has no station for it. Predicting the lab's own delayed links
-  at high thread counts would need one (the delayer's CPU, calibrated from a run with a delay).
+  and the machine's CPU beyond mysqld and sysbench grows from 0.05-0.25 cores (no delay)
+  to about one core at 8 and 32 threads (2026-11-23: machine CPU per transaction 3961 µs
+  measured against 1056 µs fitted; with the measured CPU the model is within 1%). Idle,
+  the delayer costs nothing (a lab at --rtt 2ms without traffic: 0.01 cores busy), so the
+  cost comes with the packets it holds and releases on a timer: 63-340 µs of machine CPU
+  per packet in the QUICK run, more per packet at low rates, so a cost per wake-up rather
+  than per byte. A real network's delay costs the hosts no CPU, so this is the lab's cost,
+  not the workload's, and the model has no station for it; predicting the lab's own
+  delayed links at high thread counts would need one, calibrated from a run with a delay.
 - **A busy box.** The lab's CPU station is the whole machine's CPU; anything else running
   (builds, tests of other work) takes cores from the lab and shows up as CPU misses. The
   header's load averages say how quiet the box was.
