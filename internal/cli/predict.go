@@ -141,6 +141,8 @@ func predictFlags(from, against, series, rates listFlag, rtt, threads string, se
 func loadFits(o predictOptions) ([]*model.Fit, error) {
 	var pts []result.Point
 	seen := map[string]bool{}
+	var first *result.Run
+	profiles := 0
 	for _, dir := range o.from {
 		r, err := result.Read(dir)
 		if err != nil {
@@ -157,24 +159,41 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 			}
 		}
 		if n == 0 && o.series == nil {
-			return nil, fmt.Errorf("predict: %s has no per-transaction profiles (results.json from a wirelab before schema 2, or no point completed a transaction): re-run with this version: %s", dir, report.RerunCommand(r))
+			return nil, noProfiles(dir, r)
 		}
+		if first == nil {
+			first = r
+		}
+		profiles += n
 	}
 	for s := range o.series {
 		if !seen[s] {
-			names := make([]string, 0, len(seen))
-			for n := range seen {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return nil, &UsageError{fmt.Errorf("--series %q: not in %s; want one of %s", s, strings.Join(o.from, ", "), strings.Join(names, ", "))}
+			return nil, &UsageError{fmt.Errorf("--series %q: not in %s; want one of %s", s, strings.Join(o.from, ", "), strings.Join(sortedKeys(seen), ", "))}
 		}
+	}
+	if profiles == 0 {
+		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(sortedKeys(o.series), ",")+")", first)
 	}
 	fits, err := model.Group(pts)
 	if err != nil {
 		return nil, fmt.Errorf("predict: %w", err)
 	}
 	return fits, nil
+}
+
+// noProfiles is the error for points without a per-transaction profile, with the command
+// that measures them again.
+func noProfiles(where string, r *result.Run) error {
+	return fmt.Errorf("predict: %s has no per-transaction profiles (results.json from a wirelab before schema 2, or no point completed a transaction): re-run with this version: %s", where, report.RerunCommand(r))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func runPredict(p *Process, o predictOptions) error {

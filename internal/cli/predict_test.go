@@ -114,6 +114,7 @@ func TestPredictRefusesBadInput(t *testing.T) {
 		{"bad threads", []string{"--from", dir, "--threads", "0"}, 2, "--threads"},
 		{"unknown series", []string{"--from", dir, "--series", "1gbit"}, 2, "--series \"1gbit\": not in"},
 		{"older schema", []string{"--from", old}, 1, "re-run with this version: wirelab study bandwidth"},
+		{"older schema, one series", []string{"--from", old, "--series", "20mbit"}, 1, "re-run with this version: wirelab study bandwidth"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errs := runPredictCmd(t, c.args...)
