@@ -48,7 +48,7 @@ func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 		fitted, measured float64
 	}
 	c := f.cpuFor(p.Threads)
-	cpu, bytes, lat := *f, *f, *f
+	cpu, bytes := *f, *f
 	cpu.cpu = []cpuAt{{threads: p.Threads, machine: pr.CPUMachineS, server: pr.CPUServerS, client: pr.CPUClientS}}
 	bytes.WireBytesUp, bytes.WireBytesDown = pr.WireBytesUp, pr.WireBytesDown
 	swaps := []swap{
@@ -58,7 +58,7 @@ func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	if w := p.WireCheck; w != nil && w.RTTMedianMs > 0 {
 		rl := l
 		rl.RTT = msDuration(w.RTTMedianMs)
-		swaps = append(swaps, swap{StationRoundTrips, lat, rl, l.RTT.Seconds() + f.PerRoundTripS, rl.RTT.Seconds() + f.PerRoundTripS})
+		swaps = append(swaps, swap{StationRoundTrips, *f, rl, l.RTT.Seconds() + f.PerRoundTripS, rl.RTT.Seconds() + f.PerRoundTripS})
 	}
 	for _, s := range swaps {
 		q, err := s.fit.Predict(s.link, m, []int{p.Threads})
