@@ -65,8 +65,8 @@ reading() {
 	cat <<'MD'
 ## Reading
 
-The model is exact MVA of a closed network (internal/model): each of the THREADS sysbench
-threads cycles through the lab's CPU (one station, 2 shared cores, the machine's whole CPU
+The model is exact MVA of a closed network (internal/model): each sysbench
+thread cycles through the lab's CPU (one station, 2 shared cores, the machine's whole CPU
 per transaction), the uplink and downlink (the lab's HTB token bucket: a cap of rate / bytes
 per transaction), and a delay of round trips × (RTT + a fixed cost calibrated at one thread).
 The last column replaces one fitted figure (CPU per transaction, bytes per transaction, the
