@@ -13,6 +13,22 @@ func addAwakeFlag(fs *flag.FlagSet) *bool {
 		"the userspace delayer, where a lab uses one, holds it regardless while it runs: its timing needs it)")
 }
 
+// addNoWaitFlag is how every measuring command (run, each study) says what to do when
+// another measurement holds the machine.
+func addNoWaitFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("no-wait", false, "when another run or study is measuring on this machine, fail (naming it) instead of "+
+		"waiting for it: one measurement at a time, or they measure each other")
+}
+
+// measureCommand is the name a measuring command goes by in locks and lab owners:
+// "run", or "study NAME".
+func measureCommand(study string) string {
+	if study == "run" {
+		return study
+	}
+	return "study " + study
+}
+
 // keepAwake holds the CPUs out of deep idle states when asked and says what it did, for the
 // report. Failing to is not fatal (the measurement stands, with the OS's idle policy) but
 // is printed and recorded. release is always safe to call.

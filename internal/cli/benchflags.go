@@ -27,6 +27,7 @@ type benchFlags struct {
 	repeat    *int
 	pool      *string
 	awake     *bool
+	noWait    *bool
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -42,6 +43,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
 		pool:      fs.String("buffer-pool", "1G", "innodb_buffer_pool_size: large enough that the data set lives in memory"),
 		awake:     addAwakeFlag(fs),
+		noWait:    addNoWaitFlag(fs),
 	}
 }
 
@@ -52,6 +54,7 @@ type benchSpec struct {
 	Warmup   time.Duration
 	OutDir   string
 	Awake    bool // hold the CPUs out of deep idle while measuring
+	NoWait   bool // fail instead of waiting for another measurement
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -74,7 +77,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if *b.warmup < 0 || *b.warmup >= time.Hour {
 		return s, fmt.Errorf("--warmup %s: want 0s or more, e.g. 2s", *b.warmup)
 	}
-	s.Duration, s.Warmup, s.Awake = *b.duration, *b.warmup, *b.awake
+	s.Duration, s.Warmup, s.Awake, s.NoWait = *b.duration, *b.warmup, *b.awake, *b.noWait
 	if !workloads[*b.workload] {
 		return s, fmt.Errorf("--workload %q: want one of %s", *b.workload, keys(workloads))
 	}
@@ -105,6 +108,11 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition) (
 		return spec, err
 	}
 	return spec, preflight(p, shaper, c)
+}
+
+// measure is what the session needs of the spec.
+func (s benchSpec) measure() measureOptions {
+	return measureOptions{Out: s.OutDir, Awake: s.Awake, NoWait: s.NoWait}
 }
 
 // bench is the validated knobs as the study engine takes them.

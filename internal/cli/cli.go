@@ -29,6 +29,7 @@ type Process struct {
 	Interrupts     <-chan os.Signal
 	Self           string // path of the wirelab binary, for helpers started inside a host
 	StateDir       string // where lab state files live (/run/wirelab)
+	ProcRoot       string // /proc: whether a lab's owner still runs
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
 }
@@ -53,7 +54,7 @@ func NewProcess() *Process {
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		Interrupts: sig, Self: self, StateDir: "/run/wirelab",
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab", ProcRoot: "/proc",
 		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and parallel CI jobs
@@ -249,6 +250,14 @@ func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
 		}
 	}()
 	return soft, hard, func() { close(done); softCancel(); hardCancel() }
+}
+
+// procRoot is p.ProcRoot or /proc.
+func (p *Process) procRoot() string {
+	if p.ProcRoot == "" {
+		return "/proc"
+	}
+	return p.ProcRoot
 }
 
 // requireRoot fails with a hint when the lab would need root.

@@ -4,18 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
 )
 
+// How long `down --force` lets a live owner tear its own lab down: a second interrupt after
+// ownerSecondTerm (abort the point), SIGKILL after ownerPatience.
+var (
+	ownerSecondTerm = 2 * time.Second
+	ownerPatience   = 60 * time.Second
+)
+
 func cmdDown(p *Process, args []string) error {
 	fs := newFlagSet(p, "down", "remove everything a lab made: processes, hosts, wire, temp files (also after kill -9)",
-		"wirelab down\nwirelab down --lab 3f9a1c\nwirelab down --all")
+		"wirelab down\nwirelab down --lab 3f9a1c\nwirelab down --all\nwirelab down --lab 3f9a1c --force   # a lab a running study owns: stop the study first")
 	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
-	all := fs.Bool("all", false, "remove every lab on this machine, and lab namespaces left without a state file")
+	all := fs.Bool("all", false, "remove every lab on this machine, and lab namespaces and cgroups left without a state file")
+	force := fs.Bool("force", false, "also remove labs a running run or study owns: stop it first (it tears its own lab down; SIGKILL after 60s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("down: unexpected argument %q", fs.Arg(0))
 	}
 	if err := requireRoot(p); err != nil {
 		return err
@@ -38,47 +49,62 @@ func cmdDown(p *Process, args []string) error {
 		}
 	}
 	var errs []error
+	removed := 0
 	for _, rid := range ids {
 		st, err := lab.Load(p.StateDir, rid)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := lab.DownState(ctx, p.Runner, st, p.Logger); err != nil {
+		if err := downLab(ctx, p, st, *force); err != nil {
 			errs = append(errs, fmt.Errorf("down %s: %w", rid, err))
+			if errors.Is(err, lab.ErrOwned) {
+				fmt.Fprintf(p.Stdout, "lab %s skipped: it belongs to %s\n", rid, st.Owner)
+			}
 			continue
 		}
+		removed++
 		fmt.Fprintf(p.Stdout, "lab %s removed\n", rid)
 	}
-	// Namespaces with no state file (state removed by hand, or another state dir): only
-	// with --all, or when --lab names one, so a private state dir never reaps other labs.
-	orphans := map[string][]string{}
+	// Namespaces and cgroups with no state file (state removed by hand, or another state
+	// dir): only with --all, or when --lab names one, so a private state dir never reaps
+	// other labs.
 	if *all || *id != "" {
-		orphans = lab.Orphans(ctx, p.Runner, p.StateDir)
-	}
-	orphanIDs := make([]string, 0, len(orphans))
-	for rid := range orphans {
-		orphanIDs = append(orphanIDs, rid)
-	}
-	sort.Strings(orphanIDs)
-	for _, rid := range orphanIDs {
-		if !*all && *id != rid {
-			continue
+		for _, st := range lab.OrphanStates(ctx, p.Runner, p.StateDir, p.procRoot()) {
+			if !*all && *id != st.RunID {
+				continue
+			}
+			if err := lab.DownState(ctx, p.Runner, st, p.Logger); err != nil {
+				errs = append(errs, fmt.Errorf("down orphan %s: %w", st.RunID, err))
+				continue
+			}
+			removed++
+			fmt.Fprintf(p.Stdout, "lab %s removed (it had no state file)\n", st.RunID)
 		}
-		st := &lab.State{RunID: rid, Namespaces: map[string]string{}}
-		for _, role := range orphans[rid] {
-			st.Hosts = append(st.Hosts, role)
-			st.Namespaces[role] = lab.NSName(rid, role)
-		}
-		if err := lab.DownState(ctx, p.Runner, st, p.Logger); err != nil {
-			errs = append(errs, fmt.Errorf("down orphan %s: %w", rid, err))
-			continue
-		}
-		ids = append(ids, rid)
-		fmt.Fprintf(p.Stdout, "lab %s removed (it had no state file)\n", rid)
 	}
-	if len(ids) == 0 && len(errs) == 0 {
+	if removed == 0 && len(errs) == 0 {
 		fmt.Fprintln(p.Stdout, "no lab is up: nothing to remove")
 	}
 	return errors.Join(errs...)
+}
+
+// downLab removes one lab. A lab whose owner (the run or study that made it) still runs is
+// refused, or with force the owner is stopped first: it tears its own lab down, and what
+// it leaves is removed here.
+func downLab(ctx context.Context, p *Process, st *lab.State, force bool) error {
+	if o, ok := st.LiveOwner(p.procRoot()); ok {
+		if !force {
+			return st.CheckOwner(p.procRoot(), "stop it (it tears its lab down) and remove the lab")
+		}
+		fmt.Fprintf(p.Stderr, "lab %s: stopping its owner %s so it tears its lab down\n", st.RunID, o)
+		killed, err := lab.StopOwner(p.procRoot(), *o, ownerSecondTerm, ownerPatience)
+		if err != nil {
+			return err
+		}
+		if killed {
+			fmt.Fprintf(p.Stderr, "lab %s: its owner did not exit within %s and was killed\n", st.RunID, ownerPatience)
+		}
+	}
+	// Whatever the owner left (all of it after a SIGKILL); the state may be gone already.
+	return lab.DownState(ctx, p.Runner, st, p.Logger)
 }

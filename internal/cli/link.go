@@ -28,6 +28,7 @@ func cmdLinkSet(p *Process, args []string) error {
 	fs := newFlagSet(p, "link set", "change the wire of a running lab; replaces the previous condition",
 		"wirelab link set --rate 20mbit --rtt 40ms --jitter 1ms --loss 0.1%\nwirelab link set --rate unlimited   # back to a bare wire")
 	id := fs.String("lab", "", "lab id (default: the only lab up)")
+	force := fs.Bool("force", false, "re-shape a lab that a running run or study owns (its points then measure the new wire)")
 	lf := link.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -46,6 +47,11 @@ func cmdLinkSet(p *Process, args []string) error {
 	if err != nil {
 		return fmt.Errorf("link set: %w", err)
 	}
+	if !*force {
+		if err := st.CheckOwner(p.procRoot(), "re-shape it anyway (its points then measure the new wire)"); err != nil {
+			return fmt.Errorf("link set: %w", err)
+		}
+	}
 	// Through the lab, so the wire (and the delayer's files) is the one `up` and `down` use.
 	l := lab.Attach(st, lab.Options{StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
 	if err := l.Shape(context.Background(), c, shaper, p.Self); err != nil {
@@ -61,6 +67,7 @@ func cmdLinkCheck(p *Process, args []string) error {
 	id := fs.String("lab", "", "lab id (default: the only lab up)")
 	dur := fs.Duration("duration", 5*time.Second, "iperf3 time per direction (also the RTT probe's budget)")
 	asJSON := fs.Bool("json", false, "print the result as JSON (result.WireCheck)")
+	force := fs.Bool("force", false, "check a lab that a running run or study owns (the check's traffic shares the wire with its points)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,6 +83,11 @@ func cmdLinkCheck(p *Process, args []string) error {
 	st, err := lab.Load(p.StateDir, *id)
 	if err != nil {
 		return fmt.Errorf("link check: %w", err)
+	}
+	if !*force {
+		if err := st.CheckOwner(p.procRoot(), "check it anyway (iperf3 fills the wire its points measure)"); err != nil {
+			return fmt.Errorf("link check: %w", err)
+		}
 	}
 	h := link.CheckHostsOf(st)
 	h.ServerAddr = lab.HostAddr[lab.Server]

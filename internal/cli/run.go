@@ -39,5 +39,5 @@ func cmdRun(p *Process, args []string) error {
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,
 		TLS: *tls, Channel: *channel, Tunnel: topts})
-	return runStudy(p, st, spec.OutDir, spec.Awake)
+	return runStudy(p, st, spec.measure())
 }

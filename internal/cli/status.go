@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/machinelock"
 )
 
 func cmdStatus(p *Process, args []string) error {
@@ -15,6 +16,9 @@ func cmdStatus(p *Process, args []string) error {
 	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if h, busy := machinelock.Peek(p.StateDir); busy {
+		fmt.Fprintf(p.Stdout, "measuring: %s, since %s\n", h, h.Since.Format("15:04:05Z"))
 	}
 	st, err := lab.Load(p.StateDir, *id)
 	if errors.Is(err, lab.ErrNoLab) && *id == "" {
@@ -56,9 +60,13 @@ func printStatus(p *Process, st *lab.State) {
 		}
 		fmt.Fprintf(w, "  host %-8s netns %-20s %s\n", r, st.NS(r), addr)
 	}
+	fmt.Fprintf(w, "  owner    %s\n", ownerText(p, st))
 	fmt.Fprintf(w, "  link     %s (shaper %s)\n", st.Condition, st.Shaper)
 	for _, pr := range st.Procs {
 		fmt.Fprintf(w, "  process  %-14s in %-8s pid %d\n", pr.Name, pr.Host, pr.Pid)
+	}
+	if st.Cgroup != "" {
+		fmt.Fprintf(w, "  cgroup   %s (%d processes)\n", st.Cgroup, len(lab.Cgroups{}.Pids(st.Cgroup)))
 	}
 	if db := st.DB; db != nil {
 		fmt.Fprintf(w, "  mariadb  %s  mysql://%s:%s@%s:%d/%s  socket %s\n", db.Version, db.User, db.Password,
@@ -67,5 +75,18 @@ func printStatus(p *Process, st *lab.State) {
 	fmt.Fprintln(w, "  environment inside 'wirelab exec':")
 	for _, e := range labEnv(st) {
 		fmt.Fprintf(w, "    %s\n", e)
+	}
+}
+
+// ownerText says whose the lab is: a run or study measuring in it (commands by hand then
+// need --force), one that has exited without tearing it down, or nobody's (`wirelab up`).
+func ownerText(p *Process, st *lab.State) string {
+	switch o, live := st.LiveOwner(p.procRoot()); {
+	case st.Owner == nil:
+		return "by hand (wirelab up)"
+	case live:
+		return o.String() + ", measuring: link set, exec and down need --force"
+	default:
+		return st.Owner.String() + ", no longer running: 'wirelab down' removes what it left"
 	}
 }

@@ -73,7 +73,7 @@ func studyBandwidth(p *Process, args []string) error {
 	}
 	st := study.NewBandwidth(o)
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
-	return runStudy(p, st, spec.OutDir, spec.Awake)
+	return runStudy(p, st, spec.measure())
 }
 
 func joinInts(xs []int) string {

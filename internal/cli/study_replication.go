@@ -32,7 +32,7 @@ type replicationFlags struct {
 	qps, tables, tableSize, threads, searchMax                       *int
 	duration, searchDur, abortLag, catchUp, faultAt, faultFor        *time.Duration
 	factor                                                           *float64
-	quick, checkWire, awake                                          *bool
+	quick, checkWire, awake, noWait                                  *bool
 	link                                                             *link.Flags
 	tunnel                                                           *tunnelFlags
 }
@@ -40,6 +40,7 @@ type replicationFlags struct {
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	f := &replicationFlags{
 		awake:     addAwakeFlag(fs),
+		noWait:    addNoWaitFlag(fs),
 		channels:  fs.String("channels", "native,native-compressed,tunnel", "channels to compare, a subset of native,native-compressed,tunnel"),
 		scenarios: fs.String("scenarios", "1,2,3", "scenarios to run: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault (opt-in)"),
 		rtts:      fs.String("rtts", "0,50ms,100ms,250ms,500ms", "scenario 1: round-trip times, comma-separated"),
@@ -98,7 +99,7 @@ func studyReplication(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study replication: channels %s, scenarios %s, wire %s; results in %s\n",
 		*f.channels, *f.scenarios, o.Link, out)
-	return runStudy(p, replication.New(o), out, *f.awake)
+	return runStudy(p, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
 }
 
 // options validates every flag, naming it, before anything touches the kernel.

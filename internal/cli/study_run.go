@@ -9,15 +9,23 @@ import (
 	"github.com/wirelab/wirelab/internal/study"
 )
 
-// runStudy runs a study in a session with Ctrl-C handling and the CPUs kept awake when
-// asked, and prints where the report is.
-func runStudy(p *Process, st study.Study, out string, awake bool) error {
+// measureOptions are what every measuring command decides besides its study.
+type measureOptions struct {
+	Out    string
+	Awake  bool // hold the CPUs out of deep idle while measuring
+	NoWait bool // fail instead of waiting for another measurement
+}
+
+// runStudy runs a study in a session with Ctrl-C handling, the machine lock and the CPUs
+// kept awake when asked, and prints where the report is.
+func runStudy(p *Process, st study.Study, o measureOptions) error {
+	out := o.Out
 	soft, hard, stop := interruptContexts(p)
 	defer stop()
-	idle, release := keepAwake(p, awake)
+	idle, release := keepAwake(p, o.Awake)
 	defer release()
 	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self,
-		Progress: p.Stderr, CPUIdle: idle, OutDir: out}
+		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)
 	if run != nil && len(run.Points) > 0 {

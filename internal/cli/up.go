@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/machinelock"
 )
 
 func cmdUp(p *Process, args []string) error {
@@ -27,6 +28,9 @@ func cmdUp(p *Process, args []string) error {
 	}
 	if err := requireRoot(p); err != nil {
 		return err
+	}
+	if h, busy := machinelock.Peek(p.StateDir); busy {
+		fmt.Fprintf(p.Stderr, "note: %s is measuring on this machine; this lab competes with it for the CPUs (its report records that)\n", h)
 	}
 	hosts := []string{lab.Client, lab.Server}
 	if *replica {

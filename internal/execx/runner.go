@@ -20,10 +20,19 @@ type OS struct{}
 
 // Run implements Runner.
 func (OS) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return runCmd(ctx, "", name, args...)
+}
+
+// runCmd runs one command, inside the cgroup v2 directory cgroup unless it is "".
+func runCmd(ctx context.Context, cgroup, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := StartInCgroup(cmd, cgroup)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		return stdout.Bytes(), fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err,
 			strings.TrimSpace(stderr.String()))
 	}

@@ -30,7 +30,7 @@ func (l *Lab) StartMariaDB(ctx context.Context, host string, o DBOptions) (*mari
 	srv, err := mariadb.Start(ctx, mariadb.Config{
 		NS: l.State.NS(host), Dir: dir, BindAddress: HostAddr[host] + ",127.0.0.1", Port: 3306, // loopback: the local-tcp path
 		ServerID: o.ServerID, LogBin: o.LogBin, GTID: o.LogBin, BinlogFormat: "ROW",
-		BufferPool: o.BufferPool, Extra: o.Extra, Logger: l.log.With("host", host),
+		BufferPool: o.BufferPool, Extra: o.Extra, Logger: l.log.With("host", host), Cgroup: l.State.Cgroup,
 	})
 	if err != nil { // Start stops what it started; teardown removes the dir
 		return nil, fmt.Errorf("start mariadb in %s: %w", host, err)

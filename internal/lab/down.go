@@ -6,20 +6,22 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
-// Down removes the lab: it stops every process living in the lab's hosts (mysqld, the
-// delayer, socat, sysbench, iperf3 — whatever `ip netns pids` finds, so nothing started by
-// hand inside a host survives either), deletes the namespaces (which takes their veths,
-// qdiscs and iptables rules with them), removes the temp dir and the state file. It is
-// idempotent and works on a half-built lab.
-func (l *Lab) Down(ctx context.Context) error { return DownState(ctx, l.runner, l.State, l.log) }
+// Down removes the lab: it stops every process of the lab — all of its cgroup (each
+// long-running process it started, and what they forked, even in namespaces whose names are
+// gone) and whatever `ip netns pids` finds in its hosts (so nothing started by hand inside a
+// host survives either) — deletes the namespaces (which takes their veths, qdiscs and
+// iptables rules with them), the cgroup, the temp dir and the state file. It is idempotent
+// and works on a half-built lab.
+func (l *Lab) Down(ctx context.Context) error { return DownState(ctx, l.base, l.State, l.log) }
 
 // DownState removes the lab described by st (e.g. loaded from its state file after the
 // wirelab that made it was killed).
@@ -37,7 +39,9 @@ func DownState(ctx context.Context, r execx.Runner, st *State, log *slog.Logger)
 		}
 		pids = append(pids, netnsPids(ctx, r, ns)...)
 	}
-	if err := stopPids(pids, 15*time.Second); err != nil {
+	cg := Cgroups{Root: filepath.Dir(st.Cgroup)}
+	stopped, err := cg.Stop(st.Cgroup, pids, 15*time.Second)
+	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, role := range st.Hosts {
@@ -47,6 +51,11 @@ func DownState(ctx context.Context, r execx.Runner, st *State, log *slog.Logger)
 		}
 		if _, err := r.Run(ctx, "ip", "netns", "del", ns); err != nil {
 			errs = append(errs, fmt.Errorf("delete host %s: %w", role, err))
+		}
+	}
+	if st.Cgroup != "" {
+		if err := cg.Remove(st.Cgroup); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if st.TempDir != "" && strings.Contains(st.TempDir, "wirelab-") {
@@ -59,7 +68,7 @@ func DownState(ctx context.Context, r execx.Runner, st *State, log *slog.Logger)
 			errs = append(errs, fmt.Errorf("remove lab state: %w", err))
 		}
 	}
-	log.Debug("lab down", "run_id", st.RunID, "stopped", len(pids), "errors", len(errs))
+	log.Debug("lab down", "run_id", st.RunID, "stopped", stopped, "cgroup", st.Cgroup, "errors", len(errs))
 	return errors.Join(errs...)
 }
 
@@ -106,51 +115,42 @@ func netnsPids(ctx context.Context, r execx.Runner, ns string) []int {
 // stopPids sends SIGTERM (mysqld shuts down cleanly on it), waits up to grace, then SIGKILLs
 // what is left and waits for it to go.
 func stopPids(pids []int, grace time.Duration) error {
-	if len(pids) == 0 {
-		return nil
-	}
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-	}
-	if waitGone(pids, grace) {
-		return nil
-	}
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	if !waitGone(pids, 5*time.Second) {
-		return fmt.Errorf("processes %v survived SIGKILL", alive(pids))
-	}
-	return nil
+	_, err := Cgroups{}.Stop("", pids, grace)
+	return err
 }
 
-func waitGone(pids []int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if len(alive(pids)) == 0 {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func alive(pids []int) []int {
-	var out []int
-	for _, pid := range pids {
-		// A zombie child of ours still answers kill(0); read its state to tell.
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid)
-	}
-	return out
-}
+func alive(pids []int) []int { return aliveIn("/proc", pids) }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// OrphanStates describes the labs with namespaces or a cgroup but no state file in
+// stateDir (a lab killed before it could save, or whose state file was removed), so
+// DownState can remove them like any other.
+func OrphanStates(ctx context.Context, r execx.Runner, stateDir, procRoot string) []*State {
+	byID := map[string]*State{}
+	get := func(rid string) *State {
+		if byID[rid] == nil {
+			byID[rid] = &State{RunID: rid, Namespaces: map[string]string{}}
+		}
+		return byID[rid]
+	}
+	for rid, roles := range Orphans(ctx, r, stateDir) {
+		st := get(rid)
+		for _, role := range roles {
+			st.Hosts = append(st.Hosts, role)
+			st.Namespaces[role] = NSName(rid, role)
+		}
+	}
+	if cg, err := DetectCgroups(procRoot); err == nil {
+		for _, rid := range OrphanCgroups(cg, stateDir) {
+			get(rid).Cgroup = cg.Dir(rid)
+		}
+	}
+	out := make([]*State, 0, len(byID))
+	for _, st := range byID {
+		st.TempDir = FindTempDir(st.RunID)
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].RunID < out[j].RunID })
+	return out
+}

@@ -132,3 +132,20 @@ func TestOrphansAreLabNamespacesWithoutState(t *testing.T) {
 		t.Errorf("orphans %v, want lost22 with wire+server", got)
 	}
 }
+
+func TestFindTempDirOfALabWithoutState(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	if got := FindTempDir("abc123"); got != "" {
+		t.Errorf("no dir: %q", got)
+	}
+	dir, err := os.MkdirTemp("", "wirelab-abc123-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FindTempDir("abc123"); got != dir {
+		t.Errorf("FindTempDir %q, want %q", got, dir)
+	}
+	if got := FindTempDir("abc12"); got != "" {
+		t.Errorf("a prefix of the id matched: %q", got)
+	}
+}

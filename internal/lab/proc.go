@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // StartProc starts a long-running helper (socat, a tunnel end, iperf3 -s) inside a host,
@@ -29,7 +31,7 @@ func (l *Lab) StartProc(host, name string, argv []string, env []string) (int, er
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := execx.StartInCgroup(cmd, l.State.Cgroup); err != nil {
 		return 0, fmt.Errorf("start %s in %s: %w", name, host, err)
 	}
 	go func() { _ = cmd.Wait() }()
@@ -63,10 +65,16 @@ func (l *Lab) Exec(ctx context.Context, host string, argv ...string) ([]byte, er
 }
 
 // Attach wraps a state loaded from disk as a Lab, to act on a lab another wirelab built.
+// What it starts joins the lab's cgroup, like what the lab's maker started.
 func Attach(st *State, o Options) *Lab {
-	l := &Lab{State: st, runner: o.Runner, log: o.Logger}
+	l := &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger}
 	if l.log == nil {
 		l.log = discard()
+	}
+	if st.Cgroup != "" {
+		if fi, err := os.Stat(st.Cgroup); err == nil && fi.IsDir() {
+			l.runner = inCgroup(o.Runner, st.Cgroup)
+		}
 	}
 	return l
 }

@@ -62,7 +62,13 @@ type State struct {
 	TempDir    string            `json:"temp_dir"`
 	Procs      []Proc            `json:"procs"`
 	DB         *DB               `json:"db,omitempty"`
-	Path       string            `json:"-"`
+	// Owner is the run or study that made the lab; nil for `wirelab up`.
+	Owner *Owner `json:"owner,omitempty"`
+	// Cgroup is the cgroup v2 directory every long-running process of the lab starts in,
+	// so teardown finds them even after the namespaces lost their names; "" where cgroups
+	// are not usable (then teardown finds them by namespace only).
+	Cgroup string `json:"cgroup,omitempty"`
+	Path   string `json:"-"`
 }
 
 // NS returns the namespace name of a role.

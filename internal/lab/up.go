@@ -26,16 +26,26 @@ type Options struct {
 	Self      string // the wirelab binary, for helpers started inside hosts
 	Runner    execx.Runner
 	Logger    *slog.Logger
+	// Owner is the run or study making the lab (SelfOwner); nil for a lab by hand.
+	Owner *Owner
+	// CgroupRoot is the cgroup v2 directory under which the lab gets its cgroup: "" =
+	// detect (<cgroup2 mount>/wirelab), CgroupsOff = none.
+	CgroupRoot string
 }
+
+// CgroupsOff as Options.CgroupRoot makes a lab without a cgroup.
+const CgroupsOff = "off"
 
 // Lab is a lab that is up. Down removes it.
 type Lab struct {
-	State  *State
-	runner execx.Runner
-	log    *slog.Logger
+	State *State
+	// runner starts commands inside the lab's cgroup (when it has one), so a daemon a
+	// command leaves behind (the delayer) is the lab's; base is the plain one.
+	runner, base execx.Runner
+	log          *slog.Logger
 }
 
-// Runner is the command runner the lab uses.
+// Runner is the command runner the lab uses; what it starts is in the lab's cgroup.
 func (l *Lab) Runner() execx.Runner { return l.runner }
 
 // Logger is the lab's logger.
@@ -92,7 +102,7 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 	st := &State{
 		RunID: o.RunID, Created: time.Now().UTC(),
 		Namespaces: map[string]string{}, WireIfaces: map[string]string{},
-		Condition: o.Condition, Path: filepath.Join(o.StateDir, o.RunID+".json"),
+		Condition: o.Condition, Path: filepath.Join(o.StateDir, o.RunID+".json"), Owner: o.Owner,
 	}
 	if _, err := os.Stat(st.Path); err == nil {
 		return nil, fmt.Errorf("lab %s already exists (%s)", o.RunID, st.Path)
@@ -108,7 +118,8 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 		_ = os.RemoveAll(st.TempDir)
 		return nil, err
 	}
-	l = &Lab{State: st, runner: o.Runner, log: o.Logger.With("lab", o.RunID)}
+	l = &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger.With("lab", o.RunID)}
+	l.makeCgroup(o.CgroupRoot)
 	defer func() {
 		if err != nil {
 			if derr := l.Down(context.WithoutCancel(ctx)); derr != nil {
@@ -123,6 +134,49 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 		return l, err
 	}
 	return l, nil
+}
+
+// FindTempDir returns lab id's temp dir (Up makes it as $TMPDIR/wirelab-<id>-<random>), for
+// a lab whose state file, which names it, is gone; "" when there is none or several.
+func FindTempDir(id string) string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "wirelab-"+id+"-*"))
+	if len(m) != 1 {
+		return ""
+	}
+	return m[0]
+}
+
+// makeCgroup gives the lab its cgroup, or says in the log why it has none: then teardown
+// finds the lab's processes through its namespaces only, as long as they have names.
+func (l *Lab) makeCgroup(root string) {
+	if root == CgroupsOff {
+		return
+	}
+	cg := Cgroups{Root: root}
+	var err error
+	if root == "" {
+		cg, err = DetectCgroups("/proc")
+	}
+	if err == nil {
+		l.State.Cgroup, err = cg.Create(l.State.RunID)
+	}
+	if err == nil {
+		err = l.State.Save()
+	}
+	if err != nil {
+		l.State.Cgroup = ""
+		l.log.Warn("no cgroup for the lab: teardown finds its processes by namespace only", "err", err)
+		return
+	}
+	l.runner = inCgroup(l.base, l.State.Cgroup)
+}
+
+// inCgroup wraps r so that its commands start in the cgroup dir, when r knows how.
+func inCgroup(r execx.Runner, dir string) execx.Runner {
+	if cr, ok := r.(interface{ WithCgroup(string) execx.Runner }); ok && dir != "" {
+		return cr.WithCgroup(dir)
+	}
+	return r
 }
 
 func (l *Lab) build(ctx context.Context, hosts []string) error {

@@ -48,6 +48,7 @@ type Config struct {
 	ReadyTimeout time.Duration // default 60 s
 	StopTimeout  time.Duration // graceful shutdown before SIGKILL, default 60 s
 	Runner       execx.Runner  // runs mariadb-install-db and the mariadb client; default execx.OS
+	Cgroup       string        // cgroup v2 directory mariadbd starts in ("" = this process's)
 }
 
 // layout is where a server keeps its files under Config.Dir.

@@ -43,6 +43,7 @@ type Server struct {
 	logger      *slog.Logger
 	runner      execx.Runner
 	stopTimeout time.Duration
+	cgroup      string
 
 	mu      sync.Mutex
 	done    chan struct{} // closed when our child exits; nil when we did not start it
@@ -98,7 +99,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		NS: cfg.NS, Dir: cfg.Dir, Socket: l.Socket, Host: strings.TrimSpace(strings.Split(cfg.BindAddress, ",")[0]), Port: cfg.Port,
 		User: BenchUser, DB: BenchDB, CertDir: l.CertDir, DataDir: l.DataDir, ErrorLog: l.ErrorLog,
-		logger: log, runner: cfg.Runner, stopTimeout: cfg.StopTimeout,
+		logger: log, runner: cfg.Runner, stopTimeout: cfg.StopTimeout, cgroup: cfg.Cgroup,
 	}
 	if err := s.spawn(mariadbd, l); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
@@ -151,7 +152,7 @@ func (s *Server) spawn(mariadbd string, l layout) error {
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := execx.StartInCgroup(cmd, s.cgroup); err != nil {
 		return fmt.Errorf("run %s: %w", name, err)
 	}
 	s.Pid = cmd.Process.Pid

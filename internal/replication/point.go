@@ -78,7 +78,8 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		}
 		opts := sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
 			Threads: r.o.Threads, Time: ps.Duration, Rate: ps.TargetQPS / QueriesPerTxn, RandType: r.o.RandType,
-			Socket: src.Socket, User: src.User, Password: src.Password, DB: src.DB, NS: e.Lab.State.NS(lab.Server)}
+			Socket: src.Socket, User: src.User, Password: src.Password, DB: src.DB, NS: e.Lab.State.NS(lab.Server),
+			Cgroup: e.Lab.State.Cgroup}
 		sb, runErr = study.RunSysbench(runCtx, opts, nil, e)
 		load = time.Since(origin)
 		aborted = errors.Is(context.Cause(runCtx), errAbortLag)

@@ -86,6 +86,9 @@ func envTable(r *result.Run) Table {
 		rows = append(rows, []string{"CPU idle", idle})
 	}
 	rows = append(rows, linkRows(e)...)
+	if e.Machine != nil {
+		rows = append(rows, []string{"machine", machineText(e.Machine)})
+	}
 	rows = append(rows,
 		[]string{"workload", orDash(s.Workload)},
 		[]string{"threads", orDash(threadsList(s.Threads))},

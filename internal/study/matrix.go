@@ -123,6 +123,7 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 		Time: c.Warmup + c.Duration, RandType: m.randType, Host: c.Host, Port: c.Port,
 		Socket: c.Socket, User: srv.User, Password: srv.Password, DB: srv.DB, TLS: c.TLS,
 		Compression: c.Compression, CertDir: srv.CertDir, Extra: c.Extra, NS: e.Lab.State.NS(c.ClientHost),
+		Cgroup: e.Lab.State.Cgroup,
 	}
 	var sb *Sysbench
 	samples, _, err := e.Sampled(ctx, sides, func(ctx context.Context) error {

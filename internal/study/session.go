@@ -27,6 +27,8 @@ type Session struct {
 	Progress io.Writer // progress lines: point k, the wire, an ETA
 	CPUIdle  string    // what was done about CPU idle states, for the environment
 	OutDir   string
+	Command  string // the wirelab subcommand, e.g. "study bandwidth": names the lock holder and lab owner
+	NoWait   bool   // fail instead of waiting when another measurement holds the machine
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -46,12 +48,24 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: st.Name(),
 		Started: time.Now().UTC(), Spec: needs.Spec, Notes: needs.Notes}
+	// One measurement at a time: the machine lock is held from before the lab is built
+	// until after it is torn down (deferred first, released last); the lab records this
+	// process as its owner. A first Ctrl-C stops the wait.
+	claim, err := lab.ClaimMachine(soft, lab.ClaimOptions{StateDir: s.StateDir, Command: s.Command,
+		NoWait: s.NoWait, Progress: s.Progress, Runner: s.Runner})
+	if err != nil {
+		return nil, err
+	}
+	defer claim.Release()
 	l, err := lab.Up(hard, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
-		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger})
+		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: claim.Owner})
 	if err != nil {
 		return nil, err
 	}
 	run.RunID = l.State.RunID
+	if err := claim.SetLab(l.State.RunID); err != nil {
+		s.Logger.Warn("name the lab in the machine lock", "err", err)
+	}
 	defer func() {
 		st.Teardown()
 		if derr := l.Down(context.WithoutCancel(hard)); derr != nil {
@@ -66,6 +80,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run.Environment = environment(hard, l)
 	run.Environment.CPUIdle = s.CPUIdle
+	run.Environment.Machine = claim.Machine(hard)
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
 		e.Note("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU())
 	}
@@ -101,7 +116,8 @@ func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 	d, first := needs.Data, e.Servers[0]
 	e.Progressf("preparing %d tables x %d rows in %s", d.Tables, d.TableSize, needs.Servers[0].Host)
 	prep := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Socket: first.Socket,
-		User: first.User, Password: first.Password, DB: first.DB, NS: e.Lab.State.NS(needs.Servers[0].Host)}
+		User: first.User, Password: first.Password, DB: first.DB, NS: e.Lab.State.NS(needs.Servers[0].Host),
+		Cgroup: e.Lab.State.Cgroup}
 	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
 		return fmt.Errorf("prepare data set: %w", err)
 	}

@@ -38,6 +38,7 @@ type Options struct {
 	ReportInterval int      // seconds between interval lines; 0 = 1, negative = none
 	Extra          []string // more options, e.g. "--point-selects=25"; for every command
 	NS             string   // run inside this network namespace ("" = this one)
+	Cgroup         string   // cgroup v2 directory to start in ("" = this process's): the lab's
 
 	Binary string // sysbench executable, default "sysbench"
 	// OnStart is called once the process has started, with its pid (sysbench's own: ip

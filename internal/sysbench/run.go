@@ -130,7 +130,7 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 		return "", fmt.Errorf("sysbench %s: %w", what, err)
 	}
 	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
-	if err := cmd.Start(); err != nil {
+	if err := execx.StartInCgroup(cmd, o.Cgroup); err != nil {
 		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
 	}
 	if o.OnStart != nil {

@@ -16,8 +16,15 @@ import (
 // sysbench is running in the client host.
 func startRun(t *testing.T, state, out, duration string) (*exec.Cmd, *bytes.Buffer, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", "--rate", "50mbit", "--threads", "1,2,4", "--duration", duration,
+	return startMeasuring(t, state, "run", "--rate", "50mbit", "--threads", "1,2,4", "--duration", duration,
 		"--warmup", "0s", "--tables", "1", "--table-size", "1000", "--out", out)
+}
+
+// startMeasuring starts wirelab with args and waits until the first point's sysbench is
+// running in the client host of the only lab in state.
+func startMeasuring(t *testing.T, state string, args ...string) (*exec.Cmd, *bytes.Buffer, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &errb, &errb
