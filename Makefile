@@ -34,7 +34,10 @@ bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
 bench-link: build ## link fidelity: asked vs measured rate and RTT
 	bash scripts/bench-link.sh
 
+bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimited profiles, measure them (docs/bench-model.md; QUICK=1 for short points)
+	bash scripts/bench-model.sh
+
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-link clean
+.PHONY: help deps build run test bench bench-tunnel bench-link bench-model clean

@@ -82,6 +82,7 @@ func commands() map[string]command {
 		"link":      {summary: "change (set) or measure (check) the wire of a running lab", run: cmdLink},
 		"tunnel":    {summary: "WAN channel: entry, exit, certs", run: cmdTunnel},
 		"report":    {summary: "re-render a report from results.json", run: cmdReport},
+		"predict":   {summary: "predict TPS, latency and bottleneck on other links and machines from a run", run: cmdPredict},
 		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
 		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
 	}

@@ -149,3 +149,7 @@ func ParseLoss(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// ParseDuration parses the duration flag --name as the link flags do: a Go duration with
+// a unit ("0.15ms", "40ms") or "0", at most 20 s.
+func ParseDuration(name, s string) (time.Duration, error) { return parseDur(name, s) }

@@ -38,6 +38,10 @@ func runFixture() *result.Run {
 		if th == 128 {
 			p.Failed, p.FailReason = true, "sysbench: too many connections"
 		}
+		withProfile(&p, 2)
+		if p.Profile != nil {
+			p.Profile.RoundTrips = 2 // "each transaction waits 2 RTTs"; QPS counts statements
+		}
 		r.Points = append(r.Points, p)
 	}
 	return r
@@ -76,7 +80,9 @@ func transportFixture() *result.Run {
 			if c.tr == "remote-socket" {
 				p.CPUClient = c.tps * 0.00088 // socat on the client side
 			}
+			p.LinkDelayMs = 0.1
 		}
+		withProfile(&p, 32)
 		r.Points = append(r.Points, p)
 	}
 	return r
@@ -153,4 +159,11 @@ func replicationFixture() *result.Run {
 		}
 	}
 	return r
+}
+
+// withProfile gives a fixture point the per-transaction profile a schema-2 run records:
+// packets from its bytes (full frames down, small requests up) and the machine's CPU as
+// the two processes plus 20% for the kernel.
+func withProfile(p *result.Point, cores int) {
+	p.Profile = result.NewProfile(p, p.WireBytesPerSUp/300, p.WireBytesPerSDown/1400, (p.CPUServer+p.CPUClient)*1.2, cores)
 }

@@ -65,6 +65,7 @@ func bwPoint(k bwKey, threads, repeat int, tps float64, seconds int) result.Poin
 		WireBytesPerSUp: up, WireBytesPerSDown: down, LinkUtilization: util, CPUServer: cpuS, CPUClient: cpuC,
 		Bottleneck: bn, DurationS: 300, WarmupS: 2,
 		WireCheck: &result.WireCheck{AskedRateBps: k.rate, UpBps: float64(k.rate) * 0.97, DownBps: float64(k.rate) * 0.97, RTTMinMs: 0.1, RTTMedianMs: 0.15, RTTP99Ms: 0.3, OK: true, Verdict: "ok"}}
+	withProfile(&p, 32)
 	for i := 0; i < seconds; i++ {
 		w := 1 + 0.015*math.Sin(float64(i)*1.7+float64(threads))
 		if i < 2 {

@@ -20,9 +20,9 @@ var fixtures = []struct {
 	run    func() *result.Run
 	charts []string
 }{
-	{"run", runFixture, []string{"run-tps"}},
-	{"bandwidth", bandwidthFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast"}},
-	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-n3-slow"}},
+	{"run", runFixture, []string{"run-tps", "run-other-links"}},
+	{"bandwidth", bandwidthFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast", "bandwidth-other-links"}},
+	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-n3-slow", "bandwidth-other-links"}},
 	{"transport", transportFixture, []string{"transport-pct"}},
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},

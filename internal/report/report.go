@@ -39,17 +39,11 @@ func Render(dir string, r *result.Run) error {
 		if !ok {
 			continue
 		}
-		png, svg, err := c.render()
+		png, err := writeChart(dir, c)
 		if err != nil {
-			return fmt.Errorf("chart %s: %w", c.Name, err)
+			return err
 		}
 		imgs[c.Name] = png
-		if err := os.WriteFile(filepath.Join(dir, c.Name+".png"), png, 0o644); err != nil {
-			return fmt.Errorf("write chart: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, c.Name+".svg"), svg, 0o644); err != nil {
-			return fmt.Errorf("write chart: %w", err)
-		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(Markdown(blocks)), 0o644); err != nil {
 		return fmt.Errorf("write report.md: %w", err)
@@ -84,7 +78,11 @@ func Build(r *result.Run) ([]Block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report %s: %w", s.Study(), err)
 		}
-		blocks = append(blocks, bs...)
+		ol, err := otherLinksBlocks(r, s.Study(), pts)
+		if err != nil {
+			return nil, fmt.Errorf("report %s, other links: %w", s.Study(), err)
+		}
+		blocks = append(append(blocks, bs...), ol...)
 	}
 	var other []result.Point
 	for _, p := range r.Points {

@@ -87,3 +87,17 @@ func DurationsMs(ds []time.Duration) []float64 {
 	}
 	return out
 }
+
+// Median is the middle value of xs (the mean of the two middle ones for an even count);
+// 0 for none. xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[len(s)/2]
+}

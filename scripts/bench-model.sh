@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench-model: how far `wirelab predict` is off on links its fit never saw.
+#   1. fit: `wirelab run` at 20mbit and unlimited (threads 1,8,32) -> per-transaction profiles
+#   2. predict: 5mbit, 50mbit, --rtt 2ms, --rtt 20ms at the same threads (the lab's links:
+#      --against predicts each measured point on its own link, the lab's token-bucket shaper)
+#   3. measure those points with `wirelab run` and compare; goal: median error <= 10%,
+#      worst <= 20%. The last column names the station whose fitted figure, replaced by the
+#      one measured at that point, explains the miss.
+# Writes the table to OUT (default docs/bench-model.md) and prints it. Needs root and
+# bin/wirelab (make build). Each run is a private lab (WIRELAB_STATE_DIR under a temp dir).
+# This script does not take the machine lock; by hand, run it under it:
+#   flock /tmp/wirelab-measure.lock scripts/bench-model.sh
+#   QUICK=1        3s points after a 1s warm-up (default 10s after 2s): a smoke test
+#   THREADS=1,8,32 DURATION=10s WARMUP=2s OUT=docs/bench-model.md
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WIRELAB=${WIRELAB:-bin/wirelab}
+THREADS=${THREADS:-1,8,32}
+if [[ -n ${QUICK:-} ]]; then DURATION=${DURATION:-3s} WARMUP=${WARMUP:-1s}; fi
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-2s}
+OUT=${OUT:-docs/bench-model.md}
+[[ -x $WIRELAB ]] || { echo "bench-model: $WIRELAB missing: make build" >&2; exit 1; }
+[[ $(id -u) == 0 ]] || { echo "bench-model: the lab needs root" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/bench-model.XXXXXX)
+export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$work/state}
+cleanup() { "$WIRELAB" down --all >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# measure NAME FLAGS...: one `wirelab run` into $work/NAME (log beside it)
+measure() {
+	local name=$1; shift
+	echo "bench-model: $name ($*)" >&2
+	if ! "$WIRELAB" run "$@" --threads "$THREADS" --duration "$DURATION" --warmup "$WARMUP" \
+		--out "$work/$name" >"$work/$name.log" 2>&1; then
+		echo "bench-model: run $name failed; see $work/$name.log" >&2
+		tail -5 "$work/$name.log" >&2
+		exit 1
+	fi
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+measure fit-20mbit --rate 20mbit
+measure fit-unlimited --rate unlimited
+for t in "5mbit|--rate 5mbit" "50mbit|--rate 50mbit" "rtt-2ms|--rtt 2ms" "rtt-20ms|--rtt 20ms"; do
+	# shellcheck disable=SC2086 # the flags are meant to split
+	measure "${t%%|*}" ${t#*|}
+done
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+table=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" \
+	--against "$work/5mbit,$work/50mbit,$work/rtt-2ms,$work/rtt-20ms")
+profile=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" --json |
+	jq -r '.profiles[0] | "\(.points) points; per transaction \(.wire_bytes_up|round) B up, \(.wire_bytes_down|round) B down, \(.round_trips*100|round/100) round trips; fixed cost per round trip \(.per_round_trip_ms*1000|round) µs; \(.cpu_overlap*100|round)% of the CPU beside the path; error on its own points: median \(.check_median_error*1000|round/10)%, worst \(.check_worst_error*1000|round/10)%"')
+summary=$(tail -1 <<<"$table")
+verdict=$(awk '{ for (i = 1; i <= NF; i++) { if ($i == "error") med = $(i+1); if ($i == "worst") worst = $(i+1) } }
+	END { gsub(/[%,]/, "", med); gsub(/[%,]/, "", worst)
+	      if (med + 0 <= 10 && worst + 0 <= 20) print "Goal met (median <= 10%, worst <= 20%)."
+	      else printf "Goal missed: median %s%% (goal 10%%), worst %s%% (goal 20%%); see the last column and the reading below.\n", med, worst }' <<<"$summary")
+
+# reading is the part of the page that explains the model's misses on this lab.
+reading() {
+	cat <<'MD'
+## Reading
+
+The model is exact MVA of a closed network (internal/model): each sysbench
+thread cycles through the lab's CPU (one station, 2 shared cores, the machine's whole CPU
+per transaction), the uplink and downlink (the lab's HTB token bucket: a cap of rate / bytes
+per transaction), and a delay of round trips × (RTT + a fixed cost calibrated at one thread).
+The last column replaces one fitted figure (CPU per transaction, bytes per transaction, the
+round trip) by the one measured at that point and keeps the replacement that explains the
+miss; "–" means no single figure does, or the error is under 5%.
+
+- **Shaped links (5mbit, 50mbit)** come out within a few per cent at every thread count.
+  HTB's 10 ms burst refills while a transaction is elsewhere, so one thread already fills the
+  link: the model treats a shaped rate as a cap, not as a queue each transaction waits in.
+  What is left is the bytes per transaction moving by ±5% between short points.
+- **Delay (--rtt 2ms, 20ms) at 1 and 8 threads** is latency-bound and comes out a few per
+  cent optimistic: the NFQUEUE delayer's release adds 0.05-0.4 ms per round trip beyond
+  the asked RTT, which a fit on runs without delay cannot see.
+- **The miss: --rtt 2ms at 32 threads**, where the model says latency-bound (~950 TPS) and
+  the lab measures about half that with both cores busy. The station the model gets wrong
+  is the **CPU**: with a delay the lab runs the userspace NFQUEUE delayer in the wire host,
+  and the machine's CPU beyond mysqld and sysbench grows from 0.05-0.25 cores (no delay)
+  to about one core at 8 and 32 threads (2026-11-23: machine CPU per transaction 3961 µs
+  measured against 1056 µs fitted; with the measured CPU the model is within 1%). Idle,
+  the delayer costs nothing (a lab at --rtt 2ms without traffic: 0.01 cores busy), so the
+  cost comes with the packets it holds and releases on a timer: 63-340 µs of machine CPU
+  per packet in the QUICK run, more per packet at low rates, so a cost per wake-up rather
+  than per byte. A real network's delay costs the hosts no CPU, so this is the lab's cost,
+  not the workload's, and the model has no station for it; predicting the lab's own
+  delayed links at high thread counts would need one, calibrated from a run with a delay.
+- **A busy box.** The lab's CPU station is the whole machine's CPU; anything else running
+  (builds, tests of other work) takes cores from the lab and shows up as CPU misses. The
+  header's load averages say how quiet the box was.
+MD
+}
+
+{
+	echo "# bench-model: the model on links its fit never saw"
+	echo
+	echo "\`make bench-model\` (scripts/bench-model.sh), $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r)."
+	echo "Points: sysbench oltp_read_only, threads $THREADS, $DURATION after a $WARMUP warm-up${QUICK:+ (QUICK=1)}."
+	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+	echo
+	echo "Fit: \`wirelab run --rate 20mbit\` and \`--rate unlimited\` -> $profile."
+	echo
+	echo "Predicted with \`wirelab predict --from fit-20mbit,fit-unlimited --against <run>\`, then measured with \`wirelab run\`:"
+	echo
+	echo "$table"
+	echo
+	echo "$verdict"
+	echo
+	reading
+} >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+cat "$OUT"
+echo "(results.json and logs: $work)" >&2
