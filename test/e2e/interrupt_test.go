@@ -73,8 +73,13 @@ func TestCtrlCKeepsFinishedPointsAndTearsDown(t *testing.T) {
 	if !r.Interrupted || len(r.Points) != 1 {
 		t.Errorf("interrupted=%v with %d points; want the current point finished and kept, no more", r.Interrupted, len(r.Points))
 	}
-	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
 		t.Errorf("no report after Ctrl-C: %v", err)
+	}
+	// The point's per-transaction profile carries the run to other links.
+	if !strings.Contains(string(md), "### On other links") || !strings.Contains(string(md), "10gbit") {
+		t.Errorf("the report of a real run has no \"On other links\" section with the 10 Gbit table:\n%s", md)
 	}
 }
 
