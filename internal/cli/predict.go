@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,11 +169,11 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 	}
 	for s := range o.series {
 		if !seen[s] {
-			return nil, &UsageError{fmt.Errorf("--series %q: not in %s; want one of %s", s, strings.Join(o.from, ", "), strings.Join(sortedKeys(seen), ", "))}
+			return nil, &UsageError{fmt.Errorf("--series %q: not in %s; want one of %s", s, strings.Join(o.from, ", "), strings.Join(slices.Sorted(maps.Keys(seen)), ", "))}
 		}
 	}
 	if profiles == 0 {
-		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(sortedKeys(o.series), ",")+")", first)
+		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(slices.Sorted(maps.Keys(o.series)), ",")+")", first)
 	}
 	fits, err := model.Group(pts)
 	if err != nil {
@@ -185,15 +186,6 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 // that measures them again.
 func noProfiles(where string, r *result.Run) error {
 	return fmt.Errorf("predict: %s has no per-transaction profiles (results.json from a wirelab before schema 2, or no point completed a transaction): re-run with this version: %s", where, report.RerunCommand(r))
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func runPredict(p *Process, o predictOptions) error {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/execx"
@@ -54,7 +55,7 @@ func ClaimMachine(ctx context.Context, o ClaimOptions) (*Claim, error) {
 	}
 	c := &Claim{Owner: owner, lock: lock, o: o}
 	c.others = c.labsUp(ctx)
-	if ids := sortedKeys(c.others); len(ids) > 0 {
+	if ids := slices.Sorted(maps.Keys(c.others)); len(ids) > 0 {
 		fmt.Fprintf(o.Progress, "note: labs up outside any measurement share the CPUs: %s (the report records it)\n",
 			strings.Join(ids, ", "))
 	}
@@ -82,7 +83,7 @@ func (c *Claim) Machine(ctx context.Context) *result.Machine {
 		all[id] = true
 	}
 	delete(all, c.lab)
-	m.OtherLabs = sortedKeys(all)
+	m.OtherLabs = slices.Sorted(maps.Keys(all))
 	return m
 }
 
@@ -107,13 +108,4 @@ func (c *Claim) labsUp(ctx context.Context) map[string]bool {
 		}
 	}
 	return ids
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

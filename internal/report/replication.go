@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"github.com/wirelab/wirelab/internal/stats"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,7 +215,7 @@ func lagOverTime(name string, pts []result.Point) *Chart {
 		XLabel: "time since the point started (s)", YLabel: "replication lag (s)",
 		Caption: "Per-second lag of each channel's worst point in this scenario (the legend says which); a line that keeps rising is lag that never catches up."}
 	i := 0
-	for _, ch := range append(append([]string{}, channelOrder...), sortedKeys(worst)...) {
+	for _, ch := range append(append([]string{}, channelOrder...), slices.Sorted(maps.Keys(worst))...) {
 		p, ok := worst[ch]
 		if !ok {
 			continue
@@ -254,13 +256,4 @@ func lagLine(label string, p result.Point, color int, dashed bool) ChartLine {
 		l.Points = append(l.Points, XY{s.T, s.Lag})
 	}
 	return l
-}
-
-func sortedKeys(m map[string]result.Point) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
