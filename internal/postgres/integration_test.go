@@ -1,0 +1,206 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// skipUnlessRoot skips tests that start a real postmaster: they need root (user switch to
+// postgres, network namespaces) and the PostgreSQL 15 binaries.
+func skipUnlessRoot(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	bin, err := FindBinDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, b := range []string{"setpriv", "ip"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s not installed", b)
+		}
+	}
+	if _, _, err := osUserIDs(DefaultOSUser); err != nil {
+		t.Skip(err)
+	}
+	return bin
+}
+
+// testNetns makes a fresh network namespace with only loopback up; cleanup deletes it.
+func testNetns(t *testing.T, tag string) string {
+	t.Helper()
+	ns := fmt.Sprintf("wltest-pg%s-%d", tag, os.Getpid())
+	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
+	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
+		if out, err := exec.Command("ip", argv...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v: %s", argv, err, out)
+		}
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	return ns
+}
+
+// startTestServer starts a server on 127.0.0.1 in ns (in a fresh dir); cleanup stops it
+// and removes the dir even when the test fails.
+func startTestServer(t *testing.T, ns string) *Server {
+	t.Helper()
+	dir := filepath.Join(worldSearchableDir(t), "srv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s, err := Start(ctx, Config{NS: ns, Dir: dir, BindAddress: "127.0.0.1", Port: 5432,
+		SharedBuffers: "128MB", MaxConnections: 100, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(context.Background()); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+	return s
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// client runs psql inside the server's namespace as root with the libpq environment of
+// Env(mode) and returns its unaligned output.
+func client(t *testing.T, s *Server, mode SSLMode, sql string, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("ip", "netns", "exec", s.NS, filepath.Join(s.binDir, "psql"), "-X", "-A", "-t", "-c", sql)
+	cmd.Env = append(append(os.Environ(), s.Env(mode)...), env...)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+func TestServerIntegration(t *testing.T) {
+	skipUnlessRoot(t)
+	ctx := context.Background()
+	s := startTestServer(t, testNetns(t, "srv"))
+
+	if s.Pid <= 0 || s.Password == "" || !strings.HasPrefix(s.Version, "PostgreSQL 1") {
+		t.Errorf("server = %+v", s)
+	}
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", s.Pid)); strings.TrimSpace(string(comm)) != "postgres" {
+		t.Errorf("Server.Pid %d is %q, want the postmaster", s.Pid, comm)
+	}
+	set, err := s.Settings(ctx)
+	if err != nil || !set.SSL || set.MaxConnections != 100 || set.SynchronousCommit != "off" ||
+		set.WALLevel != "replica" || set.SharedBuffers != "128MB" || !strings.HasPrefix(s.Version, "PostgreSQL "+set.Version) {
+		t.Errorf("Settings = %+v, %v", set, err)
+	}
+	out, err := s.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, s text)", "INSERT INTO t VALUES (1, 'a b'), (2, NULL)",
+		"SELECT id, s FROM t ORDER BY id")
+	if err != nil || out != "1\ta b\n2\tNULL\n" {
+		t.Errorf("Exec = %q, %v", out, err)
+	}
+	rows, err := s.Rows(ctx, "SELECT id, s FROM t ORDER BY id")
+	if err != nil || len(rows) != 2 || rows[1]["s"] != "NULL" || rows[0]["id"] != "1" {
+		t.Errorf("Rows = %v, %v", rows, err)
+	}
+
+	ssl := "SELECT current_user || ' ' || ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()"
+	tests := []struct {
+		name string
+		mode SSLMode
+		env  []string
+		want string
+	}{
+		{"tcp plain", SSLDisable, nil, "sbtest false"},
+		{"tcp tls required", SSLRequire, nil, "sbtest true"},
+		// verify-full: the certificate must name 127.0.0.1 and chain to ca.pem.
+		{"tcp tls verified", SSLVerifyFull, []string{"PGHOST=127.0.0.1"}, "sbtest true"},
+		{"socket", SSLDisable, []string{"PGHOST=" + s.SocketDir}, "sbtest false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := client(t, s, tt.mode, ssl, tt.env...)
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if out, err := client(t, s, SSLDisable, "SELECT 1", "PGPASSWORD=wrong"); err == nil {
+		t.Errorf("wrong password accepted: %q", out)
+	}
+	if out, err := client(t, s, SSLDisable, "SELECT 1", "PGUSER=postgres"); err == nil {
+		t.Errorf("superuser got in over TCP: %q", out)
+	}
+
+	pid, sock := s.Pid, socketPath(s.SocketDir, s.Port)
+	if err := s.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+		t.Errorf("postmaster %d still exists after Stop", pid)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left behind: %v", err)
+	}
+}
+
+// TestRestartAndStopByPid reuses a datadir (Start skips initdb, keeps the data) and stops
+// a server the way `wirelab down` does: from its pid alone.
+func TestRestartAndStopByPid(t *testing.T) {
+	skipUnlessRoot(t)
+	ctx := context.Background()
+	s := startTestServer(t, testNetns(t, "re"))
+	if _, err := s.Exec(ctx, "CREATE TABLE kept (id int)", "INSERT INTO kept VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Start(ctx, Config{NS: s.NS, Dir: s.Dir, BindAddress: "127.0.0.1", SharedBuffers: "128MB", MaxConnections: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = again.Stop(context.Background()) })
+	if out, err := again.Exec(ctx, "SELECT id FROM kept"); err != nil || out != "42\n" {
+		t.Errorf("after restart: %q, %v", out, err)
+	}
+	fromState := &Server{Pid: again.Pid}
+	if !fromState.alive() {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", again.Pid))
+		t.Fatalf("a running postmaster was not recognised by its pid: %s", st)
+	}
+	if err := fromState.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if fromState.alive() || again.alive() {
+		t.Error("postmaster still running after Stop by pid")
+	}
+}
+
+func TestStartFailureReportsLog(t *testing.T) {
+	skipUnlessRoot(t)
+	dir := filepath.Join(worldSearchableDir(t), "srv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Start(context.Background(), Config{Dir: dir, BindAddress: "127.0.0.1", Port: 5432,
+		SharedBuffers: "128MB", MaxConnections: 100, NS: testNetns(t, "bad"),
+		Extra: map[string]string{"no_such_setting": "1"}})
+	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "no_such_setting") {
+		t.Fatalf("err = %v; want ErrNotReady quoting the log", err)
+	}
+}

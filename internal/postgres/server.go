@@ -1,0 +1,289 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/pki"
+)
+
+// ErrNotReady means the postmaster did not accept a query on its socket in time (or
+// exited early); the error text carries the tail of its log.
+var ErrNotReady = errors.New("postgres not ready")
+
+// Server is a running postmaster. The exported fields are what clients need to connect
+// and what a state file needs to stop it later: a Server rebuilt from a state file with
+// Pid set can still be stopped with Stop.
+type Server struct {
+	NS        string // network namespace it runs in ("" = this one)
+	Dir       string // base directory given in Config
+	SocketDir string // libpq's host for the unix socket (a file: reachable from any netns)
+	Host      string // TCP address clients use (the first listen address)
+	Port      int
+	User      string // bench user: password (SCRAM) over TCP, with or without TLS, and socket
+	Password  string
+	DB        string
+	CertDir   string // ca.pem, server-*.pem, client-*.pem
+	Pid       int    // the postmaster's pid (ip netns exec and setpriv exec, so not theirs)
+	DataDir   string
+	Log       string // the postmaster's stderr
+	Version   string // "PostgreSQL " + server_version, e.g. "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)"
+
+	binDir      string
+	osUser      string
+	logger      *slog.Logger
+	runner      execx.Runner
+	stopTimeout time.Duration
+
+	mu      sync.Mutex
+	done    chan struct{} // closed when our child exits; nil when we did not start it
+	stopped bool
+}
+
+// Start initialises the datadir under cfg.Dir unless it already holds one, writes the
+// configuration and certificates, starts the postmaster as cfg.OSUser inside cfg.NS,
+// waits until it answers on its socket and creates the bench user and database. On any
+// failure after the process started it stops the server again, so the caller has
+// nothing to clean up but cfg.Dir.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	l := newLayout(cfg.Dir)
+	log := cfg.Logger.With("component", "postgres", "ns", cfg.NS, "dir", cfg.Dir)
+	binDir := cfg.BinDir
+	if binDir == "" {
+		var err error
+		if binDir, err = FindBinDir(); err != nil {
+			return nil, fmt.Errorf("start postgres: %w", err)
+		}
+	}
+	if err := prepareDir(cfg, l); err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(l.DataDir, "PG_VERSION")); err != nil {
+		log.Info("initialising datadir", "datadir", l.DataDir)
+		name, args := asUser(cfg.OSUser, filepath.Join(binDir, "initdb"), initdbArgs(l)...)
+		if _, err := cfg.Runner.Run(ctx, name, args...); err != nil {
+			return nil, fmt.Errorf("start postgres: initdb: %w", err)
+		}
+	}
+
+	s := &Server{
+		NS: cfg.NS, Dir: cfg.Dir, SocketDir: l.SocketDir, Host: listenAddresses(cfg.BindAddress)[0],
+		Port: cfg.Port, User: BenchUser, DB: BenchDB, CertDir: l.CertDir, DataDir: l.DataDir, Log: l.Log,
+		binDir: binDir, osUser: cfg.OSUser, logger: log, runner: cfg.Runner, stopTimeout: cfg.StopTimeout,
+	}
+	if err := s.spawn(l); err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	fail := func(err error) (*Server, error) {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.StopTimeout+5*time.Second)
+		defer cancel()
+		if serr := s.Stop(stopCtx); serr != nil {
+			log.Warn("stop after failed start", "err", serr)
+		}
+		return nil, fmt.Errorf("start postgres in %q: %w", cfg.NS, err)
+	}
+	if err := s.waitReady(ctx, cfg.ReadyTimeout); err != nil {
+		return fail(err)
+	}
+	if err := s.bootstrap(ctx, cfg.MaxConnections); err != nil {
+		return fail(err)
+	}
+	log.Info("postgres ready", "pid", s.Pid, "version", s.Version, "addr",
+		fmt.Sprintf("%s:%d", s.Host, s.Port), "socket_dir", s.SocketDir)
+	return s, nil
+}
+
+// prepareDir writes certificates (unless there are some), the configuration files and
+// the directories, and hands the tree to the OS user: the postmaster insists on owning
+// its datadir and its TLS key.
+func prepareDir(cfg Config, l layout) error {
+	uid, gid, err := osUserIDs(cfg.OSUser)
+	if err != nil {
+		return err
+	}
+	if err := checkTraversable(cfg.Dir, cfg.OSUser); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(l.CertDir, pki.CAFile)); err != nil {
+		files, err := pki.ServerSet(certHosts(cfg.BindAddress), BenchUser)
+		if err != nil {
+			return err
+		}
+		if err := pki.WriteFiles(l.CertDir, files); err != nil {
+			return err
+		}
+	}
+	for path, text := range map[string]string{l.Conf: postgresqlConf(cfg, l), l.HBA: pgHBA(), l.Ident: ""} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	// The socket directory is 0700: only root and the OS user reach the socket, so the
+	// peer-authenticated superuser stays local to them.
+	if err := os.MkdirAll(l.SocketDir, 0o700); err != nil {
+		return err
+	}
+	return chownTree(cfg.Dir, uid, gid)
+}
+
+// initdbArgs: --no-sync because a throw-away datadir need not survive a power cut;
+// locale C and UTF8 make the server identical on every machine.
+func initdbArgs(l layout) []string {
+	return []string{"--pgdata=" + l.DataDir, "--username=" + superUser, "--auth-local=peer",
+		"--auth-host=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"}
+}
+
+// asUser is the argv that runs bin as the unprivileged OS user. setpriv execs (unlike
+// runuser, which forks), so a pid we get is the program's own.
+func asUser(osUser, bin string, args ...string) (string, []string) {
+	return "setpriv", append([]string{"--reuid=" + osUser, "--regid=" + osUser, "--init-groups", "--", bin}, args...)
+}
+
+// spawnArgv is the postmaster's command line, wrapped in `ip netns exec` for a namespace.
+func spawnArgv(ns, osUser, binDir string, l layout) (string, []string) {
+	name, args := asUser(osUser, filepath.Join(binDir, "postgres"), "--config-file="+l.Conf)
+	if ns == "" {
+		return name, args
+	}
+	return execx.InNetns(ns, name, args...)
+}
+
+func (s *Server) spawn(l layout) error {
+	out, err := os.OpenFile(l.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", l.Log, err)
+	}
+	defer out.Close()
+	name, args := spawnArgv(s.NS, s.osUser, s.binDir, l)
+	// Not CommandContext: the server outlives Start's context; Stop ends it. Setsid makes
+	// the postmaster lead its own process group, which Stop kills as a last resort.
+	cmd := exec.Command(name, args...)
+	cmd.Dir = l.Dir
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("run %s: %w", name, err)
+	}
+	s.Pid = cmd.Process.Pid
+	s.done = make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		s.logger.Debug("postmaster exited", "pid", s.Pid, "err", err)
+		close(s.done)
+	}()
+	s.logger.Debug("postmaster started", "pid", s.Pid, "argv", append([]string{name}, args...))
+	return nil
+}
+
+// waitReady runs SELECT 1 over the socket until it answers, the postmaster exits, or
+// timeout. Until recovery ends the server answers "the database system is starting up".
+func (s *Server) waitReady(parent context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	var lastErr error
+	for {
+		if _, err := os.Stat(socketPath(s.SocketDir, s.Port)); err == nil {
+			qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
+			_, lastErr = s.psql(qctx, superUser, false, "SELECT 1")
+			qcancel()
+			if lastErr == nil {
+				return nil
+			}
+		}
+		select {
+		case <-s.done:
+			return fmt.Errorf("%w: postmaster exited during startup; log %s:\n%s",
+				ErrNotReady, s.Log, tailFile(s.Log, 20))
+		case <-ctx.Done():
+			if parent.Err() != nil {
+				return fmt.Errorf("wait for postgres: %w", context.Cause(parent))
+			}
+			return fmt.Errorf("%w after %s (last error: %v); log %s:\n%s",
+				ErrNotReady, timeout, lastErr, s.Log, tailFile(s.Log, 20))
+		case <-tick.C:
+		}
+	}
+}
+
+func osUserIDs(name string) (int, int, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return 0, 0, fmt.Errorf("look up OS user %s (install postgresql-15, which creates it): %w", name, err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return uid, gid, nil
+}
+
+// checkTraversable fails early when the OS user could not reach dir: t.TempDir() and
+// os.MkdirTemp parents are 0700, and the postmaster would then die with a vague error.
+func checkTraversable(dir, osUser string) error {
+	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("check %s: %w", d, err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("user %s cannot traverse %s (mode %v): put Dir under a world-searchable path",
+				osUser, d, fi.Mode().Perm())
+		}
+		if d == "/" {
+			return nil
+		}
+	}
+}
+
+func chownTree(dir string, uid, gid int) error {
+	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := os.Lchown(p, uid, gid); err != nil {
+			return fmt.Errorf("chown %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// certHosts are the listen addresses worth a subject alternative name.
+func certHosts(bind string) []string {
+	var out []string
+	for _, a := range listenAddresses(bind) {
+		switch a {
+		case "0.0.0.0", "::", "*":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

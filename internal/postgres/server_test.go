@@ -1,0 +1,112 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSpawnArgv(t *testing.T) {
+	l := newLayout("/lab/srv")
+	name, args := spawnArgv("wl-abc-server", "postgres", "/usr/lib/postgresql/15/bin", l)
+	got := name + " " + strings.Join(args, " ")
+	want := "ip netns exec wl-abc-server setpriv --reuid=postgres --regid=postgres --init-groups -- " +
+		"/usr/lib/postgresql/15/bin/postgres --config-file=/lab/srv/postgresql.conf"
+	if got != want {
+		t.Errorf("in a namespace:\n got %s\nwant %s", got, want)
+	}
+	name, args = spawnArgv("", "pg", "/opt/pg/bin", l)
+	if got := name + " " + strings.Join(args, " "); got != "setpriv --reuid=pg --regid=pg --init-groups -- /opt/pg/bin/postgres --config-file=/lab/srv/postgresql.conf" {
+		t.Errorf("on the host: %s", got)
+	}
+}
+
+func TestInitdbArgs(t *testing.T) {
+	a := strings.Join(initdbArgs(newLayout("/lab/srv")), " ")
+	for _, w := range []string{"--pgdata=/lab/srv/data", "--username=postgres", "--auth-local=peer",
+		"--auth-host=scram-sha-256", "--no-sync"} {
+		if !strings.Contains(a, w) {
+			t.Errorf("initdb args lack %s: %q", w, a)
+		}
+	}
+}
+
+func TestFindBinDir(t *testing.T) {
+	root := t.TempDir()
+	mk := func(dir string, bins ...string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bins {
+			if err := os.WriteFile(filepath.Join(dir, b), nil, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	noPath := func(string) (string, error) { return "", os.ErrNotExist }
+	if _, err := findBinDir(root, noPath); err == nil {
+		t.Error("empty root: no error")
+	}
+	mk(filepath.Join(root, "13", "bin"), "initdb", "postgres", "psql")
+	mk(filepath.Join(root, "15", "bin"), "initdb", "postgres", "psql")
+	mk(filepath.Join(root, "16", "bin"), "psql") // client only: not a server
+	if got, err := findBinDir(root, noPath); err != nil || got != filepath.Join(root, "15", "bin") {
+		t.Errorf("findBinDir = %q, %v; want the highest full version", got, err)
+	}
+	other := filepath.Join(t.TempDir(), "bin")
+	mk(other, "initdb", "postgres", "psql")
+	inPath := func(string) (string, error) { return filepath.Join(other, "initdb"), nil }
+	if got, err := findBinDir(t.TempDir(), inPath); err != nil || got != other {
+		t.Errorf("from PATH: %q, %v", got, err)
+	}
+}
+
+func TestIsPostgresStat(t *testing.T) {
+	for st, want := range map[string]bool{
+		"22656 (postgres) S 22543 22656 22656 0 -1": true,
+		"22656 (postgres) Z 22543 22656 22656 0 -1": false,
+		"22656 (mariadbd) S 1 2 3":                  false,
+		"22656 (my postgres) S 1 2 3":               false,
+		"garbage":                                   false,
+	} {
+		if got := isPostgresStat(st); got != want {
+			t.Errorf("isPostgresStat(%q) = %v", st, got)
+		}
+	}
+}
+
+func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
+	ctx := context.Background()
+	var nilServer *Server
+	if err := nilServer.Stop(ctx); err != nil {
+		t.Errorf("nil server: %v", err)
+	}
+	if err := (&Server{}).Stop(ctx); err != nil {
+		t.Errorf("server without pid: %v", err)
+	}
+	// A stale state file whose pid now belongs to someone else (the test) is not signalled.
+	s := &Server{Pid: os.Getpid()}
+	if s.alive() {
+		t.Fatal("the test binary was taken for a postmaster")
+	}
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("foreign pid: %v", err)
+	}
+}
+
+func TestCheckTraversable(t *testing.T) {
+	base := worldSearchableDir(t)
+	closed := filepath.Join(base, "closed")
+	if err := os.MkdirAll(filepath.Join(closed, "srv"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTraversable(filepath.Join(closed, "srv"), "postgres"); err == nil || !strings.Contains(err.Error(), closed) {
+		t.Errorf("0700 parent: err = %v, want it to name %s", err, closed)
+	}
+	if err := checkTraversable(filepath.Join(base, "srv"), "postgres"); err != nil {
+		t.Errorf("0755 parents: %v", err)
+	}
+}
