@@ -17,11 +17,11 @@ const (
 
 // Options is one pgbench invocation.
 type Options struct {
-	Builtin      string        // TPCB (default), SelectOnly or SimpleUpdate
-	Clients      int           // -c, concurrent connections (default 1)
+	Builtin string // TPCB (default), SelectOnly or SimpleUpdate
+	Clients int    // -c, concurrent connections (default 1)
 	// Jobs is -j, pgbench's threads; 0 = min(Clients, 4). One thread drives many clients
 	// when the wire is slow, but a single thread caps a fast local run.
-	Jobs int
+	Jobs         int
 	Time         time.Duration // -T, rounded up to whole seconds
 	Transactions int           // -t per client, when Time is 0
 	Rate         int           // -R, target transactions/s (0 = as fast as possible)
