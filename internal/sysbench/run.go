@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -17,8 +18,8 @@ import (
 )
 
 // ErrConnect means sysbench's threads could not connect to the server (wrong password,
-// unreachable host, TLS files missing, or too many threads for max_connections/back_log
-// within sysbench's 30 s connect window).
+// unreachable host, TLS files missing or TLS refused, or too many threads for
+// max_connections/back_log within sysbench's 30 s connect window).
 var ErrConnect = errors.New("sysbench could not connect")
 
 // Run runs `sysbench ... run`, calls onInterval (may be nil) for every report line as it
@@ -116,8 +117,11 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 		name, args = execx.InNetns(o.NS, bin, args...)
 	}
 	cmd := exec.CommandContext(ctx, name, args...)
-	if o.TLS {
+	if o.TLS && o.CertDir != "" {
 		cmd.Dir = o.CertDir
+	}
+	if env := o.Env(); len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
 	}
 	// Its own process group, so cancelling kills sysbench and anything it forked.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -173,7 +177,8 @@ func describeFailure(what string, err error, stdout, stderr string) error {
 	if reason == "" {
 		reason = lastLines(stdout+stderr, 5)
 	}
-	if strings.Contains(stdout, "unable to connect to MySQL server") {
+	// libmariadb and libpq say it differently.
+	if strings.Contains(stdout, "unable to connect to MySQL server") || strings.Contains(stdout, "Connection to database failed") {
 		return fmt.Errorf("sysbench %s: %w: %v: %s", what, ErrConnect, err, reason)
 	}
 	return fmt.Errorf("sysbench %s: %w: %s", what, err, reason)
@@ -196,8 +201,10 @@ func lastLines(s string, n int) string {
 func redact(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if strings.HasPrefix(a, "--mysql-password=") {
-			a = "--mysql-password=***"
+		for _, p := range []string{"--mysql-password=", "--pgsql-password="} {
+			if strings.HasPrefix(a, p) {
+				a = p + "***"
+			}
 		}
 		out[i] = a
 	}
