@@ -48,6 +48,13 @@ type Config struct {
 	MaxConnections int               // default 2100, see DefaultMaxConnections
 	Extra          map[string]string // more postgresql.conf settings; they override ours
 	Logger         *slog.Logger
+	// CertDir holds an existing certificate set (pki.ServerSet's file names), e.g. the
+	// lab's, whose server certificate names BindAddress. Start copies it under Dir, because
+	// the server must own its key. "" = generate a new set.
+	CertDir string
+	// Upstream makes this server a streaming replica of another: a fresh datadir is a
+	// base backup of it instead of initdb. See repl.go.
+	Upstream *Upstream
 
 	// Optional knobs (zero = default).
 	BinDir       string        // PostgreSQL's bin directory, default: see FindBinDir
@@ -124,6 +131,9 @@ func (c Config) validate() error {
 	if s := socketPath(newLayout(c.Dir).SocketDir, c.Port); len(s) > maxSocketPath {
 		return fmt.Errorf("postgres config: socket path %q is longer than %d bytes; use a shorter Dir",
 			s, maxSocketPath)
+	}
+	if u := c.Upstream; u != nil && (u.Host == "" || u.Port < 1 || u.Port > 65535 || u.User == "") {
+		return fmt.Errorf("postgres config: upstream needs host, port and user, got %s:%d as %q", u.Host, u.Port, u.User)
 	}
 	for k, v := range c.Extra {
 		if strings.ContainsAny(k+v, "\n\r") || strings.TrimSpace(k) == "" || strings.ContainsAny(k, " ='") {

@@ -204,3 +204,63 @@ func TestStartFailureReportsLog(t *testing.T) {
 		t.Fatalf("err = %v; want ErrNotReady quoting the log", err)
 	}
 }
+
+// TestStreamingReplica builds a replica from a base backup of a primary (both in one
+// namespace, on two ports), and checks that rows written on the primary are replayed.
+func TestStreamingReplica(t *testing.T) {
+	skipUnlessRoot(t)
+	ctx := context.Background()
+	ns := testNetns(t, "repl")
+	primary := startTestServer(t, ns)
+	user, pw, err := primary.CreateReplUser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := primary.Exec(ctx, "CREATE TABLE before_backup (id int PRIMARY KEY)", "INSERT INTO before_backup VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(worldSearchableDir(t), "replica")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	replica, err := Start(ctx, Config{NS: ns, Dir: dir, BindAddress: "127.0.0.1", Port: 5433,
+		SharedBuffers: "128MB", MaxConnections: 100, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		CertDir: primary.CertDir, Upstream: &Upstream{Host: primary.Host, Port: primary.Port, User: user, Password: pw, BenchPassword: primary.Password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = replica.Stop(context.Background()) })
+
+	if out, err := replica.Exec(ctx, "SELECT pg_is_in_recovery(), (SELECT count(*) FROM before_backup)"); err != nil || out != "t\t1\n" {
+		t.Errorf("replica: %q, %v; want in recovery with the backed-up row", out, err)
+	}
+	if _, err := primary.Exec(ctx, "CREATE TABLE after_backup AS SELECT g AS id FROM generate_series(1, 1000) g"); err != nil {
+		t.Fatal(err)
+	}
+	lsn, err := primary.WALPosition(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.WaitReplay(ctx, lsn, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := replica.Exec(ctx, "SELECT count(*) FROM after_backup"); err != nil || out != "1000\n" {
+		t.Errorf("replica after_backup: %q, %v", out, err)
+	}
+	senders, err := primary.Senders(ctx)
+	if err != nil || len(senders) != 1 || senders[0].State != "streaming" || senders[0].Application != "wirelab-replica" {
+		t.Errorf("Senders = %+v, %v", senders, err)
+	}
+	// The bench role is the primary's copy: its password works on the replica.
+	if got, err := client(t, replica, SSLDisable, "SELECT current_user"); err != nil || got != "sbtest" {
+		t.Errorf("bench login on the replica: %q, %v", got, err)
+	}
+	// Both servers use one certificate set: the primary's CA verifies the replica.
+	if got, err := client(t, replica, SSLVerifyFull, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+		"PGSSLROOTCERT="+filepath.Join(primary.CertDir, "ca.pem")); err != nil || got != "true" {
+		t.Errorf("verify-full on the replica with the shared CA: %q, %v", got, err)
+	}
+	if _, err := replica.Exec(ctx, "INSERT INTO after_backup VALUES (0)"); err == nil {
+		t.Error("the replica accepted a write")
+	}
+}

@@ -52,8 +52,8 @@ type Server struct {
 	stopped bool
 }
 
-// Start initialises the datadir under cfg.Dir unless it already holds one, writes the
-// configuration and certificates, starts the postmaster as cfg.OSUser inside cfg.NS,
+// Start initialises the datadir under cfg.Dir unless it already holds one (initdb, or
+// for a replica a base backup of cfg.Upstream), writes the configuration and certificates, starts the postmaster as cfg.OSUser inside cfg.NS,
 // waits until it answers on its socket and creates the bench user and database. On any
 // failure after the process started it stops the server again, so the caller has
 // nothing to clean up but cfg.Dir.
@@ -75,10 +75,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(l.DataDir, "PG_VERSION")); err != nil {
-		log.Info("initialising datadir", "datadir", l.DataDir)
-		name, args := asUser(cfg.OSUser, filepath.Join(binDir, "initdb"), initdbArgs(l)...)
-		if _, err := cfg.Runner.Run(ctx, name, args...); err != nil {
-			return nil, fmt.Errorf("start postgres: initdb: %w", err)
+		if err := createDataDir(ctx, cfg, binDir, l, log); err != nil {
+			return nil, fmt.Errorf("start postgres: %w", err)
 		}
 	}
 
@@ -101,7 +99,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.waitReady(ctx, cfg.ReadyTimeout); err != nil {
 		return fail(err)
 	}
-	if err := s.bootstrap(ctx, cfg.MaxConnections); err != nil {
+	if cfg.Upstream != nil {
+		// A standby is read-only: the bench role and database come from the primary.
+		s.Password = cfg.Upstream.BenchPassword
+		if err := s.readVersion(ctx, cfg.MaxConnections); err != nil {
+			return fail(err)
+		}
+	} else if err := s.bootstrap(ctx, cfg.MaxConnections); err != nil {
 		return fail(err)
 	}
 	log.Info("postgres ready", "pid", s.Pid, "version", s.Version, "addr",
@@ -120,14 +124,8 @@ func prepareDir(cfg Config, l layout) error {
 	if err := checkTraversable(cfg.Dir, cfg.OSUser); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(l.CertDir, pki.CAFile)); err != nil {
-		files, err := pki.ServerSet(certHosts(cfg.BindAddress), BenchUser)
-		if err != nil {
-			return err
-		}
-		if err := pki.WriteFiles(l.CertDir, files); err != nil {
-			return err
-		}
+	if err := installCerts(cfg, l); err != nil {
+		return err
 	}
 	for path, text := range map[string]string{l.Conf: postgresqlConf(cfg, l), l.HBA: pgHBA(), l.Ident: ""} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
@@ -140,6 +138,52 @@ func prepareDir(cfg Config, l layout) error {
 		return err
 	}
 	return chownTree(cfg.Dir, uid, gid)
+}
+
+// createDataDir makes a fresh datadir: initdb for a primary, a base backup taken over
+// the wire (from inside cfg.NS) for a replica.
+func createDataDir(ctx context.Context, cfg Config, binDir string, l layout, log *slog.Logger) error {
+	if cfg.Upstream != nil {
+		log.Info("taking base backup", "datadir", l.DataDir, "from", fmt.Sprintf("%s:%d", cfg.Upstream.Host, cfg.Upstream.Port))
+		name, args := asUser(cfg.OSUser, filepath.Join(binDir, "pg_basebackup"), baseBackupArgs(*cfg.Upstream, l)...)
+		if cfg.NS != "" {
+			name, args = execx.InNetns(cfg.NS, name, args...)
+		}
+		if _, err := cfg.Runner.Run(ctx, name, args...); err != nil {
+			return fmt.Errorf("base backup: %w", err)
+		}
+		return nil
+	}
+	log.Info("initialising datadir", "datadir", l.DataDir)
+	name, args := asUser(cfg.OSUser, filepath.Join(binDir, "initdb"), initdbArgs(l)...)
+	if _, err := cfg.Runner.Run(ctx, name, args...); err != nil {
+		return fmt.Errorf("initdb: %w", err)
+	}
+	return nil
+}
+
+// installCerts copies cfg.CertDir's set under Dir, or generates a set when there is
+// neither one to copy nor one from an earlier start.
+func installCerts(cfg Config, l layout) error {
+	if cfg.CertDir != "" {
+		files := map[string][]byte{}
+		for _, name := range []string{pki.CAFile, pki.ServerCertFile, pki.ServerKeyFile, pki.ClientCertFile, pki.ClientKeyFile} {
+			b, err := os.ReadFile(filepath.Join(cfg.CertDir, name))
+			if err != nil {
+				return fmt.Errorf("copy certificates: %w", err)
+			}
+			files[name] = b
+		}
+		return pki.WriteFiles(l.CertDir, files)
+	}
+	if _, err := os.Stat(filepath.Join(l.CertDir, pki.CAFile)); err == nil {
+		return nil
+	}
+	files, err := pki.ServerSet(certHosts(cfg.BindAddress), BenchUser)
+	if err != nil {
+		return err
+	}
+	return pki.WriteFiles(l.CertDir, files)
 }
 
 // initdbArgs: --no-sync because a throw-away datadir need not survive a power cut;

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/pki"
 )
 
 func TestSpawnArgv(t *testing.T) {
@@ -108,5 +110,47 @@ func TestCheckTraversable(t *testing.T) {
 	}
 	if err := checkTraversable(filepath.Join(base, "srv"), "postgres"); err != nil {
 		t.Errorf("0755 parents: %v", err)
+	}
+}
+
+func TestInstallCerts(t *testing.T) {
+	lab := t.TempDir()
+	files, err := pki.ServerSet([]string{"198.18.0.2"}, BenchUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pki.WriteFiles(lab, files); err != nil {
+		t.Fatal(err)
+	}
+	l := newLayout(filepath.Join(t.TempDir(), "srv"))
+	if err := installCerts(Config{CertDir: lab}, l); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{pki.CAFile, pki.ServerCertFile, pki.ServerKeyFile, pki.ClientCertFile, pki.ClientKeyFile} {
+		b, err := os.ReadFile(filepath.Join(l.CertDir, name))
+		if err != nil || string(b) != string(files[name]) {
+			t.Errorf("%s not copied: %v", name, err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(l.CertDir, pki.ServerKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("server key mode %v, %v; postgres wants 0600", fi.Mode().Perm(), err)
+	}
+	if _, err := os.Stat(filepath.Join(l.CertDir, pki.CAKeyFile)); err == nil {
+		t.Error("the CA key was copied: the server does not need it")
+	}
+	// Without a set to copy, one is generated once and kept on the next start.
+	gen := newLayout(filepath.Join(t.TempDir(), "srv"))
+	if err := installCerts(Config{BindAddress: "127.0.0.1"}, gen); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(filepath.Join(gen.CertDir, pki.CAFile))
+	if err := installCerts(Config{BindAddress: "127.0.0.1"}, gen); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(gen.CertDir, pki.CAFile)); len(first) == 0 || string(again) != string(first) {
+		t.Error("a second start replaced the generated CA")
+	}
+	if err := installCerts(Config{CertDir: t.TempDir()}, newLayout(t.TempDir())); err == nil {
+		t.Error("an empty CertDir was accepted")
 	}
 }

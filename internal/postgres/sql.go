@@ -108,15 +108,20 @@ func (s *Server) bootstrap(ctx context.Context, wantConns int) error {
 		}
 	}
 	s.Password = pw
+	return s.readVersion(ctx, wantConns)
+}
 
-	out, err = s.psql(ctx, superUser, false, "SELECT current_setting('server_version'), current_setting('max_connections')")
+// readVersion sets Version and warns when the server runs with fewer connections than
+// asked for.
+func (s *Server) readVersion(ctx context.Context, wantConns int) error {
+	out, err := s.psql(ctx, superUser, false, "SELECT current_setting('server_version'), current_setting('max_connections')")
 	if err != nil {
 		return fmt.Errorf("read version: %w", err)
 	}
 	f := strings.Split(strings.TrimSpace(out), "\t")
 	s.Version = "PostgreSQL " + f[0]
 	if len(f) > 1 {
-		if n, _ := strconv.Atoi(f[1]); n > 0 && n < wantConns {
+		if n, _ := strconv.Atoi(f[1]); n > 0 && n < wantConns && s.logger != nil {
 			s.logger.Warn("postgres runs with fewer connections than asked", "want", wantConns, "got", n)
 		}
 	}
