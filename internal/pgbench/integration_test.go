@@ -6,20 +6,18 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/nstest"
 	"github.com/wirelab/wirelab/internal/postgres"
 )
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
+	nstest.SkipUnlessRoot(t, "ip", "setpriv")
 	dir, err := postgres.FindBinDir()
 	if err != nil {
 		t.Skip(err)
@@ -27,25 +25,6 @@ func skipUnlessRoot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pgbench")); err != nil {
 		t.Skip("pgbench not installed")
 	}
-	for _, b := range []string{"ip", "setpriv"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed", b)
-		}
-	}
-}
-
-// labNetns makes a fresh network namespace with only loopback up; cleanup deletes it.
-func labNetns(t *testing.T) string {
-	t.Helper()
-	ns := fmt.Sprintf("wltest-pgb-%d", os.Getpid())
-	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
-	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
-		if out, err := exec.Command("ip", argv...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v: %s", argv, err, out)
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
-	return ns
 }
 
 // TestAgainstRealPostgres runs the server inside its own namespace, as the lab does, and
@@ -54,15 +33,8 @@ func TestAgainstRealPostgres(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ns := labNetns(t)
-	base, err := os.MkdirTemp("", "wlpgb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil { // user postgres must reach the datadir
-		t.Fatal(err)
-	}
+	ns := nstest.Netns(t, "pgb")
+	base := nstest.SharedDir(t, "wlpgb") // user postgres must reach the datadir
 	// log_connections: the log then says which connections used TLS.
 	srv, err := postgres.Start(ctx, postgres.Config{NS: ns, Dir: base, BindAddress: "127.0.0.1",
 		SharedBuffers: "128MB", MaxConnections: 100, Logger: logger, Extra: map[string]string{"log_connections": "on"}})

@@ -11,49 +11,31 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/dbserver"
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // skipUnlessRoot skips tests that start a real postmaster: they need root (user switch to
 // postgres, network namespaces) and the PostgreSQL 15 binaries.
 func skipUnlessRoot(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
+	nstest.SkipUnlessRoot(t, "setpriv", "ip")
 	bin, err := FindBinDir()
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, b := range []string{"setpriv", "ip"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed", b)
-		}
-	}
-	if _, _, err := osUserIDs(DefaultOSUser); err != nil {
+	if _, _, err := dbserver.UserIDs(DefaultOSUser); err != nil {
 		t.Skip(err)
 	}
 	return bin
-}
-
-// testNetns makes a fresh network namespace with only loopback up; cleanup deletes it.
-func testNetns(t *testing.T, tag string) string {
-	t.Helper()
-	ns := fmt.Sprintf("wltest-pg%s-%d", tag, os.Getpid())
-	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
-	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
-		if out, err := exec.Command("ip", argv...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %v: %v: %s", argv, err, out)
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
-	return ns
 }
 
 // startTestServer starts a server on 127.0.0.1 in ns (in a fresh dir); cleanup stops it
 // and removes the dir even when the test fails.
 func startTestServer(t *testing.T, ns string) *Server {
 	t.Helper()
-	dir := filepath.Join(worldSearchableDir(t), "srv")
+	dir := filepath.Join(nstest.SharedDir(t, "wlpg"), "srv")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +74,7 @@ func client(t *testing.T, s *Server, mode SSLMode, sql string, env ...string) (s
 func TestServerIntegration(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
-	s := startTestServer(t, testNetns(t, "srv"))
+	s := startTestServer(t, nstest.Netns(t, "pgsrv"))
 
 	if s.Pid <= 0 || s.Password == "" || !strings.HasPrefix(s.Version, "PostgreSQL 1") {
 		t.Errorf("server = %+v", s)
@@ -163,7 +145,7 @@ func TestServerIntegration(t *testing.T) {
 func TestRestartAndStopByPid(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
-	s := startTestServer(t, testNetns(t, "re"))
+	s := startTestServer(t, nstest.Netns(t, "pgre"))
 	if _, err := s.Exec(ctx, "CREATE TABLE kept (id int)", "INSERT INTO kept VALUES (42)"); err != nil {
 		t.Fatal(err)
 	}
@@ -193,12 +175,12 @@ func TestRestartAndStopByPid(t *testing.T) {
 
 func TestStartFailureReportsLog(t *testing.T) {
 	skipUnlessRoot(t)
-	dir := filepath.Join(worldSearchableDir(t), "srv")
+	dir := filepath.Join(nstest.SharedDir(t, "wlpg"), "srv")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Start(context.Background(), Config{Dir: dir, BindAddress: "127.0.0.1", Port: 5432,
-		SharedBuffers: "128MB", MaxConnections: 100, NS: testNetns(t, "bad"),
+		SharedBuffers: "128MB", MaxConnections: 100, NS: nstest.Netns(t, "pgbad"),
 		Extra: map[string]string{"no_such_setting": "1"}})
 	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "no_such_setting") {
 		t.Fatalf("err = %v; want ErrNotReady quoting the log", err)
@@ -210,7 +192,7 @@ func TestStartFailureReportsLog(t *testing.T) {
 func TestStreamingReplica(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
-	ns := testNetns(t, "repl")
+	ns := nstest.Netns(t, "pgrepl")
 	primary := startTestServer(t, ns)
 	user, pw, err := primary.CreateReplUser(ctx)
 	if err != nil {
@@ -219,7 +201,7 @@ func TestStreamingReplica(t *testing.T) {
 	if _, err := primary.Exec(ctx, "CREATE TABLE before_backup (id int PRIMARY KEY)", "INSERT INTO before_backup VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(worldSearchableDir(t), "replica")
+	dir := filepath.Join(nstest.SharedDir(t, "wlpg"), "replica")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +239,7 @@ func TestStreamingReplica(t *testing.T) {
 	}
 	// Both servers use one certificate set: the primary's CA verifies the replica.
 	if got, err := client(t, replica, SSLVerifyFull, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
-		"PGSSLROOTCERT="+filepath.Join(primary.CertDir, "ca.pem")); err != nil || got != "true" {
+		"PGSSLROOTCERT="+filepath.Join(primary.CertDir, "ca.pem")); err != nil || got != "t" {
 		t.Errorf("verify-full on the replica with the shared CA: %q, %v", got, err)
 	}
 	if _, err := replica.Exec(ctx, "INSERT INTO after_backup VALUES (0)"); err == nil {

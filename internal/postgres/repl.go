@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/dbserver"
 )
 
 // ReplUser is the role CreateReplUser makes on a primary.
@@ -48,7 +50,7 @@ func baseBackupArgs(u Upstream, l layout) []string {
 // CreateReplUser creates (or re-passwords) the replication role on a primary and returns
 // its random password. pg_hba.conf already lets it in for replication.
 func (s *Server) CreateReplUser(ctx context.Context) (user, password string, err error) {
-	pw, err := randomPassword()
+	pw, err := dbserver.RandomPassword()
 	if err != nil {
 		return "", "", fmt.Errorf("create replication user: %w", err)
 	}
@@ -62,11 +64,14 @@ func (s *Server) CreateReplUser(ctx context.Context) (user, password string, err
 	return ReplUser, pw, nil
 }
 
-// WALPosition returns where the server is in the WAL: the primary's current write
-// position, or a standby's last replayed one (pg_lsn text, e.g. "0/3000148").
+// WALPosition returns where the server is in the WAL: on a primary the end of the last
+// record inserted, on a standby the end of the last one replayed (pg_lsn text, e.g.
+// "0/3000148"). The primary's insert position, not its write position: with
+// synchronous_commit=off a commit can sit in the WAL buffers, and a standby that reached
+// the write position would not have it yet.
 func (s *Server) WALPosition(ctx context.Context) (string, error) {
 	out, err := s.psql(ctx, superUser, false,
-		"SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END")
+		"SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END")
 	if err != nil {
 		return "", fmt.Errorf("read wal position: %w", err)
 	}

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/pki"
 )
@@ -47,9 +43,8 @@ type Server struct {
 	runner      execx.Runner
 	stopTimeout time.Duration
 
-	mu      sync.Mutex
-	done    chan struct{} // closed when our child exits; nil when we did not start it
-	stopped bool
+	mu   sync.Mutex
+	proc *dbserver.Process // nil until started, or until Stop adopts Pid
 }
 
 // Start initialises the datadir under cfg.Dir unless it already holds one (initdb, or
@@ -117,11 +112,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 // the directories, and hands the tree to the OS user: the postmaster insists on owning
 // its datadir and its TLS key.
 func prepareDir(cfg Config, l layout) error {
-	uid, gid, err := osUserIDs(cfg.OSUser)
+	uid, gid, err := dbserver.UserIDs(cfg.OSUser)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (the postgresql-15 package creates user postgres)", err)
 	}
-	if err := checkTraversable(cfg.Dir, cfg.OSUser); err != nil {
+	if err := dbserver.CheckTraversable(cfg.Dir, cfg.OSUser); err != nil {
 		return err
 	}
 	if err := installCerts(cfg, l); err != nil {
@@ -137,7 +132,7 @@ func prepareDir(cfg Config, l layout) error {
 	if err := os.MkdirAll(l.SocketDir, 0o700); err != nil {
 		return err
 	}
-	return chownTree(cfg.Dir, uid, gid)
+	return dbserver.ChownTree(cfg.Dir, uid, gid)
 }
 
 // createDataDir makes a fresh datadir: initdb for a primary, a base backup taken over
@@ -179,7 +174,7 @@ func installCerts(cfg Config, l layout) error {
 	if _, err := os.Stat(filepath.Join(l.CertDir, pki.CAFile)); err == nil {
 		return nil
 	}
-	files, err := pki.ServerSet(certHosts(cfg.BindAddress), BenchUser)
+	files, err := pki.ServerSet(dbserver.ListenHosts(cfg.BindAddress), BenchUser)
 	if err != nil {
 		return err
 	}
@@ -209,28 +204,13 @@ func spawnArgv(ns, osUser, binDir string, l layout) (string, []string) {
 }
 
 func (s *Server) spawn(l layout) error {
-	out, err := os.OpenFile(l.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", l.Log, err)
-	}
-	defer out.Close()
 	name, args := spawnArgv(s.NS, s.osUser, s.binDir, l)
-	// Not CommandContext: the server outlives Start's context; Stop ends it. Setsid makes
-	// the postmaster lead its own process group, which Stop kills as a last resort.
-	cmd := exec.Command(name, args...)
-	cmd.Dir = l.Dir
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("run %s: %w", name, err)
+	// The postmaster's comm is "postgres" whatever its title in ps says.
+	p, err := dbserver.Spawn("postgres", l.Log, l.Dir, []string{"postgres"}, name, args...)
+	if err != nil {
+		return err
 	}
-	s.Pid = cmd.Process.Pid
-	s.done = make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		s.logger.Debug("postmaster exited", "pid", s.Pid, "err", err)
-		close(s.done)
-	}()
+	s.proc, s.Pid = p, p.Pid
 	s.logger.Debug("postmaster started", "pid", s.Pid, "argv", append([]string{name}, args...))
 	return nil
 }
@@ -253,81 +233,16 @@ func (s *Server) waitReady(parent context.Context, timeout time.Duration) error 
 			}
 		}
 		select {
-		case <-s.done:
+		case <-s.proc.Done():
 			return fmt.Errorf("%w: postmaster exited during startup; log %s:\n%s",
-				ErrNotReady, s.Log, tailFile(s.Log, 20))
+				ErrNotReady, s.Log, dbserver.TailFile(s.Log, 20))
 		case <-ctx.Done():
 			if parent.Err() != nil {
 				return fmt.Errorf("wait for postgres: %w", context.Cause(parent))
 			}
 			return fmt.Errorf("%w after %s (last error: %v); log %s:\n%s",
-				ErrNotReady, timeout, lastErr, s.Log, tailFile(s.Log, 20))
+				ErrNotReady, timeout, lastErr, s.Log, dbserver.TailFile(s.Log, 20))
 		case <-tick.C:
 		}
 	}
-}
-
-func osUserIDs(name string) (int, int, error) {
-	u, err := user.Lookup(name)
-	if err != nil {
-		return 0, 0, fmt.Errorf("look up OS user %s (install postgresql-15, which creates it): %w", name, err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return uid, gid, nil
-}
-
-// checkTraversable fails early when the OS user could not reach dir: t.TempDir() and
-// os.MkdirTemp parents are 0700, and the postmaster would then die with a vague error.
-func checkTraversable(dir, osUser string) error {
-	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err != nil {
-			return fmt.Errorf("check %s: %w", d, err)
-		}
-		if fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("user %s cannot traverse %s (mode %v): put Dir under a world-searchable path",
-				osUser, d, fi.Mode().Perm())
-		}
-		if d == "/" {
-			return nil
-		}
-	}
-}
-
-func chownTree(dir string, uid, gid int) error {
-	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := os.Lchown(p, uid, gid); err != nil {
-			return fmt.Errorf("chown %s: %w", p, err)
-		}
-		return nil
-	})
-}
-
-// certHosts are the listen addresses worth a subject alternative name.
-func certHosts(bind string) []string {
-	var out []string
-	for _, a := range listenAddresses(bind) {
-		switch a {
-		case "0.0.0.0", "::", "*":
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(cannot read: %v)", err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -66,20 +66,6 @@ func TestFindBinDir(t *testing.T) {
 	}
 }
 
-func TestIsPostgresStat(t *testing.T) {
-	for st, want := range map[string]bool{
-		"22656 (postgres) S 22543 22656 22656 0 -1": true,
-		"22656 (postgres) Z 22543 22656 22656 0 -1": false,
-		"22656 (mariadbd) S 1 2 3":                  false,
-		"22656 (my postgres) S 1 2 3":               false,
-		"garbage":                                   false,
-	} {
-		if got := isPostgresStat(st); got != want {
-			t.Errorf("isPostgresStat(%q) = %v", st, got)
-		}
-	}
-}
-
 func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
 	ctx := context.Background()
 	var nilServer *Server
@@ -96,20 +82,6 @@ func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
 	}
 	if err := s.Stop(ctx); err != nil {
 		t.Errorf("foreign pid: %v", err)
-	}
-}
-
-func TestCheckTraversable(t *testing.T) {
-	base := worldSearchableDir(t)
-	closed := filepath.Join(base, "closed")
-	if err := os.MkdirAll(filepath.Join(closed, "srv"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := checkTraversable(filepath.Join(closed, "srv"), "postgres"); err == nil || !strings.Contains(err.Error(), closed) {
-		t.Errorf("0700 parent: err = %v, want it to name %s", err, closed)
-	}
-	if err := checkTraversable(filepath.Join(base, "srv"), "postgres"); err != nil {
-		t.Errorf("0755 parents: %v", err)
 	}
 }
 

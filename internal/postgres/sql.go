@@ -2,13 +2,12 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -39,7 +38,7 @@ func (s *Server) psql(ctx context.Context, db string, header bool, stmts ...stri
 	name, args := asUser(s.osUser, filepath.Join(s.binDir, "psql"), psqlArgs(s.SocketDir, s.Port, db, header, stmts...)...)
 	out, err := r.Run(ctx, name, args...)
 	if err != nil {
-		return "", fmt.Errorf("psql %q: %w", abbrev(strings.Join(stmts, "; ")), err)
+		return "", fmt.Errorf("psql %q: %w", dbserver.Abbrev(strings.Join(stmts, "; ")), err)
 	}
 	return string(out), nil
 }
@@ -58,36 +57,14 @@ func (s *Server) Rows(ctx context.Context, query string) ([]map[string]string, e
 	if err != nil {
 		return nil, err
 	}
-	return parseUnaligned(out), nil
-}
-
-// parseUnaligned splits psql's unaligned, tab-separated output (first line = column
-// names) into rows.
-func parseUnaligned(out string) []map[string]string {
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) < 2 {
-		return nil
-	}
-	cols := strings.Split(lines[0], "\t")
-	rows := make([]map[string]string, 0, len(lines)-1)
-	for _, ln := range lines[1:] {
-		vals := strings.Split(ln, "\t")
-		row := make(map[string]string, len(cols))
-		for i, c := range cols {
-			if i < len(vals) {
-				row[c] = vals[i]
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
+	return dbserver.ParseTable(out), nil
 }
 
 // bootstrap creates (or, on a reused datadir, re-passwords) the bench role and its
 // database, and reads the version. The role owns the database, so it may create the
 // benchmark tables in its public schema (PostgreSQL 15 no longer lets everyone).
 func (s *Server) bootstrap(ctx context.Context, wantConns int) error {
-	pw, err := randomPassword()
+	pw, err := dbserver.RandomPassword()
 	if err != nil {
 		return fmt.Errorf("bootstrap users: %w", err)
 	}
@@ -128,24 +105,8 @@ func (s *Server) readVersion(ctx context.Context, wantConns int) error {
 	return nil
 }
 
-func randomPassword() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // quote makes a single-quoted SQL string literal (standard_conforming_strings is on).
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // ident makes a double-quoted identifier.
 func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-func abbrev(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}

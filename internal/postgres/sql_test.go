@@ -20,17 +20,6 @@ func TestPsqlArgs(t *testing.T) {
 	}
 }
 
-func TestParseUnaligned(t *testing.T) {
-	// Real `psql -A -F '\t' -P footer=off -P null=NULL` output.
-	rows := parseUnaligned("id\ts\n1\ta b\n2\tNULL\n")
-	if len(rows) != 2 || rows[0]["id"] != "1" || rows[0]["s"] != "a b" || rows[1]["s"] != "NULL" {
-		t.Errorf("rows = %v", rows)
-	}
-	if rows := parseUnaligned("id\ts\n"); rows != nil {
-		t.Errorf("header only: %v", rows)
-	}
-}
-
 func TestBootstrapStatements(t *testing.T) {
 	f := &execx.Fake{Responses: map[string]string{
 		"setpriv --reuid=postgres --regid=postgres --init-groups -- /pg/bin/psql": "0\n",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/nstest"
 	"github.com/wirelab/wirelab/internal/postgres"
 )
 
@@ -24,15 +25,8 @@ func TestAgainstRealPostgres(t *testing.T) {
 	skipUnlessRoot(t) // sysbench, ip
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ns := labNetns(t)
-	base, err := os.MkdirTemp("", "wlsbpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(base) })
-	if err := os.Chmod(base, 0o755); err != nil { // user postgres must reach the datadir
-		t.Fatal(err)
-	}
+	ns := nstest.Netns(t, "sbpg")
+	base := nstest.SharedDir(t, "wlsbpg") // user postgres must reach the datadir
 	srv, err := postgres.Start(ctx, postgres.Config{NS: ns, Dir: base, BindAddress: "127.0.0.1",
 		SharedBuffers: "128MB", MaxConnections: 100, Logger: logger, Extra: map[string]string{"log_connections": "on"}})
 	if err != nil {
