@@ -39,6 +39,8 @@ type Options struct {
 	Password string
 	DB       string
 	SSLMode  string // disable (default), require, verify-full, ...
+	// SSLRootCert is the CA file verify-ca and verify-full check the server against.
+	SSLRootCert string
 
 	NS     string // run inside this network namespace ("" = this one)
 	Binary string // pgbench executable, default: see Runner
@@ -150,6 +152,9 @@ func (o Options) Env() []string {
 		mode = "disable"
 	}
 	env := []string{"PGSSLMODE=" + mode}
+	if o.SSLRootCert != "" {
+		env = append(env, "PGSSLROOTCERT="+o.SSLRootCert)
+	}
 	if o.Password != "" {
 		env = append(env, "PGPASSWORD="+o.Password)
 	}

@@ -56,7 +56,7 @@ func TestEnv(t *testing.T) {
 	if got := strings.Join((Options{Password: "pw"}).Env(), " "); got != "PGSSLMODE=disable PGPASSWORD=pw" {
 		t.Errorf("Env = %s", got)
 	}
-	if got := strings.Join((Options{SSLMode: "require"}).Env(), " "); got != "PGSSLMODE=require" {
+	if got := strings.Join((Options{SSLMode: "verify-full", SSLRootCert: "/lab/certs/ca.pem"}).Env(), " "); got != "PGSSLMODE=verify-full PGSSLROOTCERT=/lab/certs/ca.pem" {
 		t.Errorf("Env = %s", got)
 	}
 }

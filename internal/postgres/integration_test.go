@@ -140,8 +140,8 @@ func TestServerIntegration(t *testing.T) {
 	}
 }
 
-// TestRestartAndStopByPid reuses a datadir (Start skips initdb, keeps the data) and stops
-// a server the way `wirelab down` does: from its pid alone.
+// TestRestartAndStopByPid reuses a datadir (Start skips initdb, keeps the data, rewrites
+// the configuration) and stops a server the way `wirelab down` does: from its pid alone.
 func TestRestartAndStopByPid(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
@@ -152,11 +152,15 @@ func TestRestartAndStopByPid(t *testing.T) {
 	if err := s.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Start(ctx, Config{NS: s.NS, Dir: s.Dir, BindAddress: "127.0.0.1", SharedBuffers: "128MB", MaxConnections: 100})
+	// The defaults this time: 2100 connections and 1GB of shared buffers must start.
+	again, err := Start(ctx, Config{NS: s.NS, Dir: s.Dir, BindAddress: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = again.Stop(context.Background()) })
+	if set, err := again.Settings(ctx); err != nil || set.MaxConnections != DefaultMaxConnections || set.SharedBuffers != DefaultSharedBuffers {
+		t.Errorf("restart with defaults: %+v, %v", set, err)
+	}
 	if out, err := again.Exec(ctx, "SELECT id FROM kept"); err != nil || out != "42\n" {
 		t.Errorf("after restart: %q, %v", out, err)
 	}
