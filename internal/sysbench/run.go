@@ -1,17 +1,12 @@
 package sysbench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
@@ -116,56 +111,22 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 	if o.NS != "" {
 		name, args = execx.InNetns(o.NS, bin, args...)
 	}
-	cmd := exec.CommandContext(ctx, name, args...)
+	dir := ""
 	if o.TLS && o.CertDir != "" {
-		cmd.Dir = o.CertDir
-	}
-	if env := o.Env(); len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	// Its own process group, so cancelling kills sysbench and anything it forked.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", fmt.Errorf("sysbench %s: %w", what, err)
+		dir = o.CertDir
 	}
 	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
-	}
-	if o.OnStart != nil {
-		o.OnStart(cmd.Process.Pid)
-	}
-
-	var out strings.Builder
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		out.WriteString(line)
-		out.WriteByte('\n')
-		if onLine != nil {
-			onLine(line)
-		}
-	}
-	scanErr := sc.Err()
-	if scanErr != nil {
-		_, _ = io.Copy(io.Discard, pipe) // keep sysbench from blocking on a full pipe
-	}
-	waitErr := cmd.Wait()
-	text := out.String()
-	if ctx.Err() != nil {
+	// Everything sysbench says, FATAL lines included, goes to stdout.
+	text, stderr, err := execx.Streamed{Name: name, Args: args, Env: o.Env(), Dir: dir,
+		OnStart: o.OnStart, OnStdout: onLine}.Run(ctx)
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
 		return text, fmt.Errorf("sysbench %s: %w", what, context.Cause(ctx))
-	}
-	if waitErr != nil {
-		return text, describeFailure(what, waitErr, text, stderr.String())
-	}
-	if scanErr != nil {
-		return text, fmt.Errorf("sysbench %s: read output: %w", what, scanErr)
+	case errors.As(err, &exit):
+		return text, describeFailure(what, exit, text, stderr)
+	case err != nil:
+		return text, fmt.Errorf("sysbench %s: %w", what, err)
 	}
 	return text, nil
 }
