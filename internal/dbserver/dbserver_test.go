@@ -156,3 +156,21 @@ func TestRandomPasswordAndAbbrev(t *testing.T) {
 		t.Errorf("Abbrev long = %q", got)
 	}
 }
+
+func TestGroupPids(t *testing.T) {
+	// testdata/proc: a postmaster (100) leading its group, two backends, and a process of
+	// another group whose comm has spaces and parentheses.
+	if got := GroupPids("testdata/proc", 100); len(got) != 3 || got[0] != 100 || got[2] != 102 {
+		t.Errorf("GroupPids(100) = %v, want [100 101 102]", got)
+	}
+	if got := GroupPids("testdata/proc", 200); len(got) != 1 || got[0] != 200 {
+		t.Errorf("GroupPids(200) = %v", got)
+	}
+	if got := GroupPids("testdata/missing", 100); got != nil {
+		t.Errorf("missing root: %v", got)
+	}
+	// The live system: this test leads no group of its own, but its group has it.
+	if got := GroupPids("/proc", syscall.Getpgrp()); len(got) == 0 {
+		t.Error("own process group not found in /proc")
+	}
+}

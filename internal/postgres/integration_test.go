@@ -82,6 +82,10 @@ func TestServerIntegration(t *testing.T) {
 	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", s.Pid)); strings.TrimSpace(string(comm)) != "postgres" {
 		t.Errorf("Server.Pid %d is %q, want the postmaster", s.Pid, comm)
 	}
+	// The postmaster, its auxiliary processes and (none yet) backends, for CPU sampling.
+	if pids := s.Pids(); len(pids) < 5 || pids[0] != s.Pid {
+		t.Errorf("Pids = %v, want the postmaster %d first and its auxiliary processes", pids, s.Pid)
+	}
 	set, err := s.Settings(ctx)
 	if err != nil || !set.SSL || set.MaxConnections != 100 || set.SynchronousCommit != "off" ||
 		set.WALLevel != "replica" || set.SharedBuffers != "128MB" || !strings.HasPrefix(s.Version, "PostgreSQL "+set.Version) {

@@ -36,3 +36,16 @@ func (s *Server) process() *dbserver.Process {
 
 // alive reports whether Pid is still a postmaster (a recycled pid is not ours to kill).
 func (s *Server) alive() bool { return s.process().Alive() }
+
+// Pids are the postmaster and every process it forked (one backend per connection, the
+// checkpointer, the WAL writer, ...): the server's CPU is theirs together. They share the
+// postmaster's process group, which Spawn made it lead.
+func (s *Server) Pids() []int {
+	if s == nil || s.Pid <= 0 {
+		return nil
+	}
+	if pids := dbserver.GroupPids("/proc", s.Pid); len(pids) > 0 {
+		return pids
+	}
+	return []int{s.Pid}
+}
