@@ -64,12 +64,27 @@ func TestSpawnAndStop(t *testing.T) {
 	}
 }
 
-func TestStopKillsTheGroupWhenTheSignalIsIgnored(t *testing.T) {
+func TestStopKillsTheTreeWhenTheSignalIsIgnored(t *testing.T) {
 	dir := t.TempDir()
-	// The shell ignores SIGINT and has a child: Stop must fall back to SIGKILL of the group.
-	p, err := Spawn("stubborn", filepath.Join(dir, "log"), "", []string{"sh"}, "sh", "-c", "trap '' INT; sleep 30 & wait")
+	// The shell ignores SIGINT and has two children: one in its group, one in a session of
+	// its own (as every postmaster child is). Stop must SIGKILL all three.
+	p, err := Spawn("stubborn", filepath.Join(dir, "log"), "", []string{"sh"}, "sh", "-c",
+		"trap '' INT; sleep 30 & setsid sleep 30 & wait")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var kids []int
+	for deadline := time.Now().Add(5 * time.Second); len(kids) < 2 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		kids = nil
+		for _, c := range Tree("/proc", p.Pid) {
+			if c != p.Pid {
+				kids = append(kids, c)
+			}
+		}
+	}
+	if len(kids) != 2 {
+		t.Fatalf("children of the shell: %v, want 2", kids)
 	}
 	start := time.Now()
 	if err := p.Stop(context.Background(), syscall.SIGINT, 300*time.Millisecond, nil); err != nil {
@@ -78,9 +93,12 @@ func TestStopKillsTheGroupWhenTheSignalIsIgnored(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("Stop took %s", d)
 	}
-	if err := syscall.Kill(-p.Pid, 0); err == nil {
-		t.Error("the process group survived")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if !Adopt("child", kids[0], "sleep").Alive() && !Adopt("child", kids[1], "sleep").Alive() {
+			return
+		}
 	}
+	t.Errorf("children %v survived the kill", kids)
 }
 
 func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
@@ -157,20 +175,17 @@ func TestRandomPasswordAndAbbrev(t *testing.T) {
 	}
 }
 
-func TestGroupPids(t *testing.T) {
-	// testdata/proc: a postmaster (100) leading its group, two backends, and a process of
-	// another group whose comm has spaces and parentheses.
-	if got := GroupPids("testdata/proc", 100); len(got) != 3 || got[0] != 100 || got[2] != 102 {
-		t.Errorf("GroupPids(100) = %v, want [100 101 102]", got)
+func TestTree(t *testing.T) {
+	if got := Tree("testdata/proc", 100); len(got) != 3 || got[0] != 100 || got[1] != 101 || got[2] != 102 {
+		t.Errorf("Tree(100) = %v, want [100 101 102]", got)
 	}
-	if got := GroupPids("testdata/proc", 200); len(got) != 1 || got[0] != 200 {
-		t.Errorf("GroupPids(200) = %v", got)
+	if got := Tree("testdata/proc", 200); len(got) != 1 || got[0] != 200 {
+		t.Errorf("Tree(200) = %v", got)
 	}
-	if got := GroupPids("testdata/missing", 100); got != nil {
+	if got := Tree("testdata/proc", 999); len(got) != 0 {
+		t.Errorf("Tree of a gone pid = %v", got)
+	}
+	if got := Tree("testdata/missing", 100); got != nil {
 		t.Errorf("missing root: %v", got)
-	}
-	// The live system: this test leads no group of its own, but its group has it.
-	if got := GroupPids("/proc", syscall.Getpgrp()); len(got) == 0 {
-		t.Error("own process group not found in /proc")
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"time"
 )
 
+// procRoot is where Stop looks for a process's children.
+const procRoot = "/proc"
+
 // Process is a server process: one this program started (Spawn), or one found by its pid
 // in a state file (Adopt). Stop is idempotent and never signals a pid that no longer
 // belongs to a process of the expected name.
@@ -113,8 +116,8 @@ func (p *Process) exited() <-chan struct{} {
 }
 
 // Stop sends sig (the server's own graceful shutdown) and waits up to timeout or until
-// ctx ends; then it SIGKILLs the process, and its whole process group when it leads one
-// (so no orphaned worker keeps a socket or shared memory). Safe on nil, on a process that
+// ctx ends; then it SIGKILLs the process with its children and its process group (so no
+// orphaned worker keeps a socket or shared memory). Safe on nil, on a process that
 // is gone, and when called twice.
 func (p *Process) Stop(ctx context.Context, sig syscall.Signal, timeout time.Duration, log *slog.Logger) error {
 	if p == nil || p.Pid <= 0 {
@@ -147,6 +150,13 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, timeout time.Dur
 	case <-ctx.Done():
 	}
 	log.Warn(p.name+" did not stop in time; killing", "pid", p.Pid, "timeout", timeout)
+	// Its children first (a postmaster's backends are in sessions of their own), then
+	// its process group, or the process alone when it leads none.
+	for _, c := range Tree(procRoot, p.Pid) {
+		if c != p.Pid {
+			_ = syscall.Kill(c, syscall.SIGKILL)
+		}
+	}
 	target := p.Pid
 	if pgid, err := syscall.Getpgid(p.Pid); err == nil && pgid == p.Pid {
 		target = -p.Pid

@@ -8,9 +8,9 @@ import (
 )
 
 // Stop shuts the server down: SIGINT (PostgreSQL's "fast" shutdown: roll back open
-// transactions, disconnect clients, checkpoint), then SIGKILL to the postmaster's whole
-// process group once the stop timeout passes or ctx ends, so no orphaned backend keeps
-// the socket or shared memory. SIGTERM ("smart") would wait for every client to leave.
+// transactions, disconnect clients, checkpoint), then SIGKILL to the postmaster and its
+// children once the stop timeout passes or ctx ends, so no orphaned backend keeps the
+// socket or shared memory. SIGTERM ("smart") would wait for every client to leave.
 // Stop is idempotent and safe on a nil Server, one rebuilt from a state file with only
 // Pid set, and one whose process is already gone.
 func (s *Server) Stop(ctx context.Context) error {
@@ -37,15 +37,11 @@ func (s *Server) process() *dbserver.Process {
 // alive reports whether Pid is still a postmaster (a recycled pid is not ours to kill).
 func (s *Server) alive() bool { return s.process().Alive() }
 
-// Pids are the postmaster and every process it forked (one backend per connection, the
-// checkpointer, the WAL writer, ...): the server's CPU is theirs together. They share the
-// postmaster's process group, which Spawn made it lead.
+// Pids are the postmaster and the processes it forked (one backend per connection, the
+// checkpointer, the WAL writer, ...): the server's CPU is theirs together.
 func (s *Server) Pids() []int {
 	if s == nil || s.Pid <= 0 {
 		return nil
 	}
-	if pids := dbserver.GroupPids("/proc", s.Pid); len(pids) > 0 {
-		return pids
-	}
-	return []int{s.Pid}
+	return dbserver.Tree("/proc", s.Pid)
 }
