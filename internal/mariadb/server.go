@@ -150,34 +150,12 @@ func (s *Server) spawn(mariadbd string, l layout) error {
 }
 
 // waitReady polls the socket with SELECT 1 until it answers, mariadbd exits, or timeout.
-func (s *Server) waitReady(parent context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var lastErr error
-	for {
-		if _, err := os.Stat(s.Socket); err == nil {
-			qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
-			_, lastErr = s.Exec(qctx, "SELECT 1")
-			qcancel()
-			if lastErr == nil {
-				return nil
-			}
-		}
-		select {
-		case <-s.proc.Done():
-			return fmt.Errorf("%w: mariadbd exited during startup; error log %s:\n%s",
-				ErrNotReady, s.ErrorLog, dbserver.TailFile(s.ErrorLog, 20))
-		case <-ctx.Done():
-			if parent.Err() != nil {
-				return fmt.Errorf("wait for mariadb: %w", context.Cause(parent))
-			}
-			return fmt.Errorf("%w after %s (last error: %v); error log %s:\n%s",
-				ErrNotReady, timeout, lastErr, s.ErrorLog, dbserver.TailFile(s.ErrorLog, 20))
-		case <-tick.C:
-		}
-	}
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: s.Socket, Log: s.ErrorLog, Timeout: timeout,
+		Every: 250 * time.Millisecond, Probe: func(ctx context.Context) error {
+			_, err := s.Exec(ctx, "SELECT 1")
+			return err
+		}, NotReady: ErrNotReady})
 }
 
 // Stop shuts mariadbd down: SIGTERM (a clean InnoDB shutdown), then SIGKILL once the stop

@@ -217,32 +217,10 @@ func (s *Server) spawn(l layout) error {
 
 // waitReady runs SELECT 1 over the socket until it answers, the postmaster exits, or
 // timeout. Until recovery ends the server answers "the database system is starting up".
-func (s *Server) waitReady(parent context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
-	var lastErr error
-	for {
-		if _, err := os.Stat(socketPath(s.SocketDir, s.Port)); err == nil {
-			qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
-			_, lastErr = s.psql(qctx, superUser, false, "SELECT 1")
-			qcancel()
-			if lastErr == nil {
-				return nil
-			}
-		}
-		select {
-		case <-s.proc.Done():
-			return fmt.Errorf("%w: postmaster exited during startup; log %s:\n%s",
-				ErrNotReady, s.Log, dbserver.TailFile(s.Log, 20))
-		case <-ctx.Done():
-			if parent.Err() != nil {
-				return fmt.Errorf("wait for postgres: %w", context.Cause(parent))
-			}
-			return fmt.Errorf("%w after %s (last error: %v); log %s:\n%s",
-				ErrNotReady, timeout, lastErr, s.Log, dbserver.TailFile(s.Log, 20))
-		case <-tick.C:
-		}
-	}
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: socketPath(s.SocketDir, s.Port), Log: s.Log,
+		Timeout: timeout, Every: 200 * time.Millisecond, Probe: func(ctx context.Context) error {
+			_, err := s.psql(ctx, superUser, false, "SELECT 1")
+			return err
+		}, NotReady: ErrNotReady})
 }
