@@ -8,7 +8,7 @@ BIN := bin/wirelab
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*?## "}{printf "  %-14s %s\n", $$1, $$2}'
 
-deps: ## install missing Debian packages (mariadb, sysbench, iperf3, socat, ...) and Go modules
+deps: ## install missing Debian packages (mariadb, postgresql-15 + pgbench, sysbench, iperf3, socat, ...) and Go modules
 	@bash scripts/deps.sh
 
 build: ## build bin/wirelab
@@ -17,7 +17,7 @@ build: ## build bin/wirelab
 run: deps build ## deps + build + a quick real measurement (20 mbit, 1/8/32 threads, plain vs compression) with a report
 	$(BIN) study bandwidth --slow 20mbit --fast unlimited --threads 1,8,32 --duration 5s --warmup 1s --experiments n2 --out results/quick
 
-test: deps ## vet + gofmt check + unit tests + root integration tests (real kernel, MariaDB, sysbench)
+test: deps ## vet + gofmt check + unit tests + root integration tests (real kernel, MariaDB, PostgreSQL, sysbench, pgbench)
 	$(GO) vet ./...
 	@bad=$$(gofmt -l cmd internal); if [ -n "$$bad" ]; then echo "gofmt needed: $$bad"; exit 1; fi
 	@# -p 1: the root tests measure bandwidth and delay through the real kernel; packages

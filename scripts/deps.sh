@@ -9,11 +9,22 @@ declare -A pkgs=(
   [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server [mariadb]=mariadb-client
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
+  [setpriv]=util-linux
 )
+# PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
+# /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a
+# dependency, postgresql-client-15 (psql, pg_basebackup).
+declare -A pg_pkgs=([initdb]=postgresql-15 [postgres]=postgresql-15 [pgbench]=postgresql-15
+  [psql]=postgresql-client-15 [pg_basebackup]=postgresql-client-15)
 missing=()
 for cmd in "${!pkgs[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ] && ! [ -x "/usr/bin/$cmd" ]; then
     missing+=("${pkgs[$cmd]}")
+  fi
+done
+for cmd in "${!pg_pkgs[@]}"; do
+  if ! compgen -G "/usr/lib/postgresql/*/bin/$cmd" >/dev/null; then
+    missing+=("${pg_pkgs[$cmd]}")
   fi
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -27,6 +38,13 @@ fi
 # leave one behind, so stop a service the install started (only if we installed it now).
 if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q mariadb-server; then
   (service mariadb stop || true) >/dev/null 2>&1
+fi
+# The same for PostgreSQL: Debian creates and starts cluster 15/main on port 5432. Stop it
+# and keep it from starting at boot; wirelab's servers use temp datadirs and their own
+# configuration, and never this cluster.
+if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q postgresql-15; then
+  (pg_ctlcluster 15 main stop || service postgresql stop || true) >/dev/null 2>&1
+  (update-rc.d postgresql disable || systemctl disable postgresql || true) >/dev/null 2>&1
 fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go >= 1.22 in PATH)" >&2; exit 1; }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // skipUnlessRoot skips tests that start a real mariadbd: they need root (user switch to
@@ -45,7 +47,7 @@ func freePort(t *testing.T) int {
 // removes the dir even when the test fails.
 func startTestServer(t *testing.T, cfg Config) *Server {
 	t.Helper()
-	cfg.Dir = filepath.Join(worldSearchableDir(t), "srv")
+	cfg.Dir = filepath.Join(nstest.SharedDir(t, "wlmdb"), "srv")
 	if err := os.Mkdir(cfg.Dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func TestReplicationIntegration(t *testing.T) {
 
 func TestStartFailureReportsErrorLog(t *testing.T) {
 	skipUnlessRoot(t)
-	dir := filepath.Join(worldSearchableDir(t), "srv")
+	dir := filepath.Join(nstest.SharedDir(t, "wlmdb"), "srv")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/dbserver"
 )
 
 // ErrNoSlave means SHOW SLAVE STATUS returned nothing: replication is not configured.
@@ -18,7 +20,7 @@ const ReplUser = "repl"
 // host, and returns its random password. It is not binlogged: a replica that also has the
 // account would otherwise stop on the replicated CREATE USER.
 func (s *Server) CreateReplUser(ctx context.Context) (user, password string, err error) {
-	pw, err := randomPassword()
+	pw, err := dbserver.RandomPassword()
 	if err != nil {
 		return "", "", fmt.Errorf("create replication user: %w", err)
 	}

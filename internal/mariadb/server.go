@@ -7,14 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -45,9 +44,8 @@ type Server struct {
 	stopTimeout time.Duration
 	cgroup      string
 
-	mu      sync.Mutex
-	done    chan struct{} // closed when our child exits; nil when we did not start it
-	stopped bool
+	mu   sync.Mutex
+	proc *dbserver.Process // nil until started, or until Stop adopts Pid
 }
 
 // Start creates (or reuses) the datadir under cfg.Dir, writes my.cnf and certificates,
@@ -66,15 +64,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
-	uid, gid, err := mysqlIDs()
+	uid, gid, err := dbserver.UserIDs("mysql")
 	if err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
-	if err := checkTraversable(cfg.Dir); err != nil {
+	if err := dbserver.CheckTraversable(cfg.Dir, "mysql"); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(l.CertDir, CAFile)); err != nil {
-		if err := GenerateCerts(l.CertDir, certHosts(cfg.BindAddress)); err != nil {
+		if err := GenerateCerts(l.CertDir, dbserver.ListenHosts(cfg.BindAddress)); err != nil {
 			return nil, fmt.Errorf("start mariadb: %w", err)
 		}
 	}
@@ -86,7 +84,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("start mariadb: %w", err)
 		}
 	}
-	if err := chownTree(cfg.Dir, uid, gid); err != nil {
+	if err := dbserver.ChownTree(cfg.Dir, uid, gid); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	if _, err := os.Stat(filepath.Join(l.DataDir, "mysql")); err != nil {
@@ -142,150 +140,51 @@ func spawnArgv(ns, mariadbd string, l layout) (string, []string) {
 }
 
 func (s *Server) spawn(mariadbd string, l layout) error {
-	out, err := os.OpenFile(l.Stdout, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", l.Stdout, err)
-	}
-	defer out.Close()
 	name, args := spawnArgv(s.NS, mariadbd, l)
-	// Not CommandContext: the server outlives Start's context; Stop ends it.
-	cmd := exec.Command(name, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := execx.StartInCgroup(cmd, s.cgroup); err != nil {
-		return fmt.Errorf("run %s: %w", name, err)
+	p, err := dbserver.Spawn("mariadb", l.Stdout, "", s.cgroup, []string{"mariadbd", "mysqld"}, name, args...)
+	if err != nil {
+		return err
 	}
-	s.Pid = cmd.Process.Pid
-	s.done = make(chan struct{})
-	go func() {
-		err := cmd.Wait()
-		s.logger.Debug("mariadbd exited", "pid", s.Pid, "err", err)
-		close(s.done)
-	}()
+	s.proc, s.Pid = p, p.Pid
 	s.logger.Debug("mariadbd started", "pid", s.Pid, "argv", append([]string{name}, args...))
 	return nil
 }
 
 // waitReady polls the socket with SELECT 1 until it answers, mariadbd exits, or timeout.
-func (s *Server) waitReady(parent context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var lastErr error
-	for {
-		if _, err := os.Stat(s.Socket); err == nil {
-			qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
-			_, lastErr = s.Exec(qctx, "SELECT 1")
-			qcancel()
-			if lastErr == nil {
-				return nil
-			}
-		}
-		select {
-		case <-s.done:
-			return fmt.Errorf("%w: mariadbd exited during startup; error log %s:\n%s",
-				ErrNotReady, s.ErrorLog, tailFile(s.ErrorLog, 20))
-		case <-ctx.Done():
-			if parent.Err() != nil {
-				return fmt.Errorf("wait for mariadb: %w", context.Cause(parent))
-			}
-			return fmt.Errorf("%w after %s (last error: %v); error log %s:\n%s",
-				ErrNotReady, timeout, lastErr, s.ErrorLog, tailFile(s.ErrorLog, 20))
-		case <-tick.C:
-		}
-	}
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: s.Socket, Log: s.ErrorLog, Timeout: timeout,
+		Every: 250 * time.Millisecond, Probe: func(ctx context.Context) error {
+			_, err := s.Exec(ctx, "SELECT 1")
+			return err
+		}, NotReady: ErrNotReady})
 }
 
 // Stop shuts mariadbd down: SIGTERM (a clean InnoDB shutdown), then SIGKILL once the stop
-// timeout passes or ctx ends. It is idempotent and safe on a nil Server or one whose
-// process is already gone.
+// timeout passes or ctx ends. It is idempotent and safe on a nil Server, one rebuilt from
+// a state file with only Pid set, and one whose process is already gone.
 func (s *Server) Stop(ctx context.Context) error {
-	if s == nil {
+	if s == nil || s.Pid <= 0 {
 		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped || s.Pid <= 0 {
-		return nil
-	}
-	log := s.logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	timeout := s.stopTimeout
 	if timeout == 0 {
 		timeout = DefaultStopTimeout
 	}
-	exited := s.exitWaiter()
-	if !s.alive() {
-		s.stopped = true
-		return nil
-	}
-	if err := syscall.Kill(s.Pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("stop mariadb pid %d: %w", s.Pid, err)
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-exited:
-		log.Info("mariadb stopped", "pid", s.Pid)
-		s.stopped = true
-		return nil
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	log.Warn("mariadb did not stop in time; killing", "pid", s.Pid, "timeout", timeout)
-	if err := syscall.Kill(s.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("kill mariadb pid %d: %w", s.Pid, err)
-	}
-	select {
-	case <-exited:
-		s.stopped = true
-		return nil
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("kill mariadb pid %d: still running after SIGKILL", s.Pid)
-	}
+	return s.process().Stop(ctx, syscall.SIGTERM, timeout, s.logger)
 }
 
-// exitWaiter returns a channel closed when the process is gone: our child's Wait, or
-// polling /proc for a server started by another wirelab process.
-func (s *Server) exitWaiter() <-chan struct{} {
-	if s.done != nil {
-		return s.done
+// process is the mariadbd we started, or the one Pid names.
+func (s *Server) process() *dbserver.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.Pid != s.Pid {
+		s.proc = dbserver.Adopt("mariadb", s.Pid, "mariadbd", "mysqld")
 	}
-	ch := make(chan struct{})
-	go func() {
-		for s.alive() {
-			time.Sleep(100 * time.Millisecond)
-		}
-		close(ch)
-	}()
-	return ch
+	return s.proc
 }
 
 // alive reports whether Pid is still a mariadbd (a recycled pid is not ours to kill).
-func (s *Server) alive() bool {
-	if s.done != nil {
-		select {
-		case <-s.done:
-			return false
-		default:
-			return true
-		}
-	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.Pid), "stat"))
-	if err != nil {
-		return false
-	}
-	// /proc/pid/stat: "pid (comm) state ..."; a zombie ('Z') is gone for our purposes.
-	st := string(b)
-	i := strings.LastIndexByte(st, ')')
-	if i < 0 || !strings.Contains(st[:i], "(mariadbd") && !strings.Contains(st[:i], "(mysqld") {
-		return false
-	}
-	return !strings.HasPrefix(strings.TrimSpace(st[i+1:]), "Z")
-}
+func (s *Server) alive() bool { return s.process().Alive() }
 
 func findBinary(explicit, name string) (string, error) {
 	if explicit != "" {
@@ -299,68 +198,4 @@ func findBinary(explicit, name string) (string, error) {
 		return "", fmt.Errorf("find %s: not in PATH nor /usr/sbin", name)
 	}
 	return p, nil
-}
-
-func mysqlIDs() (int, int, error) {
-	u, err := user.Lookup("mysql")
-	if err != nil {
-		return 0, 0, fmt.Errorf("look up user mysql: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return uid, gid, nil
-}
-
-// checkTraversable fails early when user mysql could not reach dir: t.TempDir() and
-// os.MkdirTemp parents are 0700, and mariadbd would then die with a vague error.
-func checkTraversable(dir string) error {
-	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err != nil {
-			return fmt.Errorf("check %s: %w", d, err)
-		}
-		if fi.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("user mysql cannot traverse %s (mode %v): put Dir under a world-searchable path", d, fi.Mode().Perm())
-		}
-		if d == "/" {
-			return nil
-		}
-	}
-}
-
-func chownTree(dir string, uid, gid int) error {
-	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := os.Lchown(p, uid, gid); err != nil {
-			return fmt.Errorf("chown %s to mysql: %w", p, err)
-		}
-		return nil
-	})
-}
-
-// certHosts are the bind addresses worth a SAN; MariaDB ≥ 10.11 takes a comma list.
-func certHosts(bind string) []string {
-	var out []string
-	for _, a := range strings.Split(bind, ",") {
-		switch a = strings.TrimSpace(a); a {
-		case "0.0.0.0", "::", "*", "":
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func tailFile(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(cannot read: %v)", err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -3,7 +3,6 @@ package mariadb
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,26 +34,6 @@ func TestInstallArgs(t *testing.T) {
 	}
 }
 
-func TestCheckTraversable(t *testing.T) {
-	base := worldSearchableDir(t)
-	closed := filepath.Join(base, "closed")
-	open := filepath.Join(base, "open")
-	for d, mode := range map[string]os.FileMode{closed: 0o700, open: 0o755} {
-		if err := os.MkdirAll(filepath.Join(d, "srv"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(d, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := checkTraversable(filepath.Join(closed, "srv")); err == nil || !strings.Contains(err.Error(), closed) {
-		t.Errorf("0700 parent: err = %v, want it to name %s", err, closed)
-	}
-	if err := checkTraversable(filepath.Join(open, "srv")); err != nil {
-		t.Errorf("0755 parents: %v", err)
-	}
-}
-
 func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
 	ctx := context.Background()
 	var nilServer *Server
@@ -73,32 +52,4 @@ func TestStopIsSafeOnNilAndForeignPids(t *testing.T) {
 	if err := s.Stop(ctx); err != nil {
 		t.Errorf("foreign pid: %v", err)
 	}
-}
-
-func TestTailFile(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "error.log")
-	if err := os.WriteFile(p, []byte("a\nb\nc\nd\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := tailFile(p, 2); got != "c\nd" {
-		t.Errorf("tail = %q", got)
-	}
-	if got := tailFile(p+".missing", 2); !strings.Contains(got, "cannot read") {
-		t.Errorf("missing file: %q", got)
-	}
-}
-
-// worldSearchableDir is a temp dir user mysql can reach: t.TempDir() lives under a 0700
-// directory. It is removed when the test ends.
-func worldSearchableDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "wlmdb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(d) })
-	if err := os.Chmod(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return d
 }

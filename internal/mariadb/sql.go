@@ -2,12 +2,11 @@ package mariadb
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -32,7 +31,7 @@ func (s *Server) run(ctx context.Context, sql string, header bool) (string, erro
 	}
 	out, err := r.Run(ctx, "mariadb", clientArgs(s.Socket, sql, header)...)
 	if err != nil {
-		return "", fmt.Errorf("mariadb exec %q: %w", abbrev(sql), err)
+		return "", fmt.Errorf("mariadb exec %q: %w", dbserver.Abbrev(sql), err)
 	}
 	return string(out), nil
 }
@@ -49,35 +48,14 @@ func (s *Server) Rows(ctx context.Context, sql string) ([]map[string]string, err
 	if err != nil {
 		return nil, err
 	}
-	return parseBatch(out), nil
-}
-
-// parseBatch splits `mariadb --batch` output (first line = column names) into rows.
-func parseBatch(out string) []map[string]string {
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) < 2 {
-		return nil
-	}
-	cols := strings.Split(lines[0], "\t")
-	rows := make([]map[string]string, 0, len(lines)-1)
-	for _, ln := range lines[1:] {
-		vals := strings.Split(ln, "\t")
-		row := make(map[string]string, len(cols))
-		for i, c := range cols {
-			if i < len(vals) {
-				row[c] = vals[i]
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
+	return dbserver.ParseTable(out), nil
 }
 
 // bootstrap drops anonymous users, creates the bench user and database and reads the
 // version. Nothing here goes to the binlog: every server of a replication pair sets up
 // its own users, and a replicated CREATE USER of an existing user would stop the replica.
 func (s *Server) bootstrap(ctx context.Context, wantConns int) error {
-	pw, err := randomPassword()
+	pw, err := dbserver.RandomPassword()
 	if err != nil {
 		return fmt.Errorf("bootstrap users: %w", err)
 	}
@@ -119,14 +97,6 @@ func (s *Server) bootstrap(ctx context.Context, wantConns int) error {
 	return nil
 }
 
-func randomPassword() (string, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
-
 // quote makes a single-quoted SQL string literal.
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`, "\n", `\n`, "\r", `\r`)
@@ -135,11 +105,3 @@ func quote(s string) string {
 
 // ident makes a backquoted identifier.
 func ident(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-func abbrev(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}

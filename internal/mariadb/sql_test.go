@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -36,11 +37,12 @@ func TestExecWrapsErrors(t *testing.T) {
 	}
 }
 
+// TestParseBatch reads the mariadb client's batch output with the shared parser.
 func TestParseBatch(t *testing.T) {
 	// `mariadb --batch` output of SHOW SLAVE STATUS, cut to a few columns.
 	out := "Slave_IO_State\tMaster_Host\tMaster_Port\tLast_IO_Error\tGtid_IO_Pos\n" +
 		"Waiting for master to send event\t127.0.0.1\t40001\t\t0-1-5\n"
-	rows := parseBatch(out)
+	rows := dbserver.ParseTable(out)
 	if len(rows) != 1 {
 		t.Fatalf("rows = %v", rows)
 	}
@@ -48,7 +50,7 @@ func TestParseBatch(t *testing.T) {
 	if r["Master_Port"] != "40001" || r["Last_IO_Error"] != "" || r["Gtid_IO_Pos"] != "0-1-5" {
 		t.Errorf("row = %v", r)
 	}
-	if parseBatch("") != nil || parseBatch("Col\n") != nil {
+	if dbserver.ParseTable("") != nil || dbserver.ParseTable("Col\n") != nil {
 		t.Error("header-only output should have no rows")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 func TestVersionOfInstalledSysbench(t *testing.T) {
@@ -43,30 +44,6 @@ func skipUnlessRoot(t *testing.T) {
 	}
 }
 
-// labNetns makes a fresh network namespace with only loopback up; cleanup deletes it.
-func labNetns(t *testing.T) string {
-	t.Helper()
-	ns := fmt.Sprintf("wltest-sb-%d", os.Getpid())
-	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
-	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
-		// Other tests on this machine create namespaces too, and concurrent `ip netns
-		// add` calls can race on /run/netns: retry a few times before giving up.
-		var out []byte
-		var err error
-		for try := 0; try < 3; try++ {
-			if out, err = exec.Command("ip", argv...).CombinedOutput(); err == nil {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatalf("ip %v: %v: %s", argv, err, out)
-		}
-	}
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
-	return ns
-}
-
 func statusInt(t *testing.T, s *mariadb.Server, name string) int64 {
 	t.Helper()
 	out, err := s.Exec(context.Background(), "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='"+name+"'")
@@ -88,7 +65,7 @@ func TestAgainstRealMariaDB(t *testing.T) {
 	skipUnlessRoot(t)
 	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ns := labNetns(t)
+	ns := nstest.Netns(t, "sb")
 	base, err := os.MkdirTemp("", "wlsb")
 	if err != nil {
 		t.Fatal(err)

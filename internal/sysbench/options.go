@@ -10,8 +10,15 @@ import (
 	"time"
 )
 
-// Options is one sysbench invocation against MariaDB.
+// Database drivers (--db-driver).
+const (
+	DriverMySQL = "mysql" // MariaDB through libmariadb: the default
+	DriverPgSQL = "pgsql" // PostgreSQL through libpq
+)
+
+// Options is one sysbench invocation against MariaDB or PostgreSQL.
 type Options struct {
+	Driver    string // DriverMySQL (default) or DriverPgSQL
 	Workload  string // oltp_read_only, oltp_write_only, oltp_read_write, oltp_point_select ...
 	Tables    int
 	TableSize int
@@ -21,7 +28,8 @@ type Options struct {
 	Rate      int           // target transactions/s (0 = as fast as possible)
 	RandType  string        // uniform, gaussian, special, pareto
 
-	// Where to connect: Socket wins over Host/Port.
+	// Where to connect: Socket wins over Host/Port. For pgsql, Socket is the socket's
+	// directory (libpq takes a directory as its host).
 	Host     string
 	Port     int
 	Socket   string
@@ -29,8 +37,10 @@ type Options struct {
 	Password string // passed on the command line (visible in ps): lab passwords only
 	DB       string
 
-	// TLS needs CertDir: sysbench 1.0.20 loads client-key.pem, client-cert.pem and
-	// cacert.pem from its working directory, so the runner runs it there.
+	// TLS with mysql needs CertDir: sysbench 1.0.20 loads client-key.pem,
+	// client-cert.pem and cacert.pem from its working directory, so the runner runs it
+	// there. With pgsql, sysbench has no TLS option: libpq reads PGSSLMODE from the
+	// environment (see Env), and CertDir is not needed.
 	TLS         bool
 	Compression bool
 	CertDir     string
@@ -56,6 +66,16 @@ func (o Options) validate() error {
 	if o.Workload == "" {
 		return errors.Join(ErrBadOptions, errors.New("workload is empty"))
 	}
+	switch o.driver() {
+	case DriverMySQL:
+	case DriverPgSQL:
+		if o.Compression {
+			return errors.Join(ErrBadOptions, errors.New("compression is not available on PostgreSQL: its protocol has none"))
+		}
+		return nil
+	default:
+		return errors.Join(ErrBadOptions, fmt.Errorf("unknown db driver %q", o.Driver))
+	}
 	if o.TLS && o.CertDir == "" {
 		return errors.Join(ErrBadOptions, errors.New("TLS needs CertDir (sysbench reads the .pem files from its working directory)"))
 	}
@@ -74,29 +94,36 @@ func (o Options) validate() error {
 // options (time, events, rate, report interval, random distribution) are left out of the
 // other commands. It is pure: it neither reads nor checks anything.
 func (o Options) Args(cmd string) []string {
-	a := []string{o.Workload, "--db-driver=mysql"}
+	d := o.driver()
+	a := []string{o.Workload, "--db-driver=" + d}
 	add := func(k string, v int) { a = append(a, "--"+k+"="+strconv.Itoa(v)) }
 	str := func(k, v string) {
 		if v != "" {
 			a = append(a, "--"+k+"="+v)
 		}
 	}
-	if o.Socket != "" {
+	switch {
+	case o.Socket != "" && d == DriverPgSQL:
+		str("pgsql-host", o.Socket)
+		if o.Port > 0 {
+			add("pgsql-port", o.Port) // names the socket file, .s.PGSQL.<port>
+		}
+	case o.Socket != "":
 		// sysbench's default host is "localhost", which makes libmariadb use the socket.
 		str("mysql-socket", o.Socket)
-	} else {
-		str("mysql-host", o.Host)
+	default:
+		str(d+"-host", o.Host)
 		if o.Port > 0 {
-			add("mysql-port", o.Port)
+			add(d+"-port", o.Port)
 		}
 	}
-	str("mysql-user", o.User)
-	str("mysql-password", o.Password)
-	str("mysql-db", o.DB)
-	if o.TLS {
+	str(d+"-user", o.User)
+	str(d+"-password", o.Password)
+	str(d+"-db", o.DB)
+	if o.TLS && d == DriverMySQL {
 		a = append(a, "--mysql-ssl=on")
 	}
-	if o.Compression {
+	if o.Compression && d == DriverMySQL {
 		a = append(a, "--mysql-compression=on")
 	}
 	if o.Tables > 0 {
@@ -131,6 +158,26 @@ func (o Options) Args(cmd string) []string {
 	}
 	a = append(a, o.Extra...)
 	return append(a, cmd)
+}
+
+func (o Options) driver() string {
+	if o.Driver == "" {
+		return DriverMySQL
+	}
+	return o.Driver
+}
+
+// Env is what sysbench needs in its environment on top of the caller's. For pgsql it is
+// libpq's sslmode, always explicit: libpq's default ("prefer") would use TLS whenever
+// the server offers it, and the lab's servers do. For mysql it is nothing.
+func (o Options) Env() []string {
+	if o.driver() != DriverPgSQL {
+		return nil
+	}
+	if o.TLS {
+		return []string{"PGSSLMODE=require"}
+	}
+	return []string{"PGSSLMODE=disable"}
 }
 
 // prepareOptions is o as Prepare runs it: sysbench 1.0.20 prepares tables in parallel,

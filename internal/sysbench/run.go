@@ -1,24 +1,20 @@
 package sysbench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // ErrConnect means sysbench's threads could not connect to the server (wrong password,
-// unreachable host, TLS files missing, or too many threads for max_connections/back_log
-// within sysbench's 30 s connect window).
+// unreachable host, TLS files missing or TLS refused, or too many threads for
+// max_connections/back_log within sysbench's 30 s connect window).
 var ErrConnect = errors.New("sysbench could not connect")
 
 // Run runs `sysbench ... run`, calls onInterval (may be nil) for every report line as it
@@ -115,53 +111,22 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 	if o.NS != "" {
 		name, args = execx.InNetns(o.NS, bin, args...)
 	}
-	cmd := exec.CommandContext(ctx, name, args...)
-	if o.TLS {
-		cmd.Dir = o.CertDir
-	}
-	// Its own process group, so cancelling kills sysbench and anything it forked.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", fmt.Errorf("sysbench %s: %w", what, err)
+	dir := ""
+	if o.TLS && o.CertDir != "" {
+		dir = o.CertDir
 	}
 	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
-	if err := execx.StartInCgroup(cmd, o.Cgroup); err != nil {
-		return "", fmt.Errorf("sysbench %s: start: %w", what, err)
-	}
-	if o.OnStart != nil {
-		o.OnStart(cmd.Process.Pid)
-	}
-
-	var out strings.Builder
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		out.WriteString(line)
-		out.WriteByte('\n')
-		if onLine != nil {
-			onLine(line)
-		}
-	}
-	scanErr := sc.Err()
-	if scanErr != nil {
-		_, _ = io.Copy(io.Discard, pipe) // keep sysbench from blocking on a full pipe
-	}
-	waitErr := cmd.Wait()
-	text := out.String()
-	if ctx.Err() != nil {
+	// Everything sysbench says, FATAL lines included, goes to stdout.
+	text, stderr, err := execx.Streamed{Name: name, Args: args, Env: o.Env(), Dir: dir,
+		OnStart: o.OnStart, OnStdout: onLine, Cgroup: o.Cgroup}.Run(ctx)
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
 		return text, fmt.Errorf("sysbench %s: %w", what, context.Cause(ctx))
-	}
-	if waitErr != nil {
-		return text, describeFailure(what, waitErr, text, stderr.String())
-	}
-	if scanErr != nil {
-		return text, fmt.Errorf("sysbench %s: read output: %w", what, scanErr)
+	case errors.As(err, &exit):
+		return text, describeFailure(what, exit, text, stderr)
+	case err != nil:
+		return text, fmt.Errorf("sysbench %s: %w", what, err)
 	}
 	return text, nil
 }
@@ -173,7 +138,8 @@ func describeFailure(what string, err error, stdout, stderr string) error {
 	if reason == "" {
 		reason = lastLines(stdout+stderr, 5)
 	}
-	if strings.Contains(stdout, "unable to connect to MySQL server") {
+	// libmariadb and libpq say it differently.
+	if strings.Contains(stdout, "unable to connect to MySQL server") || strings.Contains(stdout, "Connection to database failed") {
 		return fmt.Errorf("sysbench %s: %w: %v: %s", what, ErrConnect, err, reason)
 	}
 	return fmt.Errorf("sysbench %s: %w: %s", what, err, reason)
@@ -196,8 +162,10 @@ func lastLines(s string, n int) string {
 func redact(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if strings.HasPrefix(a, "--mysql-password=") {
-			a = "--mysql-password=***"
+		for _, p := range []string{"--mysql-password=", "--pgsql-password="} {
+			if strings.HasPrefix(a, p) {
+				a = p + "***"
+			}
 		}
 		out[i] = a
 	}

@@ -1,0 +1,66 @@
+// Package nstest is for root integration tests: a fresh network namespace with loopback
+// up, a temp directory an unprivileged server user can reach, and the skip that keeps
+// those tests out of runs without root. Everything it makes is removed by t.Cleanup.
+package nstest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// SkipUnlessRoot skips the test unless it runs as root and every command is in PATH.
+func SkipUnlessRoot(t testing.TB, commands ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	for _, c := range commands {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s not installed", c)
+		}
+	}
+}
+
+// Netns creates a network namespace named wltest-<tag>-<pid> with only loopback up and
+// deletes it when the test ends.
+func Netns(t testing.TB, tag string) string {
+	t.Helper()
+	ns := fmt.Sprintf("wltest-%s-%d", tag, os.Getpid())
+	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
+	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
+		// Other tests on this machine create namespaces too, and concurrent `ip netns
+		// add` calls can race on /run/netns: retry a few times before giving up.
+		var out []byte
+		var err error
+		for try := 0; try < 3; try++ {
+			if out, err = exec.Command("ip", argv...).CombinedOutput(); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(argv, " "), err, out)
+		}
+	}
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	return ns
+}
+
+// SharedDir is a temp dir (mode 0755) that a server's own OS user (mysql, postgres) can
+// reach: t.TempDir() lives under a 0700 directory. It is removed when the test ends.
+func SharedDir(t testing.TB, prefix string) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

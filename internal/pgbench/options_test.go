@@ -1,0 +1,72 @@
+package pgbench
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRunArgs(t *testing.T) {
+	base := Options{Clients: 10, Time: 2500 * time.Millisecond, Host: "198.18.0.2", Port: 5432,
+		User: "sbtest", Password: "pw", DB: "sbtest"}
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"select-only over TCP", func() Options { o := base; o.Builtin = SelectOnly; return o }(),
+			"-S -c 10 -j 4 -T 3 -P 1 -h 198.18.0.2 -p 5432 -U sbtest sbtest"},
+		{"tpc-b default, rate, protocol, no vacuum, no progress", func() Options {
+			o := base
+			o.Jobs, o.Rate, o.Protocol, o.NoVacuum, o.Progress = 2, 500, "prepared", true, -1
+			return o
+		}(), "-c 10 -j 2 -T 3 -R 500 -M prepared -n -h 198.18.0.2 -p 5432 -U sbtest sbtest"},
+		{"transactions over the socket", Options{Builtin: SimpleUpdate, Clients: 2, Transactions: 200,
+			Progress: 5, Host: "/lab/srv/run", Port: 5432, DB: "sbtest"},
+			"-N -c 2 -j 2 -t 200 -P 5 -h /lab/srv/run -p 5432 sbtest"},
+		{"zero options", Options{}, "-c 1 -j 1 -P 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.o.validate(); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(tt.o.RunArgs(), " "); got != tt.want {
+				t.Errorf("RunArgs:\n got %s\nwant %s", got, tt.want)
+			}
+			if strings.Contains(strings.Join(tt.o.RunArgs(), " "), "pw") {
+				t.Error("password on the command line")
+			}
+		})
+	}
+}
+
+func TestInitArgs(t *testing.T) {
+	o := Options{Scale: 10, Host: "127.0.0.1", Port: 5432, User: "sbtest", DB: "sbtest", Clients: 8}
+	if got := strings.Join(o.InitArgs(), " "); got != "-i -q -s 10 -h 127.0.0.1 -p 5432 -U sbtest sbtest" {
+		t.Errorf("InitArgs = %s", got)
+	}
+	if got := strings.Join((Options{}).InitArgs(), " "); got != "-i -q -s 1" {
+		t.Errorf("InitArgs of zero options = %s", got)
+	}
+}
+
+func TestEnv(t *testing.T) {
+	if got := strings.Join((Options{Password: "pw"}).Env(), " "); got != "PGSSLMODE=disable PGPASSWORD=pw" {
+		t.Errorf("Env = %s", got)
+	}
+	if got := strings.Join((Options{SSLMode: "verify-full", SSLRootCert: "/lab/certs/ca.pem"}).Env(), " "); got != "PGSSLMODE=verify-full PGSSLROOTCERT=/lab/certs/ca.pem" {
+		t.Errorf("Env = %s", got)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, o := range []Options{
+		{Builtin: "tpcc"}, {Protocol: "binary"}, {Clients: -1}, {Clients: 2, Jobs: 3}, {Time: -time.Second},
+	} {
+		if err := o.validate(); !errors.Is(err, ErrBadOptions) {
+			t.Errorf("validate(%+v) = %v, want ErrBadOptions", o, err)
+		}
+	}
+}

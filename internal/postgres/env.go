@@ -1,0 +1,80 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wirelab/wirelab/internal/pki"
+)
+
+// SSLMode is libpq's sslmode: what a client asks of TLS.
+type SSLMode string
+
+// The modes the lab uses. libpq's own default, "prefer", would silently use TLS against
+// this server (ssl is on), so clients always say which one they want.
+const (
+	SSLDisable    SSLMode = "disable"     // plain TCP: the baseline
+	SSLRequire    SSLMode = "require"     // TLS, certificate not checked (what most deployments do)
+	SSLVerifyFull SSLMode = "verify-full" // TLS, certificate checked against ca.pem and the host name
+)
+
+// Env is the libpq environment that lets psql, pgbench and sysbench's pgsql driver reach
+// the bench database over TCP without flags (as `wirelab exec` sets it). An empty mode
+// means SSLDisable. PGSSLROOTCERT is always set so verify-full works by changing only
+// PGSSLMODE.
+func (s *Server) Env(mode SSLMode) []string {
+	if mode == "" {
+		mode = SSLDisable
+	}
+	return []string{
+		"WIRELAB_ENGINE=postgres",
+		"PGHOST=" + s.Host,
+		"PGPORT=" + strconv.Itoa(s.Port),
+		"PGUSER=" + s.User,
+		"PGPASSWORD=" + s.Password,
+		"PGDATABASE=" + s.DB,
+		"PGSSLMODE=" + string(mode),
+		"PGSSLROOTCERT=" + filepath.Join(s.CertDir, pki.CAFile),
+	}
+}
+
+// Settings are the server settings that shape what goes over the wire, for the report.
+type Settings struct {
+	Version           string `json:"version"`            // server_version
+	SSL               bool   `json:"ssl"`                // ssl: the server accepts TLS
+	MaxConnections    int    `json:"max_connections"`    // max_connections
+	SynchronousCommit string `json:"synchronous_commit"` // on, off, remote_apply, ...
+	WALCompression    string `json:"wal_compression"`    // off, pglz, lz4, zstd: shrinks replication traffic
+	WALLevel          string `json:"wal_level"`          // replica or logical
+	SharedBuffers     string `json:"shared_buffers"`     // e.g. "1GB"
+}
+
+// settingsQuery reads Settings in one row, in the field order of Settings.
+const settingsQuery = "SELECT current_setting('server_version'), current_setting('ssl'), " +
+	"current_setting('max_connections'), current_setting('synchronous_commit'), " +
+	"current_setting('wal_compression'), current_setting('wal_level'), current_setting('shared_buffers')"
+
+// Settings reads the settings that matter for the wire from the running server.
+func (s *Server) Settings(ctx context.Context) (Settings, error) {
+	out, err := s.psql(ctx, superUser, false, settingsQuery)
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: %w", err)
+	}
+	return parseSettings(out)
+}
+
+func parseSettings(out string) (Settings, error) {
+	f := strings.Split(strings.TrimRight(out, "\n"), "\t")
+	if len(f) != 7 {
+		return Settings{}, fmt.Errorf("read settings: want 7 columns, got %q", out)
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: max_connections %q: %w", f[2], err)
+	}
+	return Settings{Version: f[0], SSL: f[1] == "on", MaxConnections: n, SynchronousCommit: f[3],
+		WALCompression: f[4], WALLevel: f[5], SharedBuffers: f[6]}, nil
+}

@@ -1,0 +1,133 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/dbserver"
+)
+
+// ReplUser is the role CreateReplUser makes on a primary.
+const ReplUser = "repl"
+
+// Upstream is the primary a replica streams from, as the replica reaches it: the
+// primary's own address, or a tunnel's entry in front of it.
+type Upstream struct {
+	Host     string
+	Port     int
+	User     string // a role with REPLICATION (CreateReplUser)
+	Password string
+	SSLMode  SSLMode // "" = disable
+	// BenchPassword is the bench role's password on the primary; the replica has the same
+	// role (it is a copy) and reports it as its Server.Password.
+	BenchPassword string
+}
+
+// conninfo is the libpq connection string the base backup uses and, through -R, the
+// standby's primary_conninfo.
+func (u Upstream) conninfo() string {
+	mode := u.SSLMode
+	if mode == "" {
+		mode = SSLDisable
+	}
+	kv := func(k, v string) string { return k + "='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'" }
+	return strings.Join([]string{kv("host", u.Host), kv("port", strconv.Itoa(u.Port)), kv("user", u.User),
+		kv("password", u.Password), kv("sslmode", string(mode)), kv("application_name", "wirelab-replica")}, " ")
+}
+
+// baseBackupArgs copies the primary's datadir with the WAL streamed alongside (-X
+// stream), writes standby.signal and primary_conninfo (-R), and starts with a fast
+// checkpoint rather than waiting for the next one.
+func baseBackupArgs(u Upstream, l layout) []string {
+	return []string{"--dbname=" + u.conninfo(), "--pgdata=" + l.DataDir, "--wal-method=stream",
+		"--write-recovery-conf", "--checkpoint=fast", "--no-sync"}
+}
+
+// CreateReplUser creates (or re-passwords) the replication role on a primary and returns
+// its random password. pg_hba.conf already lets it in for replication.
+func (s *Server) CreateReplUser(ctx context.Context) (user, password string, err error) {
+	pw, err := dbserver.RandomPassword()
+	if err != nil {
+		return "", "", fmt.Errorf("create replication user: %w", err)
+	}
+	role := ident(ReplUser)
+	if _, err := s.psql(ctx, superUser, false,
+		fmt.Sprintf("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s; END IF; END $$",
+			quote(ReplUser), role),
+		fmt.Sprintf("ALTER ROLE %s REPLICATION LOGIN PASSWORD %s", role, quote(pw))); err != nil {
+		return "", "", fmt.Errorf("create replication user: %w", err)
+	}
+	return ReplUser, pw, nil
+}
+
+// WALPosition returns where the server is in the WAL: on a primary the end of the last
+// record inserted, on a standby the end of the last one replayed (pg_lsn text, e.g.
+// "0/3000148"). The primary's insert position, not its write position: with
+// synchronous_commit=off a commit can sit in the WAL buffers, and a standby that reached
+// the write position would not have it yet.
+func (s *Server) WALPosition(ctx context.Context) (string, error) {
+	out, err := s.psql(ctx, superUser, false,
+		"SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END")
+	if err != nil {
+		return "", fmt.Errorf("read wal position: %w", err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// ErrReplayTimeout means a standby did not replay up to a position in time.
+var ErrReplayTimeout = errors.New("replica did not catch up")
+
+// WaitReplay blocks until this standby has replayed the WAL up to lsn (from the
+// primary's WALPosition), polling every 100 ms, or timeout passes.
+func (s *Server) WaitReplay(ctx context.Context, lsn string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q := fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", quote(lsn))
+	for {
+		out, err := s.psql(ctx, superUser, false, q)
+		if err == nil && strings.TrimSpace(out) == "t" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for replay of %s: %w after %s (last error: %v)", lsn, ErrReplayTimeout, timeout, err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Sender is one row of pg_stat_replication on a primary: a connected standby.
+type Sender struct {
+	Application string // application_name, "wirelab-replica"
+	State       string // startup, catchup, streaming
+	SentLSN     string
+	ReplayLSN   string
+	ReplayLagMs float64 // replay_lag; 0 when idle (PostgreSQL reports NULL)
+}
+
+// Senders lists the standbys streaming from this primary.
+func (s *Server) Senders(ctx context.Context) ([]Sender, error) {
+	out, err := s.psql(ctx, superUser, false, "SELECT application_name, state, sent_lsn, replay_lsn, "+
+		"COALESCE(EXTRACT(epoch FROM replay_lag) * 1000, 0) FROM pg_stat_replication ORDER BY pid")
+	if err != nil {
+		return nil, fmt.Errorf("read pg_stat_replication: %w", err)
+	}
+	return parseSenders(out), nil
+}
+
+func parseSenders(out string) []Sender {
+	var ss []Sender
+	for _, ln := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		f := strings.Split(ln, "\t")
+		if len(f) != 5 {
+			continue
+		}
+		lag, _ := strconv.ParseFloat(f[4], 64)
+		ss = append(ss, Sender{Application: f[0], State: f[1], SentLSN: f[2], ReplayLSN: f[3], ReplayLagMs: lag})
+	}
+	return ss
+}

@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+	"syscall"
+
+	"github.com/wirelab/wirelab/internal/dbserver"
+)
+
+// Stop shuts the server down: SIGINT (PostgreSQL's "fast" shutdown: roll back open
+// transactions, disconnect clients, checkpoint), then SIGKILL to the postmaster and its
+// children once the stop timeout passes or ctx ends, so no orphaned backend keeps the
+// socket or shared memory. SIGTERM ("smart") would wait for every client to leave.
+// Stop is idempotent and safe on a nil Server, one rebuilt from a state file with only
+// Pid set, and one whose process is already gone.
+func (s *Server) Stop(ctx context.Context) error {
+	if s == nil || s.Pid <= 0 {
+		return nil
+	}
+	timeout := s.stopTimeout
+	if timeout == 0 {
+		timeout = DefaultStopTimeout
+	}
+	return s.process().Stop(ctx, syscall.SIGINT, timeout, s.logger)
+}
+
+// process is the postmaster we started, or the one Pid names.
+func (s *Server) process() *dbserver.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.Pid != s.Pid {
+		s.proc = dbserver.Adopt("postgres", s.Pid, "postgres")
+	}
+	return s.proc
+}
+
+// alive reports whether Pid is still a postmaster (a recycled pid is not ours to kill).
+func (s *Server) alive() bool { return s.process().Alive() }
+
+// Pids are the postmaster and the processes it forked (one backend per connection, the
+// checkpointer, the WAL writer, ...): the server's CPU is theirs together.
+func (s *Server) Pids() []int {
+	if s == nil || s.Pid <= 0 {
+		return nil
+	}
+	return dbserver.Tree("/proc", s.Pid)
+}
