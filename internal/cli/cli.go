@@ -29,6 +29,7 @@ type Process struct {
 	Interrupts     <-chan os.Signal
 	Self           string // path of the wirelab binary, for helpers started inside a host
 	StateDir       string // where lab state files live (/run/wirelab)
+	LockDir        string // the machine's measurement lock (/run/wirelab, whatever StateDir is)
 	ProcRoot       string // /proc: whether a lab's owner still runs
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
@@ -54,13 +55,25 @@ func NewProcess() *Process {
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		Interrupts: sig, Self: self, StateDir: "/run/wirelab", ProcRoot: "/proc",
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", ProcRoot: "/proc",
 		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
 	}
-	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and parallel CI jobs
+	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and bench scripts: private labs
 		p.StateDir = d
 	}
+	if d := os.Getenv("WIRELAB_LOCK_DIR"); d != "" { // a separate machine, e.g. a container
+		p.LockDir = d
+	}
 	return p
+}
+
+// lockDir is where the machine's measurement lock lives: LockDir, or the state dir for a
+// process built without one (tests in memory).
+func (p *Process) lockDir() string {
+	if p.LockDir != "" {
+		return p.LockDir
+	}
+	return p.StateDir
 }
 
 // command is one subcommand; run receives the arguments after the subcommand's name.

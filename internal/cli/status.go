@@ -17,7 +17,7 @@ func cmdStatus(p *Process, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if h, busy := machinelock.Peek(p.StateDir); busy {
+	if h, busy := machinelock.Peek(p.lockDir()); busy {
 		fmt.Fprintf(p.Stdout, "measuring: %s, since %s\n", h, h.Since.Format("15:04:05Z"))
 	}
 	st, err := lab.Load(p.StateDir, *id)

@@ -24,7 +24,7 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 	defer stop()
 	idle, release := keepAwake(p, o.Awake)
 	defer release()
-	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, Self: p.Self,
+	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, LockDir: p.lockDir(), Self: p.Self,
 		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)

@@ -29,7 +29,7 @@ func cmdUp(p *Process, args []string) error {
 	if err := requireRoot(p); err != nil {
 		return err
 	}
-	if h, busy := machinelock.Peek(p.StateDir); busy {
+	if h, busy := machinelock.Peek(p.lockDir()); busy {
 		fmt.Fprintf(p.Stderr, "note: %s is measuring on this machine; this lab competes with it for the CPUs (its report records that)\n", h)
 	}
 	hosts := []string{lab.Client, lab.Server}

@@ -15,7 +15,11 @@ import (
 
 // ClaimOptions says who claims the machine for a measurement and how.
 type ClaimOptions struct {
-	StateDir string       // the lock lives here, next to the labs' state files
+	// LockDir holds the measurement lock: one directory for the whole machine (/run/wirelab),
+	// whatever state directory a lab uses, so labs with private state directories (tests,
+	// bench scripts) still measure one at a time. "" = StateDir.
+	LockDir  string
+	StateDir string       // the labs' state files, to see which other labs are up
 	Command  string       // the wirelab subcommand measuring, e.g. "study bandwidth"
 	NoWait   bool         // fail with machinelock.ErrBusy instead of waiting
 	Progress io.Writer    // where "waiting for ..." is printed
@@ -46,7 +50,10 @@ func ClaimMachine(ctx context.Context, o ClaimOptions) (*Claim, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := machinelock.Acquire(ctx, o.StateDir, machinelock.Holder{Command: o.Command}, !o.NoWait,
+	if o.LockDir == "" {
+		o.LockDir = o.StateDir
+	}
+	lock, err := machinelock.Acquire(ctx, o.LockDir, machinelock.Holder{Command: o.Command}, !o.NoWait,
 		func(h machinelock.Holder) {
 			fmt.Fprintf(o.Progress, "waiting for %s (one measurement at a time on this machine; --no-wait fails instead)\n", h)
 		})

@@ -23,6 +23,7 @@ type Session struct {
 	Runner   execx.Runner
 	Logger   *slog.Logger
 	StateDir string
+	LockDir  string // the machine's measurement lock; "" = StateDir
 	Self     string
 	Progress io.Writer // progress lines: point k, the wire, an ETA
 	CPUIdle  string    // what was done about CPU idle states, for the environment
@@ -51,7 +52,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	// One measurement at a time: the machine lock is held from before the lab is built
 	// until after it is torn down (deferred first, released last); the lab records this
 	// process as its owner. A first Ctrl-C stops the wait.
-	claim, err := lab.ClaimMachine(soft, lab.ClaimOptions{StateDir: s.StateDir, Command: s.Command,
+	claim, err := lab.ClaimMachine(soft, lab.ClaimOptions{LockDir: s.LockDir, StateDir: s.StateDir, Command: s.Command,
 		NoWait: s.NoWait, Progress: s.Progress, Runner: s.Runner})
 	if err != nil {
 		return nil, err
