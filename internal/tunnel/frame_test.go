@@ -11,7 +11,7 @@ import (
 // encodeStream frames msgs with the given per-message frame types, as one connection would.
 func encodeStream(t testing.TB, msgs [][]byte, types []frameType) []byte {
 	t.Helper()
-	e := newFrameEncoder(DefaultLevel)
+	e := newFrameEncoder(DefaultLevel, 0)
 	defer e.close()
 	var wire []byte
 	for i, m := range msgs {
