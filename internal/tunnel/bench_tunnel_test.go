@@ -33,7 +33,7 @@ func BenchmarkThroughput(b *testing.B) {
 				addr, children = front.addr, []*exec.Cmd{mid.cmd, front.cmd}
 			case strings.HasPrefix(name, "tunnel-"):
 				mode := Mode(strings.TrimPrefix(name, "tunnel-"))
-				entry, _ := pair(b, sink, mode, nil, nil)
+				entry, _ := pair(b, sink, mode, MuxOff, nil, nil)
 				addr = entry.Addr().String()
 			}
 			c, err := net.Dial("tcp", addr)
@@ -151,7 +151,7 @@ func BenchmarkPingPong(b *testing.B) {
 					mode = m
 					entryTLS, exitTLS, _ = testCerts(b)
 				}
-				entry, _ := pair(b, addr, Mode(mode), entryTLS, exitTLS)
+				entry, _ := pair(b, addr, Mode(mode), MuxOff, entryTLS, exitTLS)
 				addr = entry.Addr().String()
 			}
 			c, err := net.Dial("tcp", addr)
