@@ -2,8 +2,8 @@ package tunnel
 
 import (
 	"bytes"
-	"errors"
 	"crypto/tls"
+	"errors"
 	"net"
 	"path/filepath"
 	"strings"

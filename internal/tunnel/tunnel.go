@@ -200,7 +200,11 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	first := <-errc
 	if first != nil {
 		// Closing both ends unblocks the other direction: the local peer sees the
-		// connection end instead of hanging on a dead WAN.
+		// connection reset (not a clean end it could take for the whole stream) instead
+		// of hanging on a dead WAN.
+		if tc, ok := plain.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
 		plain.Close()
 		wan.Close()
 	}
