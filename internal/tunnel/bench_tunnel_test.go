@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"strconv"
+
 	"strings"
 	"syscall"
 	"testing"
@@ -124,14 +123,7 @@ func childCPU(cmds []*exec.Cmd) time.Duration {
 			continue
 		}
 		seen[c.Process.Pid] = true
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Process.Pid))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-		ut, _ := strconv.Atoi(f[11])
-		st, _ := strconv.Atoi(f[12])
-		total += time.Duration(ut+st) * 10 * time.Millisecond
+		total += pidCPU(c.Process.Pid)
 	}
 	return total
 }
