@@ -2,9 +2,10 @@ package tunnel
 
 // The writer role of a mux link: one goroutine at a time collects a frame's records from
 // the ready streams (round robin, muxQuantum per turn), encodes and writes it. A stream's
-// reader that finds nobody writing takes the role itself for one frame, so a lone request
-// costs no goroutine hand-off (as the per-connection sender's fast path); if more is ready
-// after that frame it hands the role to the writer goroutine and returns to its socket.
+// reader that finds nobody writing takes the role itself for up to inlineFrames frames, so
+// a lone request costs no goroutine hand-off (as the per-connection sender's fast path); if
+// more is ready after those it hands the role to the writer goroutine and returns to its
+// socket.
 // Goroutines that must never block on the WAN (the WAN reader, local writers returning
 // credit) only wake the writer goroutine.
 
@@ -77,15 +78,26 @@ func (m *muxLink) writer() {
 	}
 }
 
+// inlineFrames is the most frames a stream's reader writes while it holds the writer
+// role: a few frames cover what other streams queued meanwhile at low concurrency without
+// a hand-off, and the bound returns the reader to its own socket under load.
+const inlineFrames = 4
+
 // write writes frames until nothing is ready, then gives up the role. inline (a stream's
-// reader holds the role) writes one frame and hands any rest to the writer goroutine.
-// The holder of the role owns the encoder: once the link failed it releases it.
+// reader holds the role) writes at most inlineFrames frames and hands any rest to the
+// writer goroutine. The holder of the role owns the encoder: once the link failed it
+// releases it.
 func (m *muxLink) write(inline bool) {
-	for {
+	for frames := 0; ; frames++ {
 		m.mu.Lock()
 		if m.err != nil {
 			m.mu.Unlock()
 			m.fr.close()
+			return
+		}
+		if inline && frames == inlineFrames && m.ready.len() > 0 {
+			m.mu.Unlock()
+			m.wake <- struct{}{} // the role passes to the writer goroutine
 			return
 		}
 		batch, data, fins := m.collect()
@@ -101,21 +113,6 @@ func (m *muxLink) write(inline bool) {
 		}
 		for _, st := range fins {
 			st.halfDone() // the fin is on the WAN
-		}
-		if inline {
-			m.mu.Lock()
-			failed, more := m.err != nil, m.ready.len() > 0
-			if !more {
-				m.writing = false
-			}
-			m.mu.Unlock()
-			switch {
-			case failed:
-				m.fr.close()
-			case more:
-				m.wake <- struct{}{}
-			}
-			return
 		}
 	}
 }
