@@ -182,7 +182,11 @@ func freePort(b *testing.B) string {
 
 // socatFork starts a socat relay to "to" that forks per connection, with TCP_NODELAY on
 // both sides, as the transport study runs it.
-func socatFork(b *testing.B, to string) socatRelay {
+func socatFork(b *testing.B, to string) socatRelay { return startSocat(b, to, true) }
+
+// startSocat starts a loopback socat relay to "to" and returns its address: for one
+// connection, or (fork) a child per connection with TCP_NODELAY on both sides.
+func startSocat(b *testing.B, to string, fork bool) socatRelay {
 	b.Helper()
 	path, err := exec.LookPath("socat")
 	if err != nil {
@@ -194,7 +198,11 @@ func socatFork(b *testing.B, to string) socatRelay {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	cmd := exec.Command(path, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork,nodelay", port), "TCP:"+to+",nodelay")
+	listen, dial := fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+to
+	if fork {
+		listen, dial = listen+",fork,nodelay", dial+",nodelay"
+	}
+	cmd := exec.Command(path, listen, dial)
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -209,10 +217,19 @@ func socatFork(b *testing.B, to string) socatRelay {
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close() // fork mode: a probe connection costs one short-lived child
+		if fork {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close() // a probe costs one short-lived child
+				return socatRelay{addr: addr, cmd: cmd}
+			}
+			continue
+		}
+		// Without fork socat accepts one connection only, so probe the port without connecting.
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
 			return socatRelay{addr: addr, cmd: cmd}
 		}
+		l.Close()
 	}
 	b.Fatal("socat did not listen")
 	return socatRelay{}

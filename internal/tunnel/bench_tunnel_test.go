@@ -2,7 +2,6 @@ package tunnel
 
 import (
 	"crypto/tls"
-	"fmt"
 	"io"
 	"net"
 	"os/exec"
@@ -77,36 +76,8 @@ type socatRelay struct {
 	cmd  *exec.Cmd
 }
 
-// socat starts a loopback socat relay to "to" and returns its address.
-func socat(b *testing.B, to string) socatRelay {
-	b.Helper()
-	path, err := exec.LookPath("socat")
-	if err != nil {
-		b.Skip("socat not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(path, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+to)
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		// socat accepts one connection only (no fork), so probe the port without connecting.
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return socatRelay{addr: addr, cmd: cmd}
-		}
-		l.Close()
-	}
-	b.Fatal("socat did not listen")
-	return socatRelay{}
-}
+// socat starts a loopback socat relay to "to" for one connection and returns its address.
+func socat(b *testing.B, to string) socatRelay { return startSocat(b, to, false) }
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage

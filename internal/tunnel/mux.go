@@ -1,11 +1,9 @@
 package tunnel
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -148,28 +146,14 @@ func (m *muxLink) failed() bool {
 
 // receive decodes frames and hands their records to the streams, until the WAN fails.
 func (m *muxLink) receive() error {
-	br := m.t.rpool.Get().(*bufio.Reader)
-	br.Reset(m.wan)
-	defer func() { br.Reset(nil); m.t.rpool.Put(br) }()
-	d := newFrameDecoder(br)
-	defer d.close()
-	for {
-		typ, p, err := d.next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return errors.New("wan closed")
-			}
-			return fmt.Errorf("read frame from wan: %w", err)
-		}
+	return m.t.eachFrame(m.wan, func(typ frameType, p []byte, wire int) error {
 		if typ == frameEnd {
 			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
 		}
 		data, err := m.dispatch(p)
-		if err != nil {
-			return err
-		}
-		m.t.c.recv.frame(typ, data, headerLen+int(d.wireLen()))
-	}
+		m.t.c.recv.frame(typ, data, wire)
+		return err
+	})
 }
 
 // dispatch applies one frame's records and returns how many data bytes it carried.

@@ -296,9 +296,14 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface)
 }
 
-// receive decodes frames from the WAN and writes them to the local peer. An end frame
-// half-closes the local peer and returns nil; anything else unexpected is an error.
-func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
+// errStop ends eachFrame without an error.
+var errStop = errors.New("stop")
+
+// eachFrame decodes checked frames from the WAN and calls fn with each one's type, raw bytes
+// (valid until fn returns) and size on the wire, until fn returns an error (errStop: nil) or
+// reading fails. A WAN that ends between frames is an error too: every layout ends with a
+// frame of its own first.
+func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire int) error) error {
 	br := t.rpool.Get().(*bufio.Reader)
 	br.Reset(wan)
 	defer func() { br.Reset(nil); t.rpool.Put(br) }()
@@ -312,15 +317,33 @@ func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
 			}
 			return fmt.Errorf("read frame from wan: %w", err)
 		}
-		t.c.recv.frame(typ, len(p), headerLen+int(d.wireLen()))
+		if err := fn(typ, p, headerLen+int(d.wireLen())); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// receive decodes frames from the WAN and writes them to the local peer. An end frame
+// half-closes the local peer and returns nil; anything else unexpected is an error.
+func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
+	return t.eachFrame(wan, func(typ frameType, p []byte, wire int) error {
+		t.c.recv.frame(typ, len(p), wire)
 		if typ == frameEnd {
 			if cw, ok := plain.(interface{ CloseWrite() error }); ok {
-				return cw.CloseWrite()
+				if err := cw.CloseWrite(); err != nil {
+					return err
+				}
+				return errStop
 			}
-			return plain.Close()
+			plain.Close()
+			return errStop
 		}
 		if _, err := plain.Write(p); err != nil {
 			return fmt.Errorf("write to local peer: %w", err)
 		}
-	}
+		return nil
+	})
 }
