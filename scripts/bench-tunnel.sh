@@ -115,7 +115,7 @@ relays() {
 			--tls-cert "$c/entry.pem" --tls-key "$c/entry-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-entry-mux-$mux.log" 2>&1 &
 	done
 	sleep 2
-	echo "| threads | case | TPS | lat avg ms | loadavg before → after |"
+	echo "| threads | case | TPS | lat p95 ms | loadavg before → after |"
 	echo "|---:|---|---:|---:|---|"
 	local threads row name addr before after out tps lat
 	local -A got
@@ -124,10 +124,12 @@ relays() {
 			name=${row%%|*} addr=${row#*|}
 			before=$(cut -d' ' -f1-3 /proc/loadavg)
 			out="$dir/$threads-${name// /-}.log"
-			"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=${RELAY_DURATION%s} --warmup-time=${RELAY_WARMUP%s} run" >"$out" 2>&1 || true
+			"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
 			after=$(cut -d' ' -f1-3 /proc/loadavg)
-			tps=$(awk '/transactions:/ { gsub(/[(]/, "", $3); print $3 }' "$out")
-			lat=$(awk '/avg:/ { print $2; exit }' "$out")
+			# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...".
+			read -r tps lat < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
+				if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
+				END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
 			got[$threads/$name]=${tps:-0}
 			echo "| $threads | $name | ${tps:-failed} | ${lat:--} | $before → $after |"
 		done

@@ -133,9 +133,21 @@ func (a *autoPolicy) choose(now time.Time) frameType {
 	return frameRaw
 }
 
+// linkBound reports whether the WAN was recently the bottleneck: a queue on it, or a
+// blocked write.
+func (a *autoPolicy) linkBound(now time.Time) bool {
+	queued, blocked := a.bound(now)
+	return queued || blocked
+}
+
+func (a *autoPolicy) bound(now time.Time) (queued, blocked bool) {
+	queued = !a.lastQueued.IsZero() && now.Sub(a.lastQueued) <= staleQueue
+	blocked = !a.lastBlocked.IsZero() && now.Sub(a.lastBlocked) <= staleRaw
+	return queued, blocked
+}
+
 func (a *autoPolicy) pick(now time.Time) bool {
-	queued := !a.lastQueued.IsZero() && now.Sub(a.lastQueued) <= staleQueue
-	blocked := !a.lastBlocked.IsZero() && now.Sub(a.lastBlocked) <= staleRaw
+	queued, blocked := a.bound(now)
 	if !queued && !blocked {
 		return false
 	}

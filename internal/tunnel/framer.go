@@ -42,7 +42,7 @@ func (f *framer) begin() (frameType, error) {
 		f.c.switches.Add(1)
 	}
 	if typ == frameZstd && f.level != nil {
-		if l, changed := f.level.decide(now, f.policy.delivery); changed {
+		if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
 			f.enc.setLevel(l)
 			f.c.levelChanges.Add(1)
 		}
@@ -90,7 +90,7 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 	}
 	f.policy.observe(typ, f.enc.raw, len(frame), f.encDur, t2.Sub(t1), t2)
 	if typ == frameZstd && f.level != nil {
-		f.level.observe(f.enc.raw, len(frame), f.encDur)
+		f.level.observe(f.enc.raw, f.encDur)
 	}
 	if f.probe != nil && t2.Sub(f.lastProbe) >= probeEvery {
 		f.lastProbe = t2

@@ -3,11 +3,14 @@ package tunnel
 import "time"
 
 // On a mux link with --level auto the zstd level follows the link, like zstd's --adapt:
-// the strongest level whose encoder still produces wire bytes faster than the WAN delivers
-// them. Each level's speed is measured where it runs (encoder time per frame, on whatever
-// CPU the box has left), the link's rate is TCP_INFO's delivery rate (queue.go). A change
-// of level starts a new zstd stream and loses the history, so decisions are rare and need
-// a clear margin either way.
+// the strongest level whose encoder still keeps the WAN full. While the link is the
+// bottleneck (auto's queue signal, queue.go) the sender writes as fast as the WAN delivers,
+// so the share of wall time the encoder is busy says how much stronger a level the CPU
+// can afford: at levelUp or less the next level (typically 2-4x slower) still keeps up;
+// above levelDown the encoder is about to become the bottleneck. The time is measured where
+// the encoder runs, on whatever CPU the box has left. A change of level starts a new zstd
+// stream and loses the history, so decisions are rare, and a level left for being too slow
+// is not tried again for levelRetry.
 var adaptLevels = []int{1, 3, 7, 11} // klauspost's fastest, default, better and best encoders
 
 const (
@@ -15,47 +18,54 @@ const (
 	levelEvery = 5 * time.Second
 	// levelMinRaw is how many bytes the current level must have encoded to be judged.
 	levelMinRaw = 1 << 20
-	// levelUp: step up while the encoder outruns the link by this factor; the next level is
-	// typically 2-3x slower, so it still keeps the link full.
-	levelUp = 4.0
-	// levelDown: step down when the encoder no longer outruns the link by this factor.
-	levelDown = 1.5
+	// levelUp: step up while the encoder is busy at most this share of the time.
+	levelUp = 0.2
+	// levelDown: step down when it is busy more than this share.
+	levelDown = 0.6
+	// levelRetry: how long a level stepped down from stays out of reach.
+	levelRetry = time.Minute
 )
 
 // levelPolicy picks the zstd level of a mux link's sender.
 type levelPolicy struct {
 	idx       int     // index in adaptLevels
-	raw, wire float64 // bytes encoded and produced at this level since the last decision
+	raw       float64 // bytes encoded at this level since the last decision
 	enc       float64 // seconds spent encoding them
 	last      time.Time
+	ceiling   int // adaptLevels index not to reach before ceilingTo
+	ceilingTo time.Time
 }
 
-func newLevelPolicy() *levelPolicy { return &levelPolicy{} }
+func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
 
-// observe feeds one zstd frame: raw bytes in, frame bytes out, encoder time.
-func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
+// observe feeds one zstd frame: raw bytes in and encoder time.
+func (l *levelPolicy) observe(raw int, enc time.Duration) {
 	l.raw += float64(raw)
-	l.wire += float64(wire)
 	l.enc += enc.Seconds()
 }
 
-// decide returns the level to use; delivery is the WAN's rate in bytes/s (0 = unknown:
-// keep the level). changed reports a new level.
-func (l *levelPolicy) decide(now time.Time, delivery float64) (level int, changed bool) {
+// decide returns the level to use; linkBound says the WAN is the bottleneck now. changed
+// reports a new level.
+func (l *levelPolicy) decide(now time.Time, linkBound bool) (level int, changed bool) {
 	if l.last.IsZero() {
 		l.last = now
 	}
-	if now.Sub(l.last) < levelEvery || l.raw < levelMinRaw || l.enc <= 0 || delivery <= 0 {
+	elapsed := now.Sub(l.last).Seconds()
+	if elapsed < levelEvery.Seconds() || l.raw < levelMinRaw {
 		return adaptLevels[l.idx], false
 	}
-	out := l.wire / l.enc // wire bytes this level produces per second of encoding
+	busy := l.enc / elapsed
 	prev := l.idx
-	switch {
-	case out >= levelUp*delivery && l.idx < len(adaptLevels)-1:
-		l.idx++
-	case out < levelDown*delivery && l.idx > 0:
-		l.idx--
+	if now.After(l.ceilingTo) {
+		l.ceiling = len(adaptLevels)
 	}
-	l.raw, l.wire, l.enc, l.last = 0, 0, 0, now
+	switch {
+	case busy > levelDown && l.idx > 0:
+		l.idx--
+		l.ceiling, l.ceilingTo = prev, now.Add(levelRetry)
+	case busy <= levelUp && linkBound && l.idx+1 < min(len(adaptLevels), l.ceiling):
+		l.idx++
+	}
+	l.raw, l.enc, l.last = 0, 0, now
 	return adaptLevels[l.idx], l.idx != prev
 }

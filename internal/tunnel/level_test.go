@@ -5,49 +5,51 @@ import (
 	"time"
 )
 
-// TestLevelPolicy: the level steps up while the encoder outruns the link by levelUp, down
-// when it no longer does by levelDown, waits levelEvery and levelMinRaw between decisions,
-// and stays put without a link rate.
+// TestLevelPolicy: on a link-bound WAN the level steps up while the encoder is busy at most
+// levelUp of the time, steps down above levelDown and does not retry the level it left for
+// levelRetry; it holds without a bottleneck, between decisions and on too few bytes.
 func TestLevelPolicy(t *testing.T) {
-	t0 := time.Unix(1000, 0)
-	// feed encodes raw bytes at wireRate bytes of output per second of encoder time.
-	feed := func(l *levelPolicy, wireRate float64) {
-		const raw, wire = 4 << 20, 1 << 20
-		l.observe(raw, wire, time.Duration(float64(wire)/wireRate*float64(time.Second)))
-	}
-	const link = 2.5e6 // 20 Mbit/s in bytes/s
+	at := time.Unix(1000, 0)
 	l := newLevelPolicy()
-	if lvl, changed := l.decide(t0, link); lvl != 1 || changed {
+	// step feeds levelEvery of traffic with the encoder busy the given share of it, then decides.
+	step := func(busy float64, bound bool) (int, bool) {
+		l.observe(4<<20, time.Duration(busy*float64(levelEvery)))
+		at = at.Add(levelEvery)
+		return l.decide(at, bound)
+	}
+	if lvl, changed := l.decide(at, true); lvl != 1 || changed {
 		t.Fatalf("start: level %d changed %v, want 1", lvl, changed)
 	}
-	feed(l, 100*link)
-	if _, changed := l.decide(t0.Add(time.Second), link); changed {
+	l.observe(4<<20, time.Millisecond)
+	if _, changed := l.decide(at.Add(time.Second), true); changed {
 		t.Fatal("changed level before levelEvery")
 	}
-	want := []int{3, 7, 11, 11}
-	for i, w := range want {
-		feed(l, 100*link)
-		lvl, _ := l.decide(t0.Add(time.Duration(i+1)*levelEvery+time.Second), link)
-		if lvl != w {
-			t.Fatalf("fast encoder, decision %d: level %d, want %d", i, lvl, w)
+	for i, want := range []int{3, 7, 11, 11} {
+		if lvl, _ := step(0.05, true); lvl != want {
+			t.Fatalf("idle encoder on a bound link, decision %d: level %d, want %d", i, lvl, want)
 		}
 	}
-	feed(l, 2*link) // between levelDown and levelUp: stay
-	if lvl, changed := l.decide(t0.Add(time.Minute), link); lvl != 11 || changed {
-		t.Fatalf("encoder 2x the link: level %d changed %v, want 11 kept", lvl, changed)
+	if lvl, changed := step(0.4, true); lvl != 11 || changed {
+		t.Fatalf("encoder busy 40%%: level %d changed %v, want 11 kept", lvl, changed)
 	}
-	feed(l, link) // the encoder no longer keeps the link full
-	if lvl, changed := l.decide(t0.Add(2*time.Minute), link); lvl != 7 || !changed {
-		t.Fatalf("encoder as fast as the link: level %d changed %v, want 7", lvl, changed)
+	if lvl, changed := step(0.9, true); lvl != 7 || !changed {
+		t.Fatalf("encoder busy 90%%: level %d changed %v, want 7", lvl, changed)
 	}
-	feed(l, 100*link)
-	if lvl, changed := l.decide(t0.Add(3*time.Minute), 0); lvl != 7 || changed {
-		t.Fatalf("no link rate: level %d changed %v, want 7 kept", lvl, changed)
+	if lvl, _ := step(0.05, true); lvl != 7 {
+		t.Fatalf("right after leaving 11 for being slow: level %d, want 7 held", lvl)
+	}
+	at = at.Add(levelRetry)
+	if lvl, _ := step(0.05, true); lvl != 11 {
+		t.Fatalf("after levelRetry: level %d, want 11 tried again", lvl)
 	}
 	l2 := newLevelPolicy()
-	l2.decide(t0, link)
-	l2.observe(1000, 100, time.Nanosecond)
-	if _, changed := l2.decide(t0.Add(time.Hour), link); changed {
+	l2.decide(at, true)
+	l2.observe(4<<20, 0)
+	if _, changed := l2.decide(at.Add(levelEvery), false); changed {
+		t.Fatal("stepped up while the link is not the bottleneck")
+	}
+	l2.observe(1000, 0)
+	if _, changed := l2.decide(at.Add(3*levelEvery), true); changed {
 		t.Fatal("changed level on fewer than levelMinRaw bytes")
 	}
 }
