@@ -41,10 +41,12 @@ func (f *framer) begin() (frameType, error) {
 	if f.policy.switches != before {
 		f.c.switches.Add(1)
 	}
-	if typ == frameZstd && f.level != nil {
-		if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
-			f.enc.setLevel(l)
-			f.c.levelChanges.Add(1)
+	if typ == frameZstd {
+		if f.level != nil {
+			if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
+				f.enc.setLevel(l)
+				f.c.levelChanges.Add(1)
+			}
 		}
 		f.c.level.Store(int64(f.enc.level))
 	}

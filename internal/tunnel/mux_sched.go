@@ -141,7 +141,9 @@ func (m *muxLink) send(batch []byte, data int, inline bool) error {
 // Caller holds m.mu.
 func (m *muxLink) collect() (batch []byte, data int, fins []*stream) {
 	b := m.batch[:0]
-	for m.ready.len() > 0 && len(b) < m.maxSize {
+	// Room for a record header and a byte of data: every turn then makes progress (a data
+	// byte or a control record), so the loop ends.
+	for m.ready.len() > 0 && len(b)+recHeaderLen < m.maxSize {
 		st := m.ready.pop()
 		st.inReady = false
 		if st.needOpen {

@@ -207,3 +207,25 @@ func TestMuxScheduler(t *testing.T) {
 		t.Fatalf("records %v, want data then fin", kinds)
 	}
 }
+
+// TestMuxSchedulerFullFrame: when a frame has less room left than a record header, the
+// frame is done; other streams' bytes wait for the next one.
+func TestMuxSchedulerFullFrame(t *testing.T) {
+	m := &muxLink{maxSize: 1000, wake: make(chan struct{}, 1)}
+	first, second := newStream(m, 1, nil), newStream(m, 2, nil)
+	queueBytes(m, first, 1000-recHeaderLen-5) // leaves 5 bytes: less than a record header
+	queueBytes(m, second, 100)
+	done := make(chan map[uint32]int, 1)
+	go func() { s, _ := frameShares(t, m); done <- s }()
+	select {
+	case s := <-done:
+		if s[1] != 1000-recHeaderLen-5 || s[2] != 0 {
+			t.Fatalf("first frame shares %v", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("collect did not return with a nearly full frame")
+	}
+	if s, _ := frameShares(t, m); s[2] != 100 {
+		t.Fatalf("second frame shares %v, want the second stream's 100 bytes", s)
+	}
+}
