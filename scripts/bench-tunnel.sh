@@ -52,9 +52,14 @@ lab_row() {
 		(.cpu_server*100|round/100), (.cpu_client*100|round/100), (.link_utilization*100|round|tostring+"%"), .bottleneck, $l] | join("|")' "$out/results.json"
 }
 
-lab() {
-	if [[ $(id -u) != 0 ]]; then echo "(part 3 needs root: skipped)"; return; fi
+# need_lab PART: root and bin/wirelab, or say why the part is skipped.
+need_lab() {
+	if [[ $(id -u) != 0 ]]; then echo "(part $1 needs root: skipped)"; return 1; fi
 	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; return 1; }
+}
+
+lab() {
+	need_lab 3 || return 0
 	labdir=$(mktemp -d /tmp/bench-tunnel.XXXXXX)
 	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$labdir/state}
 	local rows=() r
@@ -90,8 +95,7 @@ lab() {
 # through two socat hops, and through tunnel entries with --mux off and on (both to one exit,
 # which serves either layout). CPUs are held awake as `wirelab run` does.
 relays() {
-	if [[ $(id -u) != 0 ]]; then echo "(part 6 needs root: skipped)"; return; fi
-	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; return 1; }
+	need_lab 6 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
 	local wl="$PWD/bin/wirelab"
 	(
@@ -151,8 +155,7 @@ relays() {
 
 # replication: the study's quick matrix, native vs tunnel (its default layout), in its own lab.
 replication() {
-	if [[ $(id -u) != 0 ]]; then echo "(part 7 needs root: skipped)"; return; fi
-	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; return 1; }
+	need_lab 7 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-replication.XXXXXX)
 	if ! WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$dir/state} bin/wirelab study replication --quick --channels native,tunnel \
 		--out "$dir/out" >"$dir/study.log" 2>&1; then
