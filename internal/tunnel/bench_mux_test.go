@@ -37,64 +37,78 @@ func BenchmarkMuxRatio(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
-				var encs [conns]*frameEncoder
-				for c := range encs {
-					if c == 0 || !tc.mux {
-						encs[c] = newFrameEncoder(tc.level, tc.window)
-					} else {
-						encs[c] = encs[0]
-					}
-				}
-				var raw, wire, total int64
-				var fifths [5][2]int64
-				for _, rp := range replies {
-					for _, m := range rp {
-						total += int64(len(m))
-					}
-				}
-				var rec []byte
-				start := time.Now()
-				for i := 0; ; i++ { // message i of every connection in turn
-					sent := false
-					for c := range conns {
-						if i >= len(replies[c]) {
-							continue
-						}
-						sent = true
-						m := replies[c][i]
-						e := encs[c]
-						e.begin(frameZstd)
-						if tc.mux {
-							rec = appendRecord(rec[:0], recData, uint32(c+1), len(m))
-							e.add(rec)
-						}
-						e.add(m)
-						f, err := e.finish()
-						if err != nil {
-							b.Fatal(err)
-						}
-						q := min(4, int(5*raw/total))
-						raw += int64(len(m))
-						wire += int64(len(f))
-						fifths[q][0] += int64(len(m))
-						fifths[q][1] += int64(len(f))
-					}
-					if !sent {
-						break
-					}
-				}
-				el := time.Since(start)
-				for c := range encs {
-					if c == 0 || !tc.mux {
-						encs[c].close()
-					}
-				}
-				b.ReportMetric(float64(raw)/float64(wire), "ratio")
-				b.ReportMetric(float64(fifths[0][0])/float64(fifths[0][1]), "ratio-first")
-				b.ReportMetric(float64(fifths[4][0])/float64(fifths[4][1]), "ratio-last")
-				b.ReportMetric(float64(raw)/1e6/el.Seconds(), "MB/s")
-				b.ReportMetric(float64(raw)/1e6, "MB")
+				r := compressReplies(b, replies[:], tc.mux, tc.level, tc.window)
+				b.ReportMetric(r.ratio(0, 5), "ratio")
+				b.ReportMetric(r.ratio(0, 1), "ratio-first")
+				b.ReportMetric(r.ratio(4, 5), "ratio-last")
+				b.ReportMetric(r.raw/1e6/r.took.Seconds(), "MB/s")
+				b.ReportMetric(r.raw/1e6, "MB")
 			}
 		})
 	}
+}
+
+// ratioRun is what compressReplies measured: bytes in and out per fifth of the input.
+type ratioRun struct {
+	raw    float64
+	fifths [5][2]float64 // raw, wire
+	took   time.Duration
+}
+
+// ratio is raw/wire over fifths [from, to).
+func (r ratioRun) ratio(from, to int) float64 {
+	var raw, wire float64
+	for _, f := range r.fifths[from:to] {
+		raw, wire = raw+f[0], wire+f[1]
+	}
+	return raw / wire
+}
+
+// compressReplies frames message i of every connection in turn, each as its own zstd
+// frame: with one encoder per connection, or (mux) one for all with record headers.
+func compressReplies(b *testing.B, replies [][][]byte, mux bool, level, window int) ratioRun {
+	encs := make([]*frameEncoder, len(replies))
+	for c := range encs {
+		if c == 0 || !mux {
+			encs[c] = newFrameEncoder(level, window)
+			defer encs[c].close()
+		} else {
+			encs[c] = encs[0]
+		}
+	}
+	var total float64
+	for _, rp := range replies {
+		for _, m := range rp {
+			total += float64(len(m))
+		}
+	}
+	var run ratioRun
+	var rec []byte
+	start := time.Now()
+	for i, sent := 0, true; sent; i++ {
+		sent = false
+		for c, rp := range replies {
+			if i >= len(rp) {
+				continue
+			}
+			sent = true
+			e := encs[c]
+			e.begin(frameZstd)
+			if mux {
+				rec = appendRecord(rec[:0], recData, uint32(c+1), len(rp[i]))
+				e.add(rec)
+			}
+			e.add(rp[i])
+			f, err := e.finish()
+			if err != nil {
+				b.Fatal(err)
+			}
+			q := min(4, int(5*run.raw/total))
+			run.raw += float64(len(rp[i]))
+			run.fifths[q][0] += float64(len(rp[i]))
+			run.fifths[q][1] += float64(len(f))
+		}
+	}
+	run.took = time.Since(start)
+	return run
 }

@@ -177,11 +177,8 @@ func (c Config) normalize() (Config, error) {
 	if c.Mux == "" {
 		c.Mux = DefaultMux
 	}
-	if _, err := ParseMux(string(c.Mux)); err != nil {
+	if err := c.checkMux(); err != nil {
 		return c, err
-	}
-	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
-		return c, configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))
 	}
 	if c.GroupMaxSize == 0 {
 		c.GroupMaxSize = DefaultGroupMaxSize
@@ -215,6 +212,17 @@ func (c Config) normalize() (Config, error) {
 		c.TLS = t
 	}
 	return c, nil
+}
+
+// checkMux validates the mux layout and the zstd window.
+func (c Config) checkMux() error {
+	if _, err := ParseMux(string(c.Mux)); err != nil {
+		return err
+	}
+	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
+		return configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))
+	}
+	return nil
 }
 
 // ParseMode parses the --compress value.

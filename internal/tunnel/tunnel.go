@@ -188,7 +188,12 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	}
 	defer t.untrack(plain, wan)
 	log.Debug("tunnel connection open")
+	t.relay(ctx, plain, wan, sock, log)
+}
 
+// relay runs both directions of one client's WAN connection until they end, and counts
+// how the connection ended.
+func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog.Logger) {
 	errc := make(chan error, 2)
 	s := newSender(plain, wan, t.cfg, &t.c)
 	if t.cfg.Compress == Auto {
