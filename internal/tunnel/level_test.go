@@ -24,23 +24,26 @@ func TestLevelPolicy(t *testing.T) {
 	if _, changed := l.decide(at.Add(time.Second), true); changed {
 		t.Fatal("changed level before levelEvery")
 	}
-	for i, want := range []int{3, 7, 11, 11} {
+	top := adaptLevels[len(adaptLevels)-1]
+	below := adaptLevels[len(adaptLevels)-2]
+	for i := range adaptLevels {
+		want := adaptLevels[min(i+1, len(adaptLevels)-1)]
 		if lvl, _ := step(0.05, true); lvl != want {
 			t.Fatalf("idle encoder on a bound link, decision %d: level %d, want %d", i, lvl, want)
 		}
 	}
-	if lvl, changed := step(0.4, true); lvl != 11 || changed {
-		t.Fatalf("encoder busy 40%%: level %d changed %v, want 11 kept", lvl, changed)
+	if lvl, changed := step(0.4, true); lvl != top || changed {
+		t.Fatalf("encoder busy 40%%: level %d changed %v, want %d kept", lvl, changed, top)
 	}
-	if lvl, changed := step(0.9, true); lvl != 7 || !changed {
-		t.Fatalf("encoder busy 90%%: level %d changed %v, want 7", lvl, changed)
+	if lvl, changed := step(0.9, true); lvl != below || !changed {
+		t.Fatalf("encoder busy 90%%: level %d changed %v, want %d", lvl, changed, below)
 	}
-	if lvl, _ := step(0.05, true); lvl != 7 {
-		t.Fatalf("right after leaving 11 for being slow: level %d, want 7 held", lvl)
+	if lvl, _ := step(0.05, true); lvl != below {
+		t.Fatalf("right after leaving %d for being slow: level %d, want %d held", top, lvl, below)
 	}
 	at = at.Add(levelRetry)
-	if lvl, _ := step(0.05, true); lvl != 11 {
-		t.Fatalf("after levelRetry: level %d, want 11 tried again", lvl)
+	if lvl, _ := step(0.05, true); lvl != top {
+		t.Fatalf("after levelRetry: level %d, want %d tried again", lvl, top)
 	}
 	l2 := newLevelPolicy()
 	l2.decide(at, true)

@@ -80,6 +80,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	m.fr.policy.probed = m.fr.probe != nil
 	if cfg.Level == 0 && m.fr.probe != nil {
 		m.fr.level = newLevelPolicy()
+		m.fr.policy.levelled = true
 		m.fr.enc.setLevel(adaptLevels[0])
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
