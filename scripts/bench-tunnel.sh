@@ -17,7 +17,8 @@
 # (WIRELAB_STATE_DIR under a temp dir unless set) and need bin/wirelab (make build).
 # Each lab row records /proc/loadavg before and after: the lab shares the machine's cores.
 # Usage: scripts/bench-tunnel.sh [benchtime]   (default 2s; the ratio runs use 3x)
-#   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=10s LAB_THREADS=32
+#   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=15s LAB_THREADS=32
+#   (the warm-up covers --level auto's climb on a mux link: about 10 s)
 #   RELAY_DURATION=20s RELAY_WARMUP=5s (part 6)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ lab_row() {
 	local name=$1; shift
 	local out="$labdir/$name" before after
 	before=$(cut -d' ' -f1-3 /proc/loadavg)
-	if ! bin/wirelab run --threads "${LAB_THREADS:-32}" --duration "${LAB_DURATION:-60s}" --warmup "${LAB_WARMUP:-10s}" \
+	if ! bin/wirelab run --threads "${LAB_THREADS:-32}" --duration "${LAB_DURATION:-60s}" --warmup "${LAB_WARMUP:-15s}" \
 		--out "$out" "$@" >"$out.log" 2>&1; then
 		echo "lab row $name failed; see $out.log" >&2
 		tail -5 "$out.log" >&2
