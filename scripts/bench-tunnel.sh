@@ -181,7 +181,7 @@ if want 2; then
 	echo
 fi
 if want 3; then
-	echo "## 3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-20s} (+${LAB_WARMUP:-3s} warmup), $(nproc) cores"
+	echo "## 3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-60s} (+${LAB_WARMUP:-15s} warmup), $(nproc) cores"
 	lab
 	echo
 fi
