@@ -109,8 +109,8 @@ relays() {
 		{ echo "sysbench prepare failed; see $dir/prepare.log" >&2; exit 1; }
 	"$wl" tunnel certs --out "$dir/certs" --hosts 198.18.0.2 >/dev/null
 	local c="$dir/certs"
-	"$wl" exec server -- socat TCP-LISTEN:4407,bind=198.18.0.2,reuseaddr,fork,nodelay TCP:127.0.0.1:3306,nodelay >"$dir/socat-server.log" 2>&1 &
-	"$wl" exec client -- socat TCP-LISTEN:3308,bind=127.0.0.1,reuseaddr,fork,nodelay TCP:198.18.0.2:4407,nodelay >"$dir/socat-client.log" 2>&1 &
+	"$wl" exec server -- socat TCP-LISTEN:4407,bind=198.18.0.2,reuseaddr,fork,nodelay,backlog=128 TCP:127.0.0.1:3306,nodelay >"$dir/socat-server.log" 2>&1 &
+	"$wl" exec client -- socat TCP-LISTEN:3308,bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=128 TCP:198.18.0.2:4407,nodelay >"$dir/socat-client.log" 2>&1 &
 	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --stats --stats-every 10s \
 		--tls-cert "$c/exit.pem" --tls-key "$c/exit-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-exit.log" 2>&1 &
 	local mux port

@@ -200,7 +200,7 @@ func startSocat(b *testing.B, to string, fork bool) socatRelay {
 	ln.Close()
 	listen, dial := fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+to
 	if fork {
-		listen, dial = listen+",fork,nodelay", dial+",nodelay"
+		listen, dial = listen+",fork,nodelay,backlog=128", dial+",nodelay"
 	}
 	cmd := exec.Command(path, listen, dial)
 	if err := cmd.Start(); err != nil {
