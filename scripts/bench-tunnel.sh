@@ -3,19 +3,28 @@
 #   1. loopback throughput (no shaping): direct, two socat hops, tunnel entry+exit off/zstd/auto
 #   2. ratio and CPU per MB on MySQL-like traffic: MySQL zlib compression, DTLE, tunnel zstd
 #   3. in the lab (root; real MariaDB + sysbench oltp_read_only, 32 threads): at 20 mbit the
-#      tunnel against --mysql-compression (goal >= 1.5x), unshaped the tunnel's auto mode
-#      against plain (goal >= 0.9x)
+#      tunnel (one WAN connection per client, and the mux link) against --mysql-compression
+#      (goal >= 2.5x), unshaped the tunnel against plain
 #   4. framing encode/decode throughput and allocations, 5. request round-trip latency
-# Parts 1, 2, 4, 5 are loopback only and need no root; part 3 builds private labs (one per
-# row, WIRELAB_STATE_DIR under a temp dir unless set) and needs bin/wirelab (make build).
+#   6. relays in one lab (root): unshaped oltp_read_only at 2 and 32 threads, direct, two socat
+#      hops (fork,nodelay), tunnel --mux off and --mux on, the same lab and data for all rows
+#      (goal: tunnel >= 1.0x the socat hops)
+#   7. replication --quick (root): native vs tunnel, max sustainable load and wire bytes
+#      (goal: tunnel >= 4x native's load, <= 0.30x its wire bytes)
+#   8. loopback relay cost per query (BenchmarkRelay): direct, socat, tunnel, mux, in-process
+#      and as `wirelab tunnel` processes
+# Parts 1, 2, 4, 5, 8 are loopback only and need no root; parts 3, 6, 7 build private labs
+# (WIRELAB_STATE_DIR under a temp dir unless set) and need bin/wirelab (make build).
 # Each lab row records /proc/loadavg before and after: the lab shares the machine's cores.
 # Usage: scripts/bench-tunnel.sh [benchtime]   (default 2s; the ratio runs use 3x)
-#   PARTS="1 2 3 4 5"   which parts to run;  LAB_DURATION=20s LAB_WARMUP=3s LAB_THREADS=32
+#   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=15s LAB_THREADS=32
+#   (the warm-up covers --level auto's climb on a mux link: about 10 s)
+#   RELAY_DURATION=20s RELAY_WARMUP=5s (part 6)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=-mod=mod
 bt=${1:-2s}
-parts=" ${PARTS:-1 2 3 4 5} "
+parts=" ${PARTS:-1 2 3 4 5 6 7 8} "
 want() { [[ $parts == *" $1 "* ]]; }
 run() { go test -run '^$' -bench "$1" -benchtime "$2" ./internal/tunnel/ | grep '^Benchmark'; }
 
@@ -32,7 +41,7 @@ lab_row() {
 	local name=$1; shift
 	local out="$labdir/$name" before after
 	before=$(cut -d' ' -f1-3 /proc/loadavg)
-	if ! bin/wirelab run --threads "${LAB_THREADS:-32}" --duration "${LAB_DURATION:-20s}" --warmup "${LAB_WARMUP:-3s}" \
+	if ! bin/wirelab run --threads "${LAB_THREADS:-32}" --duration "${LAB_DURATION:-60s}" --warmup "${LAB_WARMUP:-15s}" \
 		--out "$out" "$@" >"$out.log" 2>&1; then
 		echo "lab row $name failed; see $out.log" >&2
 		tail -5 "$out.log" >&2
@@ -44,17 +53,24 @@ lab_row() {
 		(.cpu_server*100|round/100), (.cpu_client*100|round/100), (.link_utilization*100|round|tostring+"%"), .bottleneck, $l] | join("|")' "$out/results.json"
 }
 
-lab() {
-	if [[ $(id -u) != 0 ]]; then echo "(part 3 needs root: skipped)"; return; fi
+# need_lab PART: root and bin/wirelab, or say why the part is skipped.
+need_lab() {
+	if [[ $(id -u) != 0 ]]; then echo "(part $1 needs root: skipped)"; return 1; fi
 	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; return 1; }
+}
+
+lab() {
+	need_lab 3 || return 0
 	labdir=$(mktemp -d /tmp/bench-tunnel.XXXXXX)
 	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$labdir/state}
 	local rows=() r
 	for r in "20mbit plain|--rate 20mbit" "20mbit compression|--rate 20mbit --compression" \
 		"20mbit tunnel auto|--rate 20mbit --channel tunnel --tunnel-compress auto" \
 		"20mbit tunnel zstd|--rate 20mbit --channel tunnel --tunnel-compress zstd" \
+		"20mbit tunnel mux|--rate 20mbit --channel tunnel --tunnel-mux on" \
 		"unlimited plain|--rate unlimited" "unlimited compression|--rate unlimited --compression" \
-		"unlimited tunnel auto|--rate unlimited --channel tunnel --tunnel-compress auto"; do
+		"unlimited tunnel auto|--rate unlimited --channel tunnel --tunnel-compress auto" \
+		"unlimited tunnel mux|--rate unlimited --channel tunnel --tunnel-mux on"; do
 		# shellcheck disable=SC2086 # the flags are meant to split
 		rows+=("$(lab_row "${r%%|*}" ${r#*|})")
 	done
@@ -65,13 +81,93 @@ lab() {
 	printf '%s\n' "${rows[@]}" | awk -F'|' '{ tps[$1] = $2 }
 	function ratio(a, b, goal) { if (tps[b] > 0) printf "| %s / %s | %.2fx | %s |\n", a, b, tps[a] / tps[b], goal; else printf "| %s / %s | - | %s |\n", a, b, goal }
 	END { print "| ratio | value | goal |"; print "|---|---:|---|"
-	      ratio("20mbit tunnel auto", "20mbit compression", ">= 1.5x")
+	      ratio("20mbit tunnel mux", "20mbit compression", ">= 2.5x")
+	      ratio("20mbit tunnel auto", "20mbit compression", "(reference: one WAN connection per client)")
 	      ratio("20mbit tunnel zstd", "20mbit compression", "(reference)")
 	      ratio("20mbit compression", "20mbit plain", "(reference)")
-	      ratio("unlimited tunnel auto", "unlimited plain", ">= 0.9x")
+	      ratio("unlimited tunnel mux", "unlimited plain", "(reference; part 6 compares relays)")
+	      ratio("unlimited tunnel auto", "unlimited plain", "(reference)")
 	      ratio("unlimited compression", "unlimited plain", "(reference; measured 0.4x before)") }'
 	echo
-	echo "(results.json and logs: $labdir)"
+	echo "(results.json and logs: $labdir; tunnel --stats lines in each lab's tunnel-*.log)"
+}
+
+# relays: one unshaped lab, one data set; sysbench in the client host reaches MariaDB directly,
+# through two socat hops, and through tunnel entries with --mux off and on (both to one exit,
+# which serves either layout). CPUs are held awake as `wirelab run` does.
+relays() {
+	need_lab 6 || return 0
+	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
+	local wl="$PWD/bin/wirelab"
+	(
+	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$dir/state}
+	trap '"$wl" down >"$dir/down.log" 2>&1 || true' EXIT
+	"$wl" up --rate unlimited >"$dir/up.log" 2>&1 || { echo "wirelab up failed; see $dir/up.log" >&2; exit 1; }
+	exec 3>/dev/cpu_dma_latency && printf '\0\0\0\0' >&3 || true
+	local sb='sysbench oltp_read_only --mysql-user=$WIRELAB_DB_USER --mysql-password=$WIRELAB_DB_PASSWORD --mysql-db=$WIRELAB_DB_NAME --tables=4 --table-size=100000 --rand-type=pareto'
+	"$wl" exec client -- sh -c "$sb --mysql-host=\$WIRELAB_SERVER_HOST --threads=4 prepare" >"$dir/prepare.log" 2>&1 ||
+		{ echo "sysbench prepare failed; see $dir/prepare.log" >&2; exit 1; }
+	"$wl" tunnel certs --out "$dir/certs" --hosts 198.18.0.2 >/dev/null
+	local c="$dir/certs"
+	"$wl" exec server -- socat TCP-LISTEN:4407,bind=198.18.0.2,reuseaddr,fork,nodelay,backlog=128 TCP:127.0.0.1:3306,nodelay >"$dir/socat-server.log" 2>&1 &
+	"$wl" exec client -- socat TCP-LISTEN:3308,bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=128 TCP:198.18.0.2:4407,nodelay >"$dir/socat-client.log" 2>&1 &
+	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --stats --stats-every 10s \
+		--tls-cert "$c/exit.pem" --tls-key "$c/exit-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-exit.log" 2>&1 &
+	local mux port
+	for mux in off on; do
+		port=$([[ $mux == off ]] && echo 3307 || echo 3309)
+		"$wl" exec client -- "$wl" tunnel entry --listen "127.0.0.1:$port" --to 198.18.0.2:4406 --mux "$mux" --stats --stats-every 10s \
+			--tls-cert "$c/entry.pem" --tls-key "$c/entry-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-entry-mux-$mux.log" 2>&1 &
+	done
+	sleep 2
+	echo "| threads | case | TPS | lat p95 ms | loadavg before → after |"
+	echo "|---:|---|---:|---:|---|"
+	local threads row name addr before after out tps lat
+	local -A got
+	for threads in 2 32; do
+		for row in "direct|198.18.0.2:3306" "socat|127.0.0.1:3308" "tunnel mux off|127.0.0.1:3307" "tunnel mux on|127.0.0.1:3309"; do
+			name=${row%%|*} addr=${row#*|}
+			before=$(cut -d' ' -f1-3 /proc/loadavg)
+			out="$dir/$threads-${name// /-}.log"
+			"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
+			after=$(cut -d' ' -f1-3 /proc/loadavg)
+			# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...".
+			read -r tps lat < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
+				if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
+				END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
+			got[$threads/$name]=${tps:-0}
+			echo "| $threads | $name | ${tps:-failed} | ${lat:--} | $before → $after |"
+		done
+	done
+	echo
+	echo "| ratio | 2 threads | 32 threads | goal |"
+	echo "|---|---:|---:|---|"
+	local r
+	for r in "tunnel mux on|socat|>= 1.0x" "tunnel mux off|socat|>= 1.0x" "socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
+		IFS='|' read -r a b goal <<<"$r"
+		printf '| %s / %s | %s | %s | %s |\n' "$a" "$b" \
+			"$(awk -v x="${got[2/$a]}" -v y="${got[2/$b]}" 'BEGIN { if (y > 0) printf "%.2fx", x / y; else print "-" }')" \
+			"$(awk -v x="${got[32/$a]}" -v y="${got[32/$b]}" 'BEGIN { if (y > 0) printf "%.2fx", x / y; else print "-" }')" "$goal"
+	done
+	echo
+	echo "(sysbench output and tunnel --stats: $dir)"
+	)
+}
+
+# replication: the study's quick matrix, native vs tunnel (its default layout), in its own lab.
+replication() {
+	need_lab 7 || return 0
+	local dir; dir=$(mktemp -d /tmp/bench-replication.XXXXXX)
+	if ! WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$dir/state} bin/wirelab study replication --quick --channels native,tunnel \
+		--out "$dir/out" >"$dir/study.log" 2>&1; then
+		echo "replication study failed; see $dir/study.log" >&2
+		tail -5 "$dir/study.log" >&2
+		return
+	fi
+	# The report's own tables: the max sustainable load and the bytes on the wire per channel.
+	awk '/^#+ .*(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 1 } on && /^#+ / && !/(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 0 } on' "$dir/out/report.md"
+	echo
+	echo "(results.json and report: $dir/out)"
 }
 
 if want 1; then
@@ -85,7 +181,7 @@ if want 2; then
 	echo
 fi
 if want 3; then
-	echo "## 3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-20s} (+${LAB_WARMUP:-3s} warmup), $(nproc) cores"
+	echo "## 3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-60s} (+${LAB_WARMUP:-15s} warmup), $(nproc) cores"
 	lab
 	echo
 fi
@@ -97,4 +193,20 @@ fi
 if want 5; then
 	echo "## 5. Round trip of a 40-byte request through entry+exit (loopback)"
 	run 'PingPong' "$bt" | table "case" ns/op cpu-us/op allocs/op
+	echo
+fi
+if want 6; then
+	RELAY_DURATION=${RELAY_DURATION:-20s} RELAY_WARMUP=${RELAY_WARMUP:-5s}
+	echo "## 6. Relays in one unshaped lab: oltp_read_only, ${RELAY_DURATION} (+${RELAY_WARMUP} warmup), $(nproc) cores"
+	relays
+	echo
+fi
+if want 7; then
+	echo "## 7. Replication --quick: native vs tunnel"
+	replication
+	echo
+fi
+if want 8; then
+	echo "## 8. Relay cost per query on loopback (oltp_read_only's queries and replies; cpu-us/op includes client, server and relay processes)"
+	run 'Relay' 20000x | table "case" ns/op cpu-us/op q/s
 fi

@@ -63,13 +63,16 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	}[role]
 	summary := map[tunnel.Role]string{
 		tunnel.Exit:  "accept tunnel entries and relay each connection to the server",
-		tunnel.Entry: "accept clients and relay each connection over its own WAN connection to the exit",
+		tunnel.Entry: "accept clients and relay them to the exit: each over its own WAN connection, or all over one (--mux on)",
 	}[role]
 	fs := newFlagSet(p, "tunnel "+string(role), summary, example)
 	listen := fs.String("listen", "", "address to listen on, host:port (required; no wildcard without --allow-wildcard)")
 	to := fs.String("to", "", "address to dial for every connection, host:port (required)")
 	compress := fs.String("compress", string(tunnel.Auto), "auto (compress while the WAN is the bottleneck), zstd or off")
-	level := fs.Int("level", tunnel.DefaultLevel, "zstd level 1..22 (mapped to 4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best)")
+	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best)")
+	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = every client connection over one WAN connection sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
+	window := &sizeFlag{}
+	fs.Var(window, "window", "zstd window per direction, a power of two like 16MiB (default: "+tunnel.FormatSize(tunnel.DefaultMuxWindow)+" with --mux on, "+tunnel.FormatSize(tunnel.DefaultWindow)+" per connection without)")
 	group := &sizeFlag{tunnel.DefaultGroupMaxSize}
 	fs.Var(group, "group-max-size", "largest group (frame) of bytes, like 64KiB, 64k, 65536, 1MiB")
 	timeout := fs.Duration("group-timeout", tunnel.DefaultGroupTimeout, "longest a continuously fed group stays open (an idle source flushes at once)")
@@ -101,11 +104,16 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	if *timeout <= 0 {
 		return usagef("tunnel %s: --group-timeout %v: want a positive duration like 2ms", role, *timeout)
 	}
-	if *level < 1 || *level > 22 {
-		return usagef("tunnel %s: --level %d: want a zstd level 1..22", role, *level)
+	lvl, err := tunnel.ParseLevel(*level)
+	if err != nil {
+		return usagef("tunnel %s: %w", role, err)
+	}
+	muxMode, err := tunnel.ParseMux(*mux)
+	if err != nil {
+		return usagef("tunnel %s: %w", role, err)
 	}
 	cfg := tunnel.Config{
-		Role: role, Listen: *listen, To: *to, Compress: mode, Level: *level,
+		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Window: int(window.n),
 		GroupMaxSize: int(group.n), GroupTimeout: *timeout, AllowWildcard: *wildcard,
 		Logger: p.Logger.With("cmd", "tunnel"),
 	}

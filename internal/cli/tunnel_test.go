@@ -75,6 +75,10 @@ func TestTunnelBadInput(t *testing.T) {
 		{"group timeout 0", with(entry, "--to", "127.0.0.1:4406", "--group-timeout", "0s"), "--group-timeout"},
 		{"level 30", with(entry, "--to", "127.0.0.1:4406", "--level", "30"), "--level"},
 		{"level 0", with(entry, "--to", "127.0.0.1:4406", "--level", "0"), "--level"},
+		{"level words", with(entry, "--to", "127.0.0.1:4406", "--level", "max"), "--level"},
+		{"mux maybe", with(entry, "--to", "127.0.0.1:4406", "--mux", "maybe"), "--mux"},
+		{"window not a power of two", with(entry, "--to", "127.0.0.1:4406", "--window", "3MiB"), "--window"},
+		{"window too large", with(entry, "--to", "127.0.0.1:4406", "--window", "1GiB"), "--window"},
 		{"unexpected argument", with(entry, "--to", "127.0.0.1:4406", "extra"), "unexpected arguments"},
 		{"unknown flag", with(entry, "--to", "127.0.0.1:4406", "--compression"), "compression"},
 		{"only --tls-cert", with(entry, "--to", "127.0.0.1:4406", "--tls-cert", filepath.Join(certs, "entry.pem")), "--tls-cert, --tls-key and --tls-ca"},
@@ -144,8 +148,14 @@ func TestTunnelInterrupt(t *testing.T) {
 }
 
 // TestTunnelRelaysUntilInterrupted runs both ends through the CLI with mutual TLS and
-// relays a round trip to an echo server before stopping them.
+// relays a round trip to an echo server before stopping them, with the mux off and on.
 func TestTunnelRelaysUntilInterrupted(t *testing.T) {
+	for _, mux := range []string{"off", "on"} {
+		t.Run("mux="+mux, func(t *testing.T) { testTunnelRelays(t, mux) })
+	}
+}
+
+func testTunnelRelays(t *testing.T, mux string) {
 	certs := tunnelCertDir(t)
 	echo, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -172,7 +182,7 @@ func TestTunnelRelaysUntilInterrupted(t *testing.T) {
 		e := end{sig: make(chan os.Signal, 2), done: make(chan int, 1), errb: &lockedBuffer{}}
 		p.Interrupts, p.Stderr = e.sig, e.errb
 		args := []string{"tunnel", role, "--listen", listen, "--to", to, "--tls-cert", filepath.Join(certs, role+".pem"),
-			"--tls-key", filepath.Join(certs, role+"-key.pem"), "--tls-ca", filepath.Join(certs, "ca.pem")}
+			"--tls-key", filepath.Join(certs, role+"-key.pem"), "--tls-ca", filepath.Join(certs, "ca.pem"), "--mux", mux}
 		go func() { e.done <- Main(args, p) }()
 		return e
 	}

@@ -12,7 +12,9 @@ import (
 // tunnelFlags are the tunnel knobs of commands that put `wirelab tunnel` in the lab.
 type tunnelFlags struct {
 	compress *string
-	level    *int
+	level    *string
+	mux      *string
+	window   *string
 	group    *string
 	timeout  *time.Duration
 }
@@ -21,7 +23,9 @@ type tunnelFlags struct {
 func addTunnelFlags(fs *flag.FlagSet, compress string) *tunnelFlags {
 	return &tunnelFlags{
 		compress: fs.String("tunnel-compress", compress, "with the tunnel channel: auto, zstd or off"),
-		level:    fs.Int("tunnel-level", tunnel.DefaultLevel, "with the tunnel channel: zstd level"),
+		level:    fs.String("tunnel-level", "auto", "with the tunnel channel: zstd level, auto or 1..22"),
+		mux:      fs.String("tunnel-mux", string(tunnel.DefaultMux), "with the tunnel channel: on = all client connections over one WAN connection, off = one each"),
+		window:   fs.String("tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)"),
 		group:    fs.String("tunnel-group-max-size", tunnel.FormatSize(tunnel.DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)"),
 		timeout:  fs.Duration("tunnel-group-timeout", tunnel.DefaultGroupTimeout, "with the tunnel channel: longest a group waits for more bytes"),
 	}
@@ -38,10 +42,25 @@ func (t *tunnelFlags) options() (lab.TunnelOptions, error) {
 	if err != nil {
 		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-group-max-size: %w", err)
 	}
+	level, err := tunnel.ParseLevel(*t.level)
+	if err != nil {
+		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-level: %w", err)
+	}
+	mux, err := tunnel.ParseMux(*t.mux)
+	if err != nil {
+		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-mux: %w", err)
+	}
+	var window int64
+	if *t.window != "" {
+		if window, err = tunnel.ParseSize(*t.window); err != nil {
+			return lab.TunnelOptions{}, fmt.Errorf("--tunnel-window: %w", err)
+		}
+	}
 	cfg := tunnel.Config{Role: tunnel.Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: mode,
-		Level: *t.level, GroupMaxSize: int(size), GroupTimeout: *t.timeout}
+		Level: level, Mux: mux, Window: int(window), GroupMaxSize: int(size), GroupTimeout: *t.timeout}
 	if err := cfg.Validate(); err != nil {
 		return lab.TunnelOptions{}, fmt.Errorf("--tunnel-*: %w", err)
 	}
-	return lab.TunnelOptions{Compress: string(mode), Level: *t.level, GroupMaxSize: *t.group, GroupTimeout: *t.timeout}, nil
+	return lab.TunnelOptions{Compress: string(mode), Level: level, Mux: string(mux), Window: *t.window,
+		GroupMaxSize: *t.group, GroupTimeout: *t.timeout}, nil
 }

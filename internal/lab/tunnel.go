@@ -24,7 +24,9 @@ const (
 // the tunnel's own defaults).
 type TunnelOptions struct {
 	Compress     string
-	Level        int
+	Level        int    // 0 = auto
+	Mux          string // "on" or "off" (entry only; an exit serves both)
+	Window       string // zstd window per direction, like 16MiB
 	GroupMaxSize string
 	GroupTimeout time.Duration
 }
@@ -46,6 +48,12 @@ func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) 
 	}
 	if o.Level > 0 {
 		argv = append(argv, "--level", strconv.Itoa(o.Level))
+	}
+	if o.Mux != "" && role == tunnel.Entry {
+		argv = append(argv, "--mux", o.Mux)
+	}
+	if o.Window != "" {
+		argv = append(argv, "--window", o.Window)
 	}
 	if o.GroupMaxSize != "" {
 		argv = append(argv, "--group-max-size", o.GroupMaxSize)

@@ -194,7 +194,7 @@ func (o Options) spec() result.Spec {
 			"lag_qps": strconv.Itoa(o.LagQPS), "loads_qps": strings.Join(loads, ","),
 			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
 			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
-			"tunnel_compress": o.Tunnel.Compress, "tunnel_level": strconv.Itoa(o.Tunnel.Level), "rand_type": o.RandType,
+			"tunnel_compress": o.Tunnel.Compress, "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": o.Tunnel.Mux, "rand_type": o.RandType,
 			"bounded_rule": o.Rule.String()}}
 }
 
@@ -217,7 +217,7 @@ func (o Options) notes() []string {
 			o.SearchFactor, 100*o.Precision),
 		fmt.Sprintf("After every point the replica must catch up (within %s) and CHECKSUM TABLE of every sbtest table must match the source, or the point is failed.", o.CatchUpTimeout),
 		fmt.Sprintf("Channels: native = CHANGE MASTER to the source across the wire; native-compressed = the same with slave_compressed_protocol=ON; "+
-			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (--compress %s, mutual TLS). "+
-			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.Tunnel.Compress),
+			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (--compress %s, --mux %s, mutual TLS). "+
+			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.Tunnel.Compress, o.Tunnel.Mux),
 	}
 }

@@ -110,6 +110,11 @@ type autoPolicy struct {
 	// queue (notsent above TCP_NOTSENT_LOWAT, itself above queuedBytes), which the samples
 	// see and can tell from a receiver that does not read; so blocked writes are ignored.
 	probed bool
+	// levelled: a levelPolicy picks the level by the encoder's busy share (level.go), so
+	// the encoder's speed against the kernel's delivery rate is not judged here. That
+	// figure errs high on a narrow link (40-140 MB/s read on 20 mbit) and sent a mux link
+	// at level 7 raw while it was compressing 4.5x at 275 TPS (2.6x protocol compression).
+	levelled bool
 }
 
 func newAutoPolicy(m Mode) *autoPolicy { return &autoPolicy{mode: m} }
@@ -133,9 +138,21 @@ func (a *autoPolicy) choose(now time.Time) frameType {
 	return frameRaw
 }
 
+// linkBound reports whether the WAN was recently the bottleneck: a queue on it, or a
+// blocked write.
+func (a *autoPolicy) linkBound(now time.Time) bool {
+	queued, blocked := a.bound(now)
+	return queued || blocked
+}
+
+func (a *autoPolicy) bound(now time.Time) (queued, blocked bool) {
+	queued = !a.lastQueued.IsZero() && now.Sub(a.lastQueued) <= staleQueue
+	blocked = !a.lastBlocked.IsZero() && now.Sub(a.lastBlocked) <= staleRaw
+	return queued, blocked
+}
+
 func (a *autoPolicy) pick(now time.Time) bool {
-	queued := !a.lastQueued.IsZero() && now.Sub(a.lastQueued) <= staleQueue
-	blocked := !a.lastBlocked.IsZero() && now.Sub(a.lastBlocked) <= staleRaw
+	queued, blocked := a.bound(now)
 	if !queued && !blocked {
 		return false
 	}
@@ -165,7 +182,8 @@ func (a *autoPolicy) pickQueued(now time.Time) bool {
 	// The encoder rate is timed on a shared, often preempted CPU, and the kernel's delivery
 	// rate errs high even at its least (up to ~140 MB/s on the lab's 20 mbit link, against
 	// 0.7-1.4 GB/s unshaped), so the encoder must fall far below it before raw wins.
-	worth := a.zLong.ratio() >= minRatio && a.delivery <= encMargin*a.zLong.encRate()
+	fastEnough := a.levelled || a.delivery <= encMargin*a.zLong.encRate()
+	worth := a.zLong.ratio() >= minRatio && fastEnough
 	if worth {
 		a.exploring = 0 // no need to re-try raw: the queue itself says raw is too much
 		return true

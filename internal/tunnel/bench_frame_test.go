@@ -19,7 +19,7 @@ func BenchmarkFrameEncode(b *testing.B) {
 	data := binlogCorpus()
 	for _, typ := range []frameType{frameRaw, frameZstd} {
 		b.Run(typName(typ), func(b *testing.B) {
-			e := newFrameEncoder(DefaultLevel)
+			e := newFrameEncoder(DefaultLevel, 0)
 			defer e.close()
 			b.SetBytes(DefaultGroupMaxSize)
 			b.ReportAllocs()
@@ -200,7 +200,7 @@ func forGroups(msgs [][]byte, grouped bool, fn func([]byte)) {
 
 func tunnelWire(level int, grouped bool) func([][]byte) int {
 	return func(msgs [][]byte) int {
-		e := newFrameEncoder(level)
+		e := newFrameEncoder(level, 0)
 		defer e.close()
 		wire := 0
 		forGroups(msgs, grouped, func(g []byte) {

@@ -2,12 +2,10 @@ package tunnel
 
 import (
 	"crypto/tls"
-	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
-	"strconv"
+
 	"strings"
 	"syscall"
 	"testing"
@@ -33,7 +31,7 @@ func BenchmarkThroughput(b *testing.B) {
 				addr, children = front.addr, []*exec.Cmd{mid.cmd, front.cmd}
 			case strings.HasPrefix(name, "tunnel-"):
 				mode := Mode(strings.TrimPrefix(name, "tunnel-"))
-				entry, _ := pair(b, sink, mode, nil, nil)
+				entry, _ := pair(b, sink, mode, MuxOff, nil, nil)
 				addr = entry.Addr().String()
 			}
 			c, err := net.Dial("tcp", addr)
@@ -78,36 +76,8 @@ type socatRelay struct {
 	cmd  *exec.Cmd
 }
 
-// socat starts a loopback socat relay to "to" and returns its address.
-func socat(b *testing.B, to string) socatRelay {
-	b.Helper()
-	path, err := exec.LookPath("socat")
-	if err != nil {
-		b.Skip("socat not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(path, fmt.Sprintf("TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr", port), "TCP:"+to)
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		// socat accepts one connection only (no fork), so probe the port without connecting.
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			return socatRelay{addr: addr, cmd: cmd}
-		}
-		l.Close()
-	}
-	b.Fatal("socat did not listen")
-	return socatRelay{}
-}
+// socat starts a loopback socat relay to "to" for one connection and returns its address.
+func socat(b *testing.B, to string) socatRelay { return startSocat(b, to, false) }
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -124,14 +94,7 @@ func childCPU(cmds []*exec.Cmd) time.Duration {
 			continue
 		}
 		seen[c.Process.Pid] = true
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.Process.Pid))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-		ut, _ := strconv.Atoi(f[11])
-		st, _ := strconv.Atoi(f[12])
-		total += time.Duration(ut+st) * 10 * time.Millisecond
+		total += pidCPU(c.Process.Pid)
 	}
 	return total
 }
@@ -151,7 +114,7 @@ func BenchmarkPingPong(b *testing.B) {
 					mode = m
 					entryTLS, exitTLS, _ = testCerts(b)
 				}
-				entry, _ := pair(b, addr, Mode(mode), entryTLS, exitTLS)
+				entry, _ := pair(b, addr, Mode(mode), MuxOff, entryTLS, exitTLS)
 				addr = entry.Addr().String()
 			}
 			c, err := net.Dial("tcp", addr)

@@ -49,7 +49,61 @@ const (
 	DefaultGroupTimeout = 2 * time.Millisecond
 	// MaxGroupSize is the protocol limit on a frame's raw size; receivers reject larger.
 	MaxGroupSize = 16 << 20
+	// DefaultWindow is the zstd window of one connection's direction without the mux: it
+	// holds thousands of row images and bounds memory per connection.
+	DefaultWindow = 1 << 20
+	// DefaultMuxWindow is the zstd window of each direction of a mux link, shared by every
+	// connection it carries. 16 MiB is several seconds of a 20-50 Mbit link's raw traffic
+	// (hot rows read again by other connections are still in it) and more than the
+	// strongest level's match tables reach (klauspost's best encoder indexes 4M positions),
+	// at 16 MiB of memory per direction and end.
+	DefaultMuxWindow = 16 << 20
+	// MaxWindow bounds --window; a receiver accepts any stream up to it.
+	MaxWindow = 256 << 20
 )
+
+// MuxMode says whether an entry carries all client connections over one WAN connection.
+type MuxMode string
+
+const (
+	// MuxOn carries every client connection over one WAN connection, one zstd stream per
+	// direction shared by all of them (mux.go).
+	MuxOn MuxMode = "on"
+	// MuxOff opens one WAN connection per client connection.
+	MuxOff MuxMode = "off"
+)
+
+// DefaultMux is the entry's mode when Config.Mux is empty.
+const DefaultMux = MuxOff
+
+// ParseMux parses the --mux value.
+func ParseMux(s string) (MuxMode, error) {
+	switch m := MuxMode(s); m {
+	case MuxOn, MuxOff:
+		return m, nil
+	}
+	return "", configErr("--mux %q: want on or off", s)
+}
+
+// ParseLevel parses the --level value: "auto" (0) or a zstd level 1..22.
+func ParseLevel(s string) (int, error) {
+	if s == "auto" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 22 {
+		return 0, configErr("--level %q: want auto or a zstd level 1..22", s)
+	}
+	return n, nil
+}
+
+// FormatLevel is the --level value of a Config.Level.
+func FormatLevel(l int) string {
+	if l == 0 {
+		return "auto"
+	}
+	return strconv.Itoa(l)
+}
 
 // ErrConfig marks a configuration rejected by New.
 var ErrConfig = errors.New("invalid tunnel configuration")
@@ -63,7 +117,14 @@ type Config struct {
 	Compress Mode   // auto (default when empty), zstd or off
 	// Level is a zstd level 1..22, mapped onto klauspost's four encoders with
 	// zstd.EncoderLevelFromZstd: 1-2 fastest, 3-5 default, 6-9 better, 10-22 best.
-	Level        int
+	// 0 (auto) is DefaultLevel without the mux; on a mux link the level follows the link
+	// (level.go).
+	Level int
+	// Mux is the entry's WAN layout (MuxOff when empty). An exit serves both layouts.
+	Mux MuxMode
+	// Window is the zstd window of each direction, a power of two; 0 means DefaultWindow,
+	// or DefaultMuxWindow on a mux link.
+	Window       int
 	GroupMaxSize int
 	GroupTimeout time.Duration
 	// TLS enables mutual TLS on the WAN side: a server config for an exit, a client config
@@ -110,11 +171,14 @@ func (c Config) normalize() (Config, error) {
 	if _, err := ParseMode(string(c.Compress)); err != nil {
 		return c, err
 	}
-	if c.Level == 0 {
-		c.Level = DefaultLevel
+	if c.Level < 0 || c.Level > 22 {
+		return c, configErr("--level %d: want auto or a zstd level 1..22", c.Level)
 	}
-	if c.Level < 1 || c.Level > 22 {
-		return c, configErr("--level %d: want a zstd level 1..22", c.Level)
+	if c.Mux == "" {
+		c.Mux = DefaultMux
+	}
+	if err := c.checkMux(); err != nil {
+		return c, err
 	}
 	if c.GroupMaxSize == 0 {
 		c.GroupMaxSize = DefaultGroupMaxSize
@@ -148,6 +212,17 @@ func (c Config) normalize() (Config, error) {
 		c.TLS = t
 	}
 	return c, nil
+}
+
+// checkMux validates the mux layout and the zstd window.
+func (c Config) checkMux() error {
+	if _, err := ParseMux(string(c.Mux)); err != nil {
+		return err
+	}
+	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
+		return configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))
+	}
+	return nil
 }
 
 // ParseMode parses the --compress value.

@@ -51,8 +51,12 @@ func TestConfigValidation(t *testing.T) {
 		{"to without host", func(c *Config) { c.To = ":3306" }, "--to"},
 		{"to port 0", func(c *Config) { c.To = "127.0.0.1:0" }, "--to"},
 		{"unknown compress", func(c *Config) { c.Compress = "gzip" }, "--compress \"gzip\": want auto, zstd or off"},
-		{"level too high", func(c *Config) { c.Level = 23 }, "--level 23: want a zstd level 1..22"},
+		{"level too high", func(c *Config) { c.Level = 23 }, "--level 23: want auto or a zstd level 1..22"},
 		{"level negative", func(c *Config) { c.Level = -1 }, "--level"},
+		{"unknown mux", func(c *Config) { c.Mux = "maybe" }, "--mux \"maybe\": want on or off"},
+		{"window not a power of two", func(c *Config) { c.Window = 3 << 20 }, "--window"},
+		{"window too large", func(c *Config) { c.Window = 2 * MaxWindow }, "--window"},
+		{"window 16MiB", func(c *Config) { c.Window = 16 << 20 }, ""},
 		{"group negative", func(c *Config) { c.GroupMaxSize = -5 }, "--group-max-size"},
 		{"group too large", func(c *Config) { c.GroupMaxSize = MaxGroupSize + 1 }, "--group-max-size"},
 		{"timeout negative", func(c *Config) { c.GroupTimeout = -1 }, "--group-timeout"},
@@ -82,7 +86,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Compress != Auto || c.Level != DefaultLevel || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout {
+	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }

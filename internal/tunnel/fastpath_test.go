@@ -131,11 +131,13 @@ func TestSenderFastPathWriteError(t *testing.T) {
 // TestTunnelConcurrentMixedTraffic: many clients at once over mutual TLS, each sending
 // request-sized messages and bulk bursts while reading the echo, get back exactly what
 // they sent; the fast path carried most small messages and no frame was rejected.
-func TestTunnelConcurrentMixedTraffic(t *testing.T) {
+func TestTunnelConcurrentMixedTraffic(t *testing.T) { bothMux(t, testTunnelConcurrentMixedTraffic) }
+
+func testTunnelConcurrentMixedTraffic(t *testing.T, mux MuxMode) {
 	entryTLS, exitTLS, _ := testCerts(t)
 	for _, mode := range []Mode{Auto, Zstd} {
 		t.Run(string(mode), func(t *testing.T) {
-			entry, exit := pair(t, echoServer(t), mode, entryTLS, exitTLS)
+			entry, exit := pair(t, echoServer(t), mode, mux, entryTLS, exitTLS)
 			var wg sync.WaitGroup
 			errs := make(chan error, 12)
 			for i := range 12 {

@@ -24,11 +24,13 @@ const (
 	frameRaw  frameType = 1 // payload is the raw bytes
 	frameZstd frameType = 2 // payload is a flushed block run of the connection's zstd stream
 	frameEnd  frameType = 3 // the sender's source reached EOF; no payload
+	// frameZstdNew is a zstd frame that starts a new zstd stream (the sender created its
+	// encoder, for the first time or at another level): the receiver resets its decoder.
+	frameZstdNew frameType = 4
 )
 
-// windowSize bounds the zstd history each direction keeps: 1MiB holds thousands of row
-// images and result-set rows, and bounds memory per connection.
-const windowSize = 1 << 20
+// isZstd reports whether frames of type t carry zstd payloads.
+func (t frameType) isZstd() bool { return t == frameZstd || t == frameZstdNew }
 
 var (
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -42,18 +44,37 @@ type appendBuf struct{ b []byte }
 func (a *appendBuf) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
 
 // frameEncoder builds one frame at a time into a reused buffer. The zstd encoder is created
-// on first use and kept for the connection, so its window spans all zstd frames.
+// on first use and kept, so its window spans all zstd frames, until setLevel changes it.
 type frameEncoder struct {
-	level zstd.EncoderLevel
-	enc   *zstd.Encoder
-	out   appendBuf
-	typ   frameType
-	raw   int
-	crc   uint32
+	level  int // zstd level 1..22
+	window int
+	enc    *zstd.Encoder
+	fresh  bool // enc was created since the last zstd frame: the next one is frameZstdNew
+	out    appendBuf
+	typ    frameType
+	raw    int
+	crc    uint32
 }
 
-func newFrameEncoder(level int) *frameEncoder {
-	return &frameEncoder{level: zstd.EncoderLevelFromZstd(level), out: appendBuf{b: make([]byte, 0, 64<<10)}}
+// newFrameEncoder encodes at level (0 = DefaultLevel) with a window of window bytes
+// (0 = DefaultWindow).
+func newFrameEncoder(level, window int) *frameEncoder {
+	if level == 0 {
+		level = DefaultLevel
+	}
+	if window == 0 {
+		window = DefaultWindow
+	}
+	return &frameEncoder{level: level, window: window, out: appendBuf{b: make([]byte, 0, 64<<10)}}
+}
+
+// setLevel makes later zstd frames use level. A different encoder starts a new stream, so
+// the history is lost: callers change levels rarely.
+func (e *frameEncoder) setLevel(level int) {
+	if zstd.EncoderLevelFromZstd(level) != zstd.EncoderLevelFromZstd(e.level) {
+		e.close()
+	}
+	e.level = level
 }
 
 // begin starts a frame of type t, dropping any previous frame bytes.
@@ -61,12 +82,15 @@ func (e *frameEncoder) begin(t frameType) error {
 	e.typ, e.raw, e.crc = t, 0, 0
 	e.out.b = append(e.out.b[:0], make([]byte, headerLen)...)
 	if t == frameZstd && e.enc == nil {
-		enc, err := zstd.NewWriter(&e.out, zstd.WithEncoderLevel(e.level), zstd.WithEncoderConcurrency(1),
-			zstd.WithWindowSize(windowSize), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
+		// Not WithLowerEncoderMem: its history buffer is the window plus one block, so the
+		// encoder moves the whole window down every 128 KiB of input (with a 16 MiB window,
+		// 128 bytes copied per byte encoded). Twice the window moves it once per window.
+		enc, err := zstd.NewWriter(&e.out, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(e.level)),
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(e.window), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return fmt.Errorf("create zstd encoder: %w", err)
 		}
-		e.enc = enc
+		e.enc, e.fresh = enc, true
 	}
 	return nil
 }
@@ -90,6 +114,9 @@ func (e *frameEncoder) finish() ([]byte, error) {
 	if e.typ == frameZstd {
 		if err := e.enc.Flush(); err != nil {
 			return nil, fmt.Errorf("zstd flush: %w", err)
+		}
+		if e.fresh {
+			e.typ, e.fresh = frameZstdNew, false
 		}
 	}
 	h := e.out.b[:headerLen]
@@ -150,7 +177,7 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	switch {
 	case typ == frameEnd && wire == 0 && raw == 0:
 	case typ == frameRaw && wire == raw && raw > 0 && raw <= d.maxRaw:
-	case typ == frameZstd && raw > 0 && raw <= d.maxRaw && wire > 0 && wire <= zstdBound(raw):
+	case typ.isZstd() && raw > 0 && raw <= d.maxRaw && wire > 0 && wire <= zstdBound(raw):
 	default:
 		return 0, nil, fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw)
 	}
@@ -159,8 +186,8 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 		return 0, nil, fmt.Errorf("read frame payload: %w", noEOF(err))
 	}
 	p := d.payload
-	if typ == frameZstd {
-		if err := d.decode(raw); err != nil {
+	if typ.isZstd() {
+		if err := d.decode(raw, typ == frameZstdNew); err != nil {
 			return 0, nil, err
 		}
 		p = d.out
@@ -171,14 +198,21 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	return typ, p, nil
 }
 
-func (d *frameDecoder) decode(raw int) error {
+// decode decodes the payload into raw bytes; fresh means the payload starts a new stream.
+func (d *frameDecoder) decode(raw int, fresh bool) error {
 	if d.dec == nil {
-		dec, err := zstd.NewReader(&d.src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(8*windowSize))
+		// Not WithDecoderLowmem, for the same reason as the encoder: its history moves the
+		// window down every MiB.
+		dec, err := zstd.NewReader(&d.src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false),
+			zstd.WithDecoderMaxWindow(MaxWindow))
 		if err != nil {
 			return fmt.Errorf("create zstd decoder: %w", err)
 		}
 		d.dec = dec
+	} else if fresh {
+		if err := d.dec.Reset(&d.src); err != nil {
+			return fmt.Errorf("reset zstd decoder: %w", err)
+		}
 	}
 	d.src.b = d.payload
 	d.out = grow(d.out, raw)

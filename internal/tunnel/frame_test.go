@@ -11,7 +11,7 @@ import (
 // encodeStream frames msgs with the given per-message frame types, as one connection would.
 func encodeStream(t testing.TB, msgs [][]byte, types []frameType) []byte {
 	t.Helper()
-	e := newFrameEncoder(DefaultLevel)
+	e := newFrameEncoder(DefaultLevel, 0)
 	defer e.close()
 	var wire []byte
 	for i, m := range msgs {
@@ -143,5 +143,54 @@ func TestFrameHeaderLimits(t *testing.T) {
 				t.Fatalf("err = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// TestFrameLevelChange: a stream whose encoder changes level (and so starts a new zstd
+// stream, frameZstdNew) between frames, mixed with raw frames, decodes to the same bytes;
+// only the first zstd frame after each change is marked new.
+func TestFrameLevelChange(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	msgs := binlogTraffic(r, newTable(r, 300), 200)[:400] // one pass over levels
+	e := newFrameEncoder(0, 4<<20)
+	defer e.close()
+	levels := []int{1, 1, 3, 7, 7, 11, 1, 3}
+	var wire, want []byte
+	news := 0
+	for i, m := range msgs {
+		if i%50 == 0 {
+			e.setLevel(levels[(i/50)%len(levels)])
+		}
+		typ := frameZstd
+		if i%7 == 3 {
+			typ = frameRaw
+		}
+		if err := e.begin(typ); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.add(m); err != nil {
+			t.Fatal(err)
+		}
+		f, err := e.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if frameType(f[0]) == frameZstdNew {
+			news++
+		}
+		wire = append(wire, f...)
+		want = append(want, m...)
+	}
+	got, err := decodeStream(wire)
+	if !errors.Is(err, io.EOF) {
+		t.Fatalf("decode: %v after %d bytes", err, len(got))
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("decoded %d bytes, want %d, content differs", len(got), len(want))
+	}
+	// New streams: the first zstd frame, and each change of klauspost encoder (1→3, 3→7,
+	// 7→11, 11→1, 1→3): 1 + 5.
+	if news != 6 {
+		t.Fatalf("%d frames started a new zstd stream, want 6", news)
 	}
 }

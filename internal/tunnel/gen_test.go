@@ -3,6 +3,7 @@ package tunnel
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -101,6 +102,18 @@ func query(sql string) []byte {
 // one each of the four 100-row range queries. It returns the request and response
 // messages in order (each message is one write by the client or the server).
 func readOnlyTraffic(r *rand.Rand, t *table, n int) (reqs, resps [][]byte) {
+	return readOnlyPicked(r, t, n, func() int { return r.IntN(len(t.rows)) })
+}
+
+// paretoPick is sysbench's --rand-type=pareto (h = 0.2) over n rows: most picks land on
+// few hot rows, which different connections then read again.
+func paretoPick(r *rand.Rand, n int) func() int {
+	exp := math.Log(0.2) / math.Log(0.8)
+	return func() int { return min(n-1, int(float64(n)*math.Pow(r.Float64(), exp))) }
+}
+
+// readOnlyPicked is readOnlyTraffic with rows (and range starts) chosen by pick.
+func readOnlyPicked(r *rand.Rand, t *table, n int, pick func() int) (reqs, resps [][]byte) {
 	ok := []byte{7, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0}
 	add := func(q string, resp []byte) {
 		reqs = append(reqs, query(q))
@@ -109,10 +122,10 @@ func readOnlyTraffic(r *rand.Rand, t *table, n int) (reqs, resps [][]byte) {
 	for range n {
 		add("BEGIN", ok)
 		for range 10 {
-			row := t.rows[r.IntN(len(t.rows))]
+			row := t.rows[pick()]
 			add(fmt.Sprintf("SELECT c FROM sbtest1 WHERE id=%d", row.id), resultSet([]sbRow{row}, []string{"c"}))
 		}
-		start := r.IntN(len(t.rows) - 100)
+		start := min(pick(), len(t.rows)-101)
 		rng := t.rows[start : start+100]
 		add(fmt.Sprintf("SELECT c FROM sbtest1 WHERE id BETWEEN %d AND %d", start+1, start+100), resultSet(rng, []string{"c"}))
 		add(fmt.Sprintf("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN %d AND %d", start+1, start+100),

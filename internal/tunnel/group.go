@@ -31,15 +31,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, readSize); return &b
 // stream are kept. A full read (bulk data streaming) or a busy group loop takes the
 // grouping path, so reading overlaps encoding and writing under load.
 type sender struct {
+	*framer
 	src     io.Reader
-	dst     io.Writer
 	maxSize int
 	rs      int // bytes per read
 	timeout time.Duration
-	enc     *frameEncoder
-	policy  *autoPolicy
-	probe   *wanProbe // TCP_INFO of the WAN socket, auto mode only; nil without one
-	c       *counters
 
 	free, data chan *[]byte
 	pending    atomic.Int64 // buffers handed to the group loop, not yet written
@@ -48,16 +44,13 @@ type sender struct {
 	writeErr   error   // the reader's own (fast path) write failed
 	cur        []byte  // unconsumed part of curBuf
 	curBuf     *[]byte // buffer to hand back once cur is consumed
-	encDur     time.Duration
-	lastProbe  time.Time
 }
 
 func newSender(src io.Reader, dst io.Writer, cfg Config, c *counters) *sender {
 	rs := min(readSize, cfg.GroupMaxSize)
 	nbuf := max(4, min(64, 2*cfg.GroupMaxSize/rs+2))
 	s := &sender{
-		src: src, dst: dst, maxSize: cfg.GroupMaxSize, rs: rs, timeout: cfg.GroupTimeout,
-		enc: newFrameEncoder(cfg.Level), policy: newAutoPolicy(cfg.Compress), c: c,
+		framer: newFramer(dst, cfg, c), src: src, maxSize: cfg.GroupMaxSize, rs: rs, timeout: cfg.GroupTimeout,
 		free: make(chan *[]byte, nbuf), data: make(chan *[]byte, nbuf),
 	}
 	for range nbuf {
@@ -71,7 +64,7 @@ func newSender(src io.Reader, dst io.Writer, cfg Config, c *counters) *sender {
 func (s *sender) run(wg *sync.WaitGroup) error {
 	done := make(chan struct{})
 	defer close(done)
-	defer s.enc.close()
+	defer s.framer.close()
 	wg.Add(1)
 	go s.read(done, wg)
 	for {
@@ -136,25 +129,6 @@ func (s *sender) sendNow(p []byte) error {
 	return s.flush(typ, flushIdle)
 }
 
-type flushReason int
-
-const (
-	flushIdle flushReason = iota
-	flushSize
-	flushTimeout
-)
-
-// begin picks the next frame's type and starts it.
-func (s *sender) begin() (frameType, error) {
-	before := s.policy.switches
-	typ := s.policy.choose(time.Now())
-	if s.policy.switches != before {
-		s.c.switches.Add(1)
-	}
-	s.encDur = 0
-	return typ, s.enc.begin(typ)
-}
-
 // group builds and writes one frame starting with s.cur.
 func (s *sender) group() error {
 	typ, err := s.begin()
@@ -204,17 +178,6 @@ func (s *sender) take(typ frameType) error {
 	return nil
 }
 
-// add appends p to the frame, timing the encoder for the auto policy.
-func (s *sender) add(typ frameType, p []byte) error {
-	if typ != frameZstd {
-		return s.enc.add(p)
-	}
-	t0 := time.Now()
-	err := s.enc.add(p)
-	s.encDur += time.Since(t0)
-	return err
-}
-
 func (s *sender) release() {
 	b := s.curBuf
 	s.cur, s.curBuf = nil, nil
@@ -239,37 +202,9 @@ func (s *sender) more() bool {
 	return false
 }
 
+// flush writes the group as one frame.
 func (s *sender) flush(typ frameType, reason flushReason) error {
-	t0 := time.Now()
-	frame, err := s.enc.finish()
-	if err != nil {
-		return err
-	}
-	t1 := time.Now()
-	if typ == frameZstd {
-		s.encDur += t1.Sub(t0)
-	}
-	if _, err := s.dst.Write(frame); err != nil {
-		return fmt.Errorf("write frame to wan: %w", err)
-	}
-	t2 := time.Now()
-	s.c.send.frame(typ, s.enc.raw, len(frame))
-	switch reason {
-	case flushSize:
-		s.c.flushSize.Add(1)
-	case flushTimeout:
-		s.c.flushTimeout.Add(1)
-	default:
-		s.c.flushIdle.Add(1)
-	}
-	s.policy.observe(typ, s.enc.raw, len(frame), s.encDur, t2.Sub(t1), t2)
-	if s.probe != nil && t2.Sub(s.lastProbe) >= probeEvery {
-		s.lastProbe = t2
-		if q, ok := s.probe.sample(); ok {
-			s.c.probed(q, s.policy.observeQueue(q, t2))
-		}
-	}
-	return nil
+	return s.framer.flush(typ, reason, s.enc.raw)
 }
 
 // finish runs once the reader stopped: EOF means a clean end (tell the peer), anything

@@ -98,11 +98,20 @@ func startTunnel(t testing.TB, cfg Config) *running {
 }
 
 // pair starts exit (to server) and entry (to exit) with the same compression settings.
-func pair(t testing.TB, server string, mode Mode, entryTLS, exitTLS *tls.Config) (entry, exit *running) {
+func pair(t testing.TB, server string, mode Mode, mux MuxMode, entryTLS, exitTLS *tls.Config) (entry, exit *running) {
 	t.Helper()
-	exit = startTunnel(t, Config{Role: Exit, To: server, Compress: mode, TLS: exitTLS})
-	entry = startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: mode, TLS: entryTLS})
+	exit = startTunnel(t, Config{Role: Exit, To: server, Compress: mode, Mux: mux, TLS: exitTLS})
+	entry = startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: mode, Mux: mux, TLS: entryTLS})
 	return entry, exit
+}
+
+// bothMux runs fn as a subtest with the mux off and on: every end-to-end behaviour must
+// hold in both layouts.
+func bothMux(t *testing.T, fn func(t *testing.T, mux MuxMode)) {
+	t.Helper()
+	for _, m := range []MuxMode{MuxOff, MuxOn} {
+		t.Run("mux="+string(m), func(t *testing.T) { fn(t, m) })
+	}
 }
 
 type testWriter struct{ t testing.TB }
@@ -184,6 +193,18 @@ func waitIdle(t testing.TB, ends ...*Tunnel) {
 	for _, e := range ends {
 		for e.Stats().ActiveConns != 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// waitWire waits (up to 5s) until each end has received every frame byte the other sent:
+// on a mux link the last frame (a fin or a credit) can follow the last stream's end.
+func waitWire(t testing.TB, entry, exit *Tunnel) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		es, xs := entry.Stats(), exit.Stats()
+		if es.Send.WireBytes == xs.Recv.WireBytes && xs.Send.WireBytes == es.Recv.WireBytes {
+			return
 		}
 	}
 }

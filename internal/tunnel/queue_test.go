@@ -108,8 +108,18 @@ func TestAutoQueuedLink(t *testing.T) {
 			t.Fatalf("ratio 1.0 on a queued link: %d/100 raw groups, want most", raw)
 		}
 	})
-	t.Run("link faster than the encoder", func(t *testing.T) {
+	t.Run("link faster than the encoder", func(t *testing.T) { linkFasterThanEncoder(t, queue, feed, false) })
+	// With --level auto on a mux link the level policy keeps the encoder fast enough by its
+	// busy share; the kernel's delivery rate (high-erring) must not send the link raw.
+	t.Run("levelled: the level policy judges speed", func(t *testing.T) { linkFasterThanEncoder(t, queue, feed, true) })
+}
+
+func linkFasterThanEncoder(t *testing.T, queue queueSample, feed func(*autoPolicy, queueSample, int, time.Time), levelled bool) {
+	t0 := time.Unix(1000, 0)
+	ms := time.Millisecond
+	{
 		a := newAutoPolicy(Auto)
+		a.levelled = levelled
 		fast := queue
 		fast.delivery = 1e9
 		feed(a, fast, 10, t0)
@@ -124,10 +134,13 @@ func TestAutoQueuedLink(t *testing.T) {
 				a.observe(frameZstd, 16<<10, 8<<10, 10*ms, 20*time.Microsecond, now) // 1.6 MB/s encoder
 			}
 		}
-		if raw < 80 {
+		if !levelled && raw < 80 {
 			t.Fatalf("link delivers 1 GB/s, encoder 1.6 MB/s: %d/100 raw groups, want most", raw)
 		}
-	})
+		if levelled && raw > 0 {
+			t.Fatalf("levelled, queued link: %d/100 raw groups, want none", raw)
+		}
+	}
 }
 
 // TestProbeReadsTCPInfo reads a real loopback socket without allocating.

@@ -47,6 +47,15 @@ type Stats struct {
 	Flush        FlushStats
 	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
 	Probe        ProbeStats
+	Mux          MuxStats
+}
+
+// MuxStats describe the mux links of this end (zero without the mux).
+type MuxStats struct {
+	Links        int64 // WAN connections carrying streams, opened or accepted
+	Level        int   // zstd level of the last zstd frame sent
+	LevelChanges int64 // level changes by --level auto
+	Window       int   // zstd window of this end's sending direction
 }
 
 // ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
@@ -64,7 +73,15 @@ func (s Stats) String() string {
 		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
 		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
 		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.Flush.Inline, s.AutoSwitches,
-		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent))
+		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent)) + s.Mux.String()
+}
+
+// String is the mux part of the --stats line ("" without the mux).
+func (m MuxStats) String() string {
+	if m.Links == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s", m.Links, m.Level, m.LevelChanges, FormatSize(int64(m.Window)))
 }
 
 func human(n int64) string {
@@ -86,7 +103,7 @@ type dirCounters struct {
 func (d *dirCounters) frame(typ frameType, raw, wire int) {
 	d.raw.Add(int64(raw))
 	d.wire.Add(int64(wire))
-	if typ == frameZstd {
+	if typ.isZstd() {
 		d.zstdFrames.Add(1)
 	} else if typ == frameRaw {
 		d.rawFrames.Add(1)
@@ -104,6 +121,8 @@ type counters struct {
 	flushSize, flushTimeout        atomic.Int64
 	flushIdle, flushInline         atomic.Int64
 	switches                       atomic.Int64
+	level, levelChanges, window    atomic.Int64 // zstd level and window last used
+	wans                           atomic.Int64 // mux links opened (entry) or accepted (exit)
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
 }
@@ -126,6 +145,8 @@ func (c *counters) snapshot(role Role) Stats {
 		Flush: FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load(),
 			Inline: c.flushInline.Load()},
 		AutoSwitches: c.switches.Load(),
+		Mux: MuxStats{Links: c.wans.Load(), Level: int(c.level.Load()), LevelChanges: c.levelChanges.Load(),
+			Window: int(c.window.Load())},
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}

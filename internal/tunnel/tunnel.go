@@ -33,7 +33,8 @@ type Tunnel struct {
 	mu    sync.Mutex
 	open  map[net.Conn]struct{}
 	shut  bool
-	rpool sync.Pool // *bufio.Reader for the WAN side
+	rpool sync.Pool  // *bufio.Reader for the WAN side
+	links linkDialer // the entry's mux link (mux_ends.go)
 }
 
 // New validates cfg and listens on cfg.Listen.
@@ -122,6 +123,13 @@ func (t *Tunnel) track(conns ...net.Conn) bool {
 	return !t.shut
 }
 
+// stopping reports whether Serve is shutting the tunnel down.
+func (t *Tunnel) stopping() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.shut
+}
+
 func (t *Tunnel) untrack(conns ...net.Conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -145,16 +153,27 @@ func (t *Tunnel) statsLoop(ctx context.Context) {
 	}
 }
 
-// handle relays one accepted connection over its own WAN connection.
+// handle relays one accepted connection: a client at the entry (over its own WAN
+// connection, or as a stream of the mux link), a WAN connection at the exit (one client's,
+// or a mux link carrying many).
 func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
+	if t.cfg.Role == Entry && t.cfg.Mux == MuxOn {
+		t.handleMuxEntry(ctx, accepted)
+		return
+	}
+	if !t.track(accepted) {
+		return
+	}
+	plain, wan, sock, mux, err := t.connect(ctx, accepted)
+	if mux {
+		t.serveMuxExit(wan, sock)
+		t.untrack(accepted)
+		return
+	}
 	t.c.conns.Add(1)
 	t.c.active.Add(1)
 	defer t.c.active.Add(-1)
 	log := t.log.With("conn", t.ids.Add(1), "peer", accepted.RemoteAddr().String())
-	if !t.track(accepted) {
-		return
-	}
-	plain, wan, sock, err := t.connect(ctx, accepted)
 	if err != nil {
 		t.untrack(accepted)
 		if ctx.Err() == nil {
@@ -169,7 +188,12 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	}
 	defer t.untrack(plain, wan)
 	log.Debug("tunnel connection open")
+	t.relay(ctx, plain, wan, sock, log)
+}
 
+// relay runs both directions of one client's WAN connection until they end, and counts
+// how the connection ended.
+func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog.Logger) {
 	errc := make(chan error, 2)
 	s := newSender(plain, wan, t.cfg, &t.c)
 	if t.cfg.Compress == Auto {
@@ -181,7 +205,11 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 	first := <-errc
 	if first != nil {
 		// Closing both ends unblocks the other direction: the local peer sees the
-		// connection end instead of hanging on a dead WAN.
+		// connection reset (not a clean end it could take for the whole stream) instead
+		// of hanging on a dead WAN.
+		if tc, ok := plain.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
 		plain.Close()
 		wan.Close()
 	}
@@ -204,26 +232,29 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 }
 
 // connect returns the plain and WAN sides for an accepted connection, and the WAN side's
-// socket under any TLS (for the auto policy's TCP_INFO probe).
-func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan, sock net.Conn, err error) {
+// socket under any TLS (for the auto policy's TCP_INFO probe). At the exit, mux reports a
+// mux link (wan and sock set, nothing dialled).
+func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan, sock net.Conn, mux bool, err error) {
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
 	if t.cfg.Role == Entry {
-		wan, sock, err = t.dialExit(hctx)
-		return accepted, wan, sock, err
+		wan, sock, err = t.dialExit(hctx, preface)
+		return accepted, wan, sock, false, err
 	}
-	if wan, err = t.acceptEntry(hctx, accepted); err != nil {
-		return nil, nil, nil, err
+	if wan, mux, err = t.acceptEntry(hctx, accepted); err != nil || mux {
+		return nil, wan, accepted, mux, err
 	}
 	plain, err = t.cfg.dial(hctx, "tcp", t.cfg.To)
 	if err != nil {
 		wan.Close()
-		return nil, nil, nil, fmt.Errorf("dial server %s: %w", t.cfg.To, err)
+		return nil, nil, nil, false, fmt.Errorf("dial server %s: %w", t.cfg.To, err)
 	}
-	return plain, wan, accepted, nil
+	return plain, wan, accepted, false, nil
 }
 
-func (t *Tunnel) dialExit(ctx context.Context) (wan, sock net.Conn, err error) {
+// dialExit connects to the exit and announces what follows: preface (one client's
+// connection) or muxPreface (a mux link).
+func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn, err error) {
 	conn, err := t.cfg.dial(ctx, "tcp", t.cfg.To)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial tunnel exit %s: %w", t.cfg.To, err)
@@ -237,14 +268,15 @@ func (t *Tunnel) dialExit(ctx context.Context) (wan, sock net.Conn, err error) {
 		}
 		conn = tc
 	}
-	if _, err := io.WriteString(conn, preface); err != nil {
+	if _, err := io.WriteString(conn, hello); err != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
 	}
 	return conn, sock, nil
 }
 
-func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (net.Conn, error) {
+// acceptEntry runs TLS and reads the preface; mux reports a mux link.
+func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, mux bool, err error) {
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 		defer conn.SetDeadline(time.Time{})
@@ -252,23 +284,31 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (net.Conn, erro
 	if t.cfg.TLS != nil {
 		tc := tls.Server(conn, t.cfg.TLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, fmt.Errorf("tls handshake with entry: %w", err)
+			return nil, false, fmt.Errorf("tls handshake with entry: %w", err)
 		}
 		conn = tc
 	}
 	var got [len(preface)]byte
 	if _, err := io.ReadFull(conn, got[:]); err != nil {
-		return nil, fmt.Errorf("read preface from entry: %w", err)
+		return nil, false, fmt.Errorf("read preface from entry: %w", err)
 	}
-	if string(got[:]) != preface {
-		return nil, fmt.Errorf("read preface from entry: got %q, want %q (a plaintext or foreign peer?)", got[:], preface)
+	switch string(got[:]) {
+	case preface:
+		return conn, false, nil
+	case muxPreface:
+		return conn, true, nil
 	}
-	return conn, nil
+	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface)
 }
 
-// receive decodes frames from the WAN and writes them to the local peer. An end frame
-// half-closes the local peer and returns nil; anything else unexpected is an error.
-func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
+// errStop ends eachFrame without an error.
+var errStop = errors.New("stop")
+
+// eachFrame decodes checked frames from the WAN and calls fn with each one's type, raw bytes
+// (valid until fn returns) and size on the wire, until fn returns an error (errStop: nil) or
+// reading fails. A WAN that ends between frames is an error too: every layout ends with a
+// frame of its own first.
+func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire int) error) error {
 	br := t.rpool.Get().(*bufio.Reader)
 	br.Reset(wan)
 	defer func() { br.Reset(nil); t.rpool.Put(br) }()
@@ -282,15 +322,33 @@ func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
 			}
 			return fmt.Errorf("read frame from wan: %w", err)
 		}
-		t.c.recv.frame(typ, len(p), headerLen+int(d.wireLen()))
+		if err := fn(typ, p, headerLen+int(d.wireLen())); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// receive decodes frames from the WAN and writes them to the local peer. An end frame
+// half-closes the local peer and returns nil; anything else unexpected is an error.
+func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
+	return t.eachFrame(wan, func(typ frameType, p []byte, wire int) error {
+		t.c.recv.frame(typ, len(p), wire)
 		if typ == frameEnd {
 			if cw, ok := plain.(interface{ CloseWrite() error }); ok {
-				return cw.CloseWrite()
+				if err := cw.CloseWrite(); err != nil {
+					return err
+				}
+				return errStop
 			}
-			return plain.Close()
+			plain.Close()
+			return errStop
 		}
 		if _, err := plain.Write(p); err != nil {
 			return fmt.Errorf("write to local peer: %w", err)
 		}
-	}
+		return nil
+	})
 }

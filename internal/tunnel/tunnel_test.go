@@ -10,11 +10,13 @@ import (
 	"time"
 )
 
-func TestTunnelRoundTrip(t *testing.T) {
+func TestTunnelRoundTrip(t *testing.T) { bothMux(t, testTunnelRoundTrip) }
+
+func testTunnelRoundTrip(t *testing.T, mux MuxMode) {
 	server := echoServer(t)
 	for _, mode := range []Mode{Auto, Zstd, Off} {
 		t.Run(string(mode), func(t *testing.T) {
-			entry, exit := pair(t, server, mode, nil, nil)
+			entry, exit := pair(t, server, mode, mux, nil, nil)
 			var total int64
 			for seed := range uint64(12) {
 				r := rand.New(rand.NewPCG(seed, 99))
@@ -28,6 +30,7 @@ func TestTunnelRoundTrip(t *testing.T) {
 			// The client saw the echo end before the exit's last connection finished its
 			// bookkeeping (end frame counted, conn untracked): wait for both ends to settle.
 			waitIdle(t, entry.Tunnel, exit.Tunnel)
+			waitWire(t, entry.Tunnel, exit.Tunnel)
 			es, xs := entry.Stats(), exit.Stats()
 			for name, got := range map[string]int64{
 				"entry send raw": es.Send.RawBytes, "exit recv raw": xs.Recv.RawBytes,
@@ -59,10 +62,12 @@ func TestTunnelRoundTrip(t *testing.T) {
 
 // TestTunnelLoneRequestNotDelayed: with a 2s group timeout, 20 request/response round trips
 // must finish well under one timeout: a group is flushed as soon as the source is idle.
-func TestTunnelLoneRequestNotDelayed(t *testing.T) {
+func TestTunnelLoneRequestNotDelayed(t *testing.T) { bothMux(t, testTunnelLoneRequestNotDelayed) }
+
+func testTunnelLoneRequestNotDelayed(t *testing.T, mux MuxMode) {
 	server := echoServer(t)
 	exit := startTunnel(t, Config{Role: Exit, To: server, Compress: Zstd, GroupTimeout: 2 * time.Second})
-	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, GroupTimeout: 2 * time.Second})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, Mux: mux, GroupTimeout: 2 * time.Second})
 	c, err := net.Dial("tcp", entry.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +96,9 @@ func TestTunnelLoneRequestNotDelayed(t *testing.T) {
 
 // TestTunnelExitDeathClosesClient kills the exit while the server streams: the client
 // behind the entry must see its connection end, not hang.
-func TestTunnelExitDeathClosesClient(t *testing.T) {
+func TestTunnelExitDeathClosesClient(t *testing.T) { bothMux(t, testTunnelExitDeathClosesClient) }
+
+func testTunnelExitDeathClosesClient(t *testing.T, mux MuxMode) {
 	server := serveTCP(t, func(c net.Conn) {
 		chunk := bytes.Repeat([]byte("row-image-"), 100)
 		deadline := time.Now().Add(10 * time.Second)
@@ -102,7 +109,7 @@ func TestTunnelExitDeathClosesClient(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	})
-	entry, exit := pair(t, server, Auto, nil, nil)
+	entry, exit := pair(t, server, Auto, mux, nil, nil)
 	c, err := net.Dial("tcp", entry.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +143,11 @@ func TestTunnelExitDeathClosesClient(t *testing.T) {
 
 // TestTunnelNoGoroutineLeak runs 1000 connections through a tunnel pair and checks the
 // goroutine count returns to where it was.
-func TestTunnelNoGoroutineLeak(t *testing.T) {
+func TestTunnelNoGoroutineLeak(t *testing.T) { bothMux(t, testTunnelNoGoroutineLeak) }
+
+func testTunnelNoGoroutineLeak(t *testing.T, mux MuxMode) {
 	server := echoServer(t)
-	entry, _ := pair(t, server, Auto, nil, nil)
+	entry, _ := pair(t, server, Auto, mux, nil, nil)
 	exchange(t, entry.Addr().String(), []byte("warm up"))
 	before := settledGoroutines(0)
 	const conns, workers = 1000, 8

@@ -1,0 +1,107 @@
+package tunnel
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+type flushReason int
+
+const (
+	flushIdle flushReason = iota
+	flushSize
+	flushTimeout
+)
+
+// framer writes one direction's frames to the WAN: it picks each frame's type (the auto
+// policy) and, on a mux link, its zstd level (levelPolicy), times the encoder and the
+// write, and feeds the policies what each write and TCP_INFO sample showed. One goroutine
+// at a time uses it: a sender's group loop or reader, or a mux link's writer.
+type framer struct {
+	dst       io.Writer
+	enc       *frameEncoder
+	policy    *autoPolicy
+	probe     *wanProbe    // TCP_INFO of the WAN socket; nil without one
+	level     *levelPolicy // nil: the level stays fixed
+	c         *counters
+	encDur    time.Duration
+	lastProbe time.Time
+}
+
+func newFramer(dst io.Writer, cfg Config, c *counters) *framer {
+	return &framer{dst: dst, enc: newFrameEncoder(cfg.Level, cfg.Window), policy: newAutoPolicy(cfg.Compress), c: c}
+}
+
+// begin picks the next frame's type and starts it.
+func (f *framer) begin() (frameType, error) {
+	before := f.policy.switches
+	now := time.Now()
+	typ := f.policy.choose(now)
+	if f.policy.switches != before {
+		f.c.switches.Add(1)
+	}
+	if typ == frameZstd {
+		if f.level != nil {
+			if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
+				f.enc.setLevel(l)
+				f.c.levelChanges.Add(1)
+			}
+		}
+		f.c.level.Store(int64(f.enc.level))
+	}
+	f.encDur = 0
+	return typ, f.enc.begin(typ)
+}
+
+// add appends p to the frame, timing the encoder for the policies.
+func (f *framer) add(typ frameType, p []byte) error {
+	if typ != frameZstd {
+		return f.enc.add(p)
+	}
+	t0 := time.Now()
+	err := f.enc.add(p)
+	f.encDur += time.Since(t0)
+	return err
+}
+
+// flush finishes the frame and writes it; raw is what the stats count as its raw bytes
+// (the local peer's bytes it carries).
+func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
+	t0 := time.Now()
+	frame, err := f.enc.finish()
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	if typ == frameZstd {
+		f.encDur += t1.Sub(t0)
+	}
+	if _, err := f.dst.Write(frame); err != nil {
+		return fmt.Errorf("write frame to wan: %w", err)
+	}
+	t2 := time.Now()
+	f.c.send.frame(typ, raw, len(frame))
+	switch reason {
+	case flushSize:
+		f.c.flushSize.Add(1)
+	case flushTimeout:
+		f.c.flushTimeout.Add(1)
+	default:
+		f.c.flushIdle.Add(1)
+	}
+	f.policy.observe(typ, f.enc.raw, len(frame), f.encDur, t2.Sub(t1), t2)
+	if typ == frameZstd && f.level != nil {
+		f.level.observe(f.enc.raw, f.encDur)
+	}
+	if f.probe != nil && t2.Sub(f.lastProbe) >= probeEvery {
+		f.lastProbe = t2
+		if q, ok := f.probe.sample(); ok {
+			f.c.probed(q, f.policy.observeQueue(q, t2))
+		}
+	}
+	return nil
+}
+
+// close releases the encoder.
+func (f *framer) close() { f.enc.close() }

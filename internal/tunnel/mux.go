@@ -1,0 +1,268 @@
+package tunnel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+)
+
+// muxPreface opens a mux link (same length as preface: the exit reads either).
+const muxPreface = "WLMUX/1\n"
+
+// A mux link carries every client connection of an entry over one WAN connection, each as
+// a stream of records (mux_record.go) tagged with its id. Per direction one framer encodes
+// the records of all streams into frames: one zstd stream with a long window, so bytes one
+// connection repeats from another are sent as references.
+//
+//   - Fairness: streams with bytes to send wait in a round-robin ring; each turn takes at
+//     most muxQuantum bytes of a stream into the frame (mux_sched.go), so a bulk result
+//     cannot hold a point select's reply behind it for more than a frame.
+//   - Flow control: a sender has streamWindow bytes of credit per stream; the receiver
+//     returns credit as it writes the bytes to its local peer. A local peer that stops
+//     reading stops its stream's credit, so only that stream waits: the WAN reader never
+//     blocks on a local peer (mux_stream.go).
+//   - Integrity: every frame carries its CRC; a frame that fails it, a record that does not
+//     parse, a credit overrun or a WAN that ends mid-frame closes the link with the error,
+//     and every stream it carried is reset (its client sees a reset, not a clean end), with
+//     nothing of the bad frame delivered. The entry dials a new link for the next client.
+const (
+	// streamWindow is the credit of one stream: raw bytes in flight between the sender's
+	// scheduler and the receiver's local peer. 512 KiB keeps a 20 Mbit × 200 ms path busy
+	// for a single stream and bounds what a stalled client makes the receiver hold.
+	streamWindow = 512 << 10
+	// creditStep: the receiver returns credit in steps, one record per step.
+	creditStep = streamWindow / 4
+	// sendQueueLimit bounds what a stream's reader queues for the scheduler; beyond it the
+	// reader stops reading its local peer, so TCP pushes back on it.
+	sendQueueLimit = 64 << 10
+	// muxQuantum is the most of one stream a frame takes per round-robin turn.
+	muxQuantum = 16 << 10
+)
+
+// muxLink is one end of a mux link. Entry and exit run the same code; only the entry
+// opens streams.
+type muxLink struct {
+	t    *Tunnel
+	role Role
+	wan  net.Conn // TLS or plain
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	streams map[uint32]*stream
+	lastID  uint32 // entry: last id given out; exit: highest id opened by the entry
+	ready   ring   // streams with something to send
+	writing bool   // a goroutine holds the writer role (fr, batch)
+	err     error  // why the link failed; set once
+	done    chan struct{}
+	ctx     context.Context // cancelled when the link fails (bounds the exit's dials)
+	cancel  context.CancelFunc
+	wake    chan struct{} // hands the writer role to the writer goroutine
+
+	fr      *framer // writer role only
+	maxSize int
+	batch   []byte
+}
+
+func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
+	cfg := t.cfg
+	if cfg.Window == 0 {
+		cfg.Window = DefaultMuxWindow
+	}
+	m := &muxLink{
+		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
+		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
+		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize,
+	}
+	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
+	m.fr.policy.probed = m.fr.probe != nil
+	if cfg.Level == 0 && m.fr.probe != nil {
+		m.fr.level = newLevelPolicy()
+		m.fr.policy.levelled = true
+		m.fr.enc.setLevel(adaptLevels[0])
+	}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	t.c.window.Store(int64(cfg.Window))
+	t.c.wans.Add(1)
+	return m
+}
+
+// run starts the writer goroutine and reads the WAN until the link fails or closes; then
+// it resets every stream. The caller tracks wan for shutdown.
+func (m *muxLink) run() {
+	m.t.wg.Go(m.writer)
+	err := m.receive()
+	m.fail(err)
+}
+
+// fail closes the link once: the WAN closes, every stream is reset, nothing more is sent.
+func (m *muxLink) fail(err error) {
+	m.mu.Lock()
+	if m.err != nil {
+		m.mu.Unlock()
+		return
+	}
+	if err == nil {
+		err = errors.New("mux link closed")
+	}
+	m.err = err
+	close(m.done)
+	m.cancel()
+	streams := make([]*stream, 0, len(m.streams))
+	for _, st := range m.streams {
+		streams = append(streams, st)
+	}
+	idle := !m.writing // else the writer releases the encoder (write)
+	m.writing = true
+	m.mu.Unlock()
+	m.wan.Close()
+	if idle {
+		m.fr.close()
+	}
+	shutdown := m.t.stopping()
+	switch {
+	case shutdown:
+	case errors.Is(err, ErrCorrupt):
+		m.t.c.corrupt.Add(1)
+		m.log.Error("tunnel mux link closed: corrupt frame", "err", err, "streams", len(streams))
+	default:
+		m.log.Warn("tunnel mux link closed", "err", err, "streams", len(streams))
+	}
+	for _, st := range streams {
+		st.abort(fmt.Errorf("mux link failed: %w", err), false)
+	}
+}
+
+// failed reports whether the link can no longer carry streams.
+func (m *muxLink) failed() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// receive decodes frames and hands their records to the streams, until the WAN fails.
+func (m *muxLink) receive() error {
+	return m.t.eachFrame(m.wan, func(typ frameType, p []byte, wire int) error {
+		if typ == frameEnd {
+			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
+		}
+		data, err := m.dispatch(p)
+		m.t.c.recv.frame(typ, data, wire)
+		return err
+	})
+}
+
+// dispatch applies one frame's records and returns how many data bytes it carried.
+func (m *muxLink) dispatch(p []byte) (int, error) {
+	data := 0
+	for len(p) > 0 {
+		r, rest, err := nextRecord(p)
+		if err != nil {
+			return data, err
+		}
+		p = rest
+		if r.kind == recOpen {
+			if err := m.accept(r.id); err != nil {
+				return data, err
+			}
+			continue
+		}
+		st, err := m.lookup(r)
+		if err != nil {
+			return data, err
+		}
+		if st == nil {
+			continue // a stream that ended here: its late records are moot
+		}
+		switch r.kind {
+		case recData:
+			data += len(r.payload)
+			if err := st.deliver(r.payload); err != nil {
+				return data, err
+			}
+		case recFin:
+			st.deliverFin()
+		case recReset:
+			st.abort(fmt.Errorf("reset by the other end: %s", r.payload), false)
+		case recCredit:
+			m.credit(st, int(r.n))
+		}
+	}
+	return data, nil
+}
+
+// lookup finds the stream of a record; nil for one that already ended. An id never
+// opened is a protocol error.
+func (m *muxLink) lookup(r record) (*stream, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st := m.streams[r.id]; st != nil {
+		return st, nil
+	}
+	if r.id == 0 || r.id > m.lastID {
+		return nil, fmt.Errorf("%w: %s record for stream %d, never opened", ErrCorrupt, r.kind, r.id)
+	}
+	return nil, nil
+}
+
+// accept opens a stream the entry announced: the exit dials the server in the background,
+// so a slow server never stalls the WAN reader.
+func (m *muxLink) accept(id uint32) error {
+	if m.role != Exit {
+		return fmt.Errorf("%w: open record at the entry", ErrCorrupt)
+	}
+	m.mu.Lock()
+	if id <= m.lastID {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: stream %d opened again (last %d)", ErrCorrupt, id, m.lastID)
+	}
+	m.lastID = id
+	st := newStream(m, id, nil)
+	m.streams[id] = st
+	m.mu.Unlock()
+	m.t.wg.Go(func() { m.t.serveExitStream(st) })
+	return nil
+}
+
+// open registers a client connection as a new stream (entry) and sends its open record
+// (a server speaks first: nothing may wait for the client); nil when the link failed.
+func (m *muxLink) open(conn net.Conn) *stream {
+	m.mu.Lock()
+	if m.err != nil {
+		m.mu.Unlock()
+		return nil
+	}
+	m.lastID++
+	st := newStream(m, m.lastID, conn)
+	st.needOpen = true
+	m.streams[st.id] = st
+	m.markReady(st)
+	m.mu.Unlock()
+	m.kick()
+	return st
+}
+
+// remove forgets an ended stream.
+func (m *muxLink) remove(st *stream) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.streams[st.id] == st {
+		delete(m.streams, st.id)
+	}
+}
+
+// credit adds n bytes of credit from the peer.
+func (m *muxLink) credit(st *stream, n int) {
+	m.mu.Lock()
+	st.credit += n
+	if st.sendable() {
+		m.markReady(st)
+	}
+	m.mu.Unlock()
+	m.kick()
+}

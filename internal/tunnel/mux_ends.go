@@ -1,0 +1,126 @@
+package tunnel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+)
+
+// linkDialer holds the entry's mux link: dialled for the first client, shared by every
+// later one, dialled again for the next client once it failed (its clients were reset).
+type linkDialer struct {
+	mu   sync.Mutex
+	link *muxLink
+}
+
+// muxLink returns a live link, dialling one if needed. Concurrent first clients wait for the
+// same dial instead of opening several links.
+func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
+	t.links.mu.Lock()
+	defer t.links.mu.Unlock()
+	if l := t.links.link; l != nil && !l.failed() {
+		return l, nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	wan, sock, err := t.dialExit(hctx, muxPreface)
+	if err != nil {
+		return nil, err
+	}
+	if !t.track(wan) {
+		return nil, errors.New("tunnel is shutting down")
+	}
+	l := newMuxLink(t, wan, sock)
+	t.links.link = l
+	t.log.Info("tunnel mux link open", "to", t.cfg.To)
+	t.wg.Go(func() {
+		l.run()
+		t.untrack(wan)
+	})
+	return l, nil
+}
+
+// handleMuxEntry relays one client as a stream of the mux link.
+func (t *Tunnel) handleMuxEntry(ctx context.Context, client net.Conn) {
+	t.c.conns.Add(1)
+	t.c.active.Add(1)
+	defer t.c.active.Add(-1)
+	log := t.log.With("conn", t.ids.Add(1), "peer", client.RemoteAddr().String())
+	if !t.track(client) {
+		return
+	}
+	defer t.untrack(client)
+	var st *stream
+	// A link can fail between get and open; one more dial covers that race.
+	for try := 0; st == nil && try < 2; try++ {
+		l, err := t.muxLink(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				t.c.failed.Add(1)
+				log.Warn("tunnel connection refused", "err", err)
+			}
+			return
+		}
+		st = l.open(client)
+	}
+	if st == nil {
+		t.c.failed.Add(1)
+		log.Warn("tunnel connection refused: mux link failed twice")
+		return
+	}
+	t.serveStream(st, log)
+}
+
+// serveMuxExit serves a mux link an entry opened, until it fails or closes.
+func (t *Tunnel) serveMuxExit(wan, sock net.Conn) {
+	l := newMuxLink(t, wan, sock)
+	t.log.Info("tunnel mux link accepted", "peer", sock.RemoteAddr().String())
+	l.run()
+}
+
+// serveExitStream dials the server for a stream the entry opened, then relays it.
+func (t *Tunnel) serveExitStream(st *stream) {
+	t.c.conns.Add(1)
+	t.c.active.Add(1)
+	defer t.c.active.Add(-1)
+	log := t.log.With("stream", st.id)
+	ctx, cancel := context.WithTimeout(st.m.ctx, handshakeTimeout)
+	conn, err := t.cfg.dial(ctx, "tcp", t.cfg.To)
+	cancel()
+	if err != nil {
+		t.c.failed.Add(1)
+		log.Warn("tunnel stream refused", "err", err)
+		st.abort(fmt.Errorf("dial server %s: %w", t.cfg.To, err), true)
+		return
+	}
+	if !t.track(conn) {
+		st.abort(errors.New("tunnel is shutting down"), false)
+		return
+	}
+	defer t.untrack(conn)
+	st.attach(conn)
+	if st.dead.Load() { // aborted while dialling: attach came too late for end to close it
+		conn.Close()
+		return
+	}
+	t.serveStream(st, log)
+}
+
+// serveStream runs a stream's two halves until it ends, and counts how it ended.
+func (t *Tunnel) serveStream(st *stream, log *slog.Logger) {
+	t.wg.Go(st.outLoop)
+	st.signalOut() // deliver may have queued bytes before the local peer was attached
+	st.readLoop()
+	<-st.done
+	switch {
+	case st.err == nil:
+		log.Debug("tunnel stream closed")
+	case t.stopping():
+	default:
+		t.c.failed.Add(1)
+		log.Warn("tunnel stream closed", "err", st.err)
+	}
+}

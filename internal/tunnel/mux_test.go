@@ -1,0 +1,231 @@
+package tunnel
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// roleServer serves each connection by its first line: "echo" echoes; "sink" counts what
+// it reads into sunk; "bulk" writes data and then echoes.
+func roleServer(t *testing.T, data []byte, sunk *atomic.Int64) string {
+	return serveTCP(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		switch strings.TrimSpace(line) {
+		case "sink":
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := br.Read(buf)
+				sunk.Add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		case "bulk":
+			if _, err := c.Write(data); err != nil {
+				return
+			}
+		}
+		io.Copy(c, br)
+	})
+}
+
+// pingPong does n request/echo round trips on c and returns the first error.
+func pingPong(c net.Conn, n int) error {
+	req := query("SELECT c FROM sbtest1 WHERE id=42")
+	buf := make([]byte, len(req))
+	for range n {
+		if _, err := c.Write(req); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			return err
+		}
+		if !bytes.Equal(buf, req) {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	return nil
+}
+
+func dialRole(t *testing.T, addr, role string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(c, role+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestTunnelFlowControl: a client that stops reading a large result blocks only its own
+// connection: another client's round trips go through meanwhile, and the stalled client
+// later receives every byte, in order.
+func TestTunnelFlowControl(t *testing.T) { bothMux(t, testTunnelFlowControl) }
+
+func testTunnelFlowControl(t *testing.T, mux MuxMode) {
+	r := rand.New(rand.NewPCG(7, 8))
+	data := concat(binlogTraffic(r, newTable(r, 1000), 20000)) // ~10 MB: more than every buffer on the way
+	entry, exit := pair(t, roleServer(t, data, nil), Auto, mux, nil, nil)
+	stalled := dialRole(t, entry.Addr().String(), "bulk")
+	// Let the bulk reply fill every buffer up to the stalled client.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if exit.Stats().Send.RawBytes >= 1<<20 {
+			break
+		}
+	}
+	other := dialRole(t, entry.Addr().String(), "echo")
+	if err := pingPong(other, 50); err != nil {
+		t.Fatalf("round trips of another client while one stalls: %v", err)
+	}
+	if sent := exit.Stats().Send.RawBytes; sent >= int64(len(data)) {
+		t.Fatalf("the exit sent all %d bytes to a client that reads nothing: no flow control", sent)
+	}
+	got := make([]byte, len(data))
+	if _, err := io.ReadFull(stalled, got); err != nil {
+		t.Fatalf("stalled client resuming: %v", err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("stalled client got different bytes")
+	}
+}
+
+// TestTunnelFairness: over a slow WAN, a client uploading a bulk stream does not hold
+// another client's small requests behind it: their round trips finish while most of the
+// upload is still to come.
+func TestTunnelFairness(t *testing.T) { bothMux(t, testTunnelFairness) }
+
+func testTunnelFairness(t *testing.T, mux MuxMode) {
+	const bulk = 16 << 20
+	var sunk atomic.Int64
+	exit := startTunnel(t, Config{Role: Exit, To: roleServer(t, nil, &sunk), Compress: Off, Mux: mux})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Off, Mux: mux,
+		dial: slowDial(16e6)}) // 16 MB/s entry → exit: the upload takes ~1 s
+	up := dialRole(t, entry.Addr().String(), "sink")
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		chunk := bytes.Repeat([]byte("bulk-row-"), 64<<10/9)
+		for sent := 0; sent < bulk; sent += len(chunk) {
+			if _, err := up.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer up.Close()
+	for sunk.Load() < 256<<10 {
+		time.Sleep(time.Millisecond)
+	}
+	other := dialRole(t, entry.Addr().String(), "echo")
+	if err := pingPong(other, 20); err != nil {
+		t.Fatal(err)
+	}
+	if done := sunk.Load(); done > bulk/2 {
+		t.Fatalf("20 round trips waited for %d of the bulk's %d bytes: the bulk stream starved them", done, bulk)
+	}
+}
+
+// queueBytes puts n bytes on st's send queue as its reader would.
+func queueBytes(m *muxLink, st *stream, n int) {
+	for n > 0 {
+		b := bufPool.Get().(*[]byte)
+		k := min(n, cap(*b))
+		*b = (*b)[:k]
+		st.chunks = append(st.chunks, b)
+		st.queued += k
+		n -= k
+	}
+	m.markReady(st)
+}
+
+// frameShares collects one frame and returns the data bytes of each stream in it, and the
+// record kinds in order.
+func frameShares(t *testing.T, m *muxLink) (map[uint32]int, []recKind) {
+	t.Helper()
+	batch, _, _ := m.collect()
+	shares, kinds := map[uint32]int{}, []recKind(nil)
+	for p := batch; len(p) > 0; {
+		r, rest, err := nextRecord(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares[r.id] += len(r.payload)
+		kinds = append(kinds, r.kind)
+		p = rest
+	}
+	return shares, kinds
+}
+
+// TestMuxScheduler: a small reply queued behind a bulk one goes out in the very next frame
+// (round robin, muxQuantum per turn); a stream without credit sends nothing until credit
+// comes; a fin follows the stream's last byte.
+func TestMuxScheduler(t *testing.T) {
+	m := &muxLink{maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1)}
+	bulk, small := newStream(m, 1, nil), newStream(m, 2, nil)
+	queueBytes(m, bulk, streamWindow+100<<10)
+	queueBytes(m, small, 120)
+	shares, _ := frameShares(t, m)
+	if shares[2] != 120 {
+		t.Fatalf("first frame: small %d bytes (want all 120), bulk %d", shares[2], shares[1])
+	}
+
+	// Credit: the bulk stream may send streamWindow bytes, then nothing until credit.
+	sent := shares[1]
+	for range 100 {
+		s, _ := frameShares(t, m)
+		if s[1] == 0 {
+			break
+		}
+		sent += s[1]
+	}
+	if sent != streamWindow {
+		t.Fatalf("bulk sent %d bytes without credit, want its window %d", sent, streamWindow)
+	}
+	m.credit(bulk, 1000)
+	if s, _ := frameShares(t, m); s[1] != 1000 {
+		t.Fatalf("after 1000 bytes of credit the bulk stream sent %d", s[1])
+	}
+
+	small.fin = true
+	queueBytes(m, small, 10)
+	if _, kinds := frameShares(t, m); len(kinds) != 2 || kinds[0] != recData || kinds[1] != recFin {
+		t.Fatalf("records %v, want data then fin", kinds)
+	}
+}
+
+// TestMuxSchedulerFullFrame: when a frame has less room left than a record header, the
+// frame is done; other streams' bytes wait for the next one.
+func TestMuxSchedulerFullFrame(t *testing.T) {
+	m := &muxLink{maxSize: 1000, wake: make(chan struct{}, 1)}
+	first, second := newStream(m, 1, nil), newStream(m, 2, nil)
+	queueBytes(m, first, 1000-recHeaderLen-5) // leaves 5 bytes: less than a record header
+	queueBytes(m, second, 100)
+	done := make(chan map[uint32]int, 1)
+	go func() { s, _ := frameShares(t, m); done <- s }()
+	select {
+	case s := <-done:
+		if s[1] != 1000-recHeaderLen-5 || s[2] != 0 {
+			t.Fatalf("first frame shares %v", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("collect did not return with a nearly full frame")
+	}
+	if s, _ := frameShares(t, m); s[2] != 100 {
+		t.Fatalf("second frame shares %v, want the second stream's 100 bytes", s)
+	}
+}
