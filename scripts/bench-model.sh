@@ -78,20 +78,20 @@ miss; "–" means no single figure does, or the error is under 5%.
   link: the model treats a shaped rate as a cap, not as a queue each transaction waits in.
   What is left is the bytes per transaction moving by ±5% between short points.
 - **Delay (--rtt 2ms, 20ms) at 1 and 8 threads** is latency-bound and comes out a few per
-  cent optimistic: the NFQUEUE delayer's release adds 0.05-0.4 ms per round trip beyond
-  the asked RTT, which a fit on runs without delay cannot see.
-- **The miss: --rtt 2ms at 32 threads**, where the model says latency-bound (~950 TPS) and
-  the lab measures about half that with both cores busy. The station the model gets wrong
-  is the **CPU**: with a delay the lab runs the userspace NFQUEUE delayer in the wire host,
-  and the machine's CPU beyond mysqld and sysbench grows from 0.05-0.25 cores (no delay)
-  to about one core at 8 and 32 threads (2026-11-23: machine CPU per transaction 3961 µs
-  measured against 1056 µs fitted; with the measured CPU the model is within 1%). Idle,
-  the delayer costs nothing (a lab at --rtt 2ms without traffic: 0.01 cores busy), so the
-  cost comes with the packets it holds and releases on a timer: 63-340 µs of machine CPU
-  per packet in the QUICK run, more per packet at low rates, so a cost per wake-up rather
-  than per byte. A real network's delay costs the hosts no CPU, so this is the lab's cost,
+  cent optimistic: the NFQUEUE delayer's release adds time to each round trip beyond the
+  asked RTT (the last column gives the measured round trip where it explains the miss),
+  which a fit on runs without delay cannot see.
+- **The miss: --rtt 2ms at 32 threads**, where the model says latency-bound and the lab
+  is CPU-bound with both cores busy. The station the model gets wrong is the **CPU** (the
+  last column: fitted against measured CPU per transaction, and the error with the
+  measured one): with a delay the lab runs the userspace NFQUEUE delayer in the wire host,
+  whose CPU grows with the packets it holds and releases, and the fit (runs without delay)
+  never saw it. A real network's delay costs the hosts no CPU, so this is the lab's cost,
   not the workload's, and the model has no station for it; predicting the lab's own
   delayed links at high thread counts would need one, calibrated from a run with a delay.
+  (At one thread and 20 ms the measured CPU per transaction is mostly the machine's idle
+  background divided by 3 TPS, so that column names the CPU there too; the 6-8% misses at
+  20 ms are the delayer's added round-trip time.)
 - **A busy box.** The lab's CPU station is the whole machine's CPU; anything else running
   (builds, tests of other work) takes cores from the lab and shows up as CPU misses. The
   header's load averages say how quiet the box was.
