@@ -1,0 +1,147 @@
+package hosts
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"strconv"
+
+	"github.com/wirelab/wirelab/internal/link"
+)
+
+// ShapeTarget is where a real link is shaped: the client's NIC, only toward one peer.
+type ShapeTarget struct {
+	Host  string     // the client host's name, for errors
+	NIC   string     // the client NIC the traffic to the peer leaves by
+	Peer  netip.Addr // the server's address: the only traffic shaped, both directions
+	Netem bool       // the client's kernel has sch_netem
+}
+
+// Plan is the exact commands (argv, no shell) that shape a target and undo it.
+type Plan struct {
+	IFB   string     // the IFB device the return direction is shaped on
+	Apply [][]string // in order, on a NIC Undo has cleared
+	Undo  [][]string // idempotent: each tolerates what is already gone
+}
+
+// ErrNetemNeeded is returned for delay, jitter or loss on a kernel without sch_netem: on a
+// real NIC there is no NFQUEUE delayer (it would queue every flow of the host).
+var ErrNetemNeeded = errors.New("delay, jitter and loss on a real NIC need sch_netem")
+
+// Handles of the plan, on the NIC and on the IFB alike: HTB root 1:, the shaped class 1:1
+// with its leaf 10:. Unclassified traffic (default 0) bypasses the classes through HTB's
+// direct queue, unshaped: there is no default class, because any class has a rate and
+// would cap the host's other traffic.
+const (
+	shapedClass = "1:1"
+	leafHandle  = "10:"
+	// unlimitedClassRate is the class rate when only delay or loss is asked: far above any
+	// NIC, so the class never holds a packet back.
+	unlimitedClassRate int64 = 100_000_000_000
+)
+
+// IFBName is the IFB device wirelab makes for nic: deterministic, so `down` finds it
+// without state, and at most 15 bytes (IFNAMSIZ).
+func IFBName(nic string) string {
+	if n := "wlifb-" + nic; len(n) <= 15 {
+		return n
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(nic))
+	return fmt.Sprintf("wlifb-%08x", h.Sum32())
+}
+
+// PlanShape returns the commands that shape c on t.NIC toward t.Peer and back:
+//
+//   - egress: HTB root on the NIC whose only class is reached by a u32 filter on
+//     dst = peer; everything else (the SSH control connection included) goes through
+//     HTB's direct queue untouched;
+//   - ingress: the NIC's ingress qdisc redirects (mirred) only src = peer packets to an
+//     IFB device, shaped the same way with a filter on src = peer.
+//
+// The leaf is netem (delay, jitter, loss, sized like the lab's) when c needs it, else a
+// pfifo sized like the lab's HTB leaf. Rates and bursts come from internal/link, so a
+// remote point is shaped with the lab's numbers.
+func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
+	if err := c.Validate(); err != nil {
+		return Plan{}, fmt.Errorf("host %s: shape %s: %w", t.Host, t.NIC, err)
+	}
+	if t.NIC == "" || !t.Peer.IsValid() {
+		return Plan{}, fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
+	}
+	delayLine := c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0
+	if delayLine && !t.Netem {
+		return Plan{}, fmt.Errorf("host %s: %s: %w; this kernel has none: load it (modprobe sch_netem) or shape rate only",
+			t.Host, c, ErrNetemNeeded)
+	}
+	ifb := IFBName(t.NIC)
+	p := Plan{IFB: ifb, Undo: UndoShape(t.NIC)}
+	if c.Unlimited() && !delayLine {
+		return p, nil // an unshaped link: nothing to apply
+	}
+	proto, match, bits := "ip", "ip", "/32"
+	if t.Peer.Is6() {
+		proto, match, bits = "ipv6", "ip6", "/128"
+	}
+	peer := t.Peer.String() + bits
+	p.Apply = append(p.Apply, classPlan(t.NIC, c, delayLine)...)
+	p.Apply = append(p.Apply,
+		[]string{"tc", "filter", "replace", "dev", t.NIC, "parent", "1:", "protocol", proto, "prio", "1",
+			"u32", "match", match, "dst", peer, "flowid", shapedClass},
+		[]string{"ip", "link", "add", ifb, "type", "ifb"},
+		[]string{"ip", "link", "set", "dev", ifb, "up"},
+		[]string{"tc", "qdisc", "replace", "dev", ifb, "root", "handle", "1:", "htb", "default", "0"},
+	)
+	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)[1:]...)
+	p.Apply = append(p.Apply,
+		[]string{"tc", "filter", "replace", "dev", ifb, "parent", "1:", "protocol", proto, "prio", "1",
+			"u32", "match", match, "src", peer, "flowid", shapedClass},
+		[]string{"tc", "qdisc", "replace", "dev", t.NIC, "handle", "ffff:", "ingress"},
+		[]string{"tc", "filter", "replace", "dev", t.NIC, "parent", "ffff:", "protocol", proto, "prio", "1",
+			"u32", "match", match, "src", peer, "action", "mirred", "egress", "redirect", "dev", ifb},
+	)
+	return p, nil
+}
+
+// classPlan is the HTB root, the shaped class and its leaf on dev. The ingress redirect is
+// added last in PlanShape, so no packet reaches the IFB before it is shaped.
+func classPlan(dev string, c link.Condition, delayLine bool) [][]string {
+	rateBps := c.RateBps
+	if c.Unlimited() {
+		rateBps = unlimitedClassRate
+	}
+	rate := strconv.FormatInt(rateBps, 10) + "bit"
+	burst := strconv.Itoa(link.HTBBurst(rateBps)) + "b"
+	out := [][]string{
+		{"tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "0"},
+		{"tc", "class", "replace", "dev", dev, "parent", "1:", "classid", shapedClass, "htb",
+			"rate", rate, "ceil", rate, "burst", burst, "cburst", burst,
+			"quantum", strconv.Itoa(link.HTBQuantum(rateBps))},
+	}
+	if !delayLine {
+		return append(out, []string{"tc", "qdisc", "replace", "dev", dev, "parent", shapedClass,
+			"handle", leafHandle, "pfifo", "limit", strconv.Itoa(link.HTBLeafLimit(c.RateBps, c.Delay))})
+	}
+	leaf := []string{"tc", "qdisc", "replace", "dev", dev, "parent", shapedClass, "handle", leafHandle,
+		"netem", "limit", strconv.Itoa(link.QueueLen(c.RateBps, c.Delay+c.Jitter)),
+		"delay", strconv.FormatInt(c.Delay.Microseconds(), 10) + "us"}
+	if c.Jitter > 0 {
+		leaf = append(leaf, strconv.FormatInt(c.Jitter.Microseconds(), 10)+"us")
+	}
+	if c.LossPct > 0 {
+		leaf = append(leaf, "loss", "random", strconv.FormatFloat(c.LossPct, 'f', -1, 64)+"%")
+	}
+	return append(out, leaf)
+}
+
+// UndoShape is what removes any shaping PlanShape made on nic: its root and ingress
+// qdiscs (their classes and filters go with them; the kernel puts the NIC's default root
+// qdisc back) and the IFB device. The dead-man switch and `wirelab down` run it.
+func UndoShape(nic string) [][]string {
+	return [][]string{
+		{"tc", "qdisc", "del", "dev", nic, "ingress"},
+		{"tc", "qdisc", "del", "dev", nic, "root"},
+		{"ip", "link", "del", IFBName(nic)},
+	}
+}
