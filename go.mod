@@ -9,6 +9,7 @@ require (
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.14.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
