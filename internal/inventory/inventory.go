@@ -48,8 +48,8 @@ type Host struct {
 	NIC string `yaml:"nic"`
 	// DataAddress is the address the client reaches the server on when it is not the SSH
 	// address (a separate data network); it is the address the shaping matches.
-	DataAddress string  `yaml:"data_address"`
-	Server      *DB     `yaml:"server"`
+	DataAddress string `yaml:"data_address"`
+	Server      *DB    `yaml:"server"`
 }
 
 // DB says which MariaDB a server or replica host runs: Start "mariadb" (the
