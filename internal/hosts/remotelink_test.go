@@ -62,7 +62,7 @@ func TestRemoteLinkArmsBeforeShaping(t *testing.T) {
 
 func TestRemoteLinkUndoesAHalfShapedNIC(t *testing.T) {
 	h := newFakeHost()
-	h.Fail = map[string]error{"tc filter replace dev eth0 parent 1:": errors.New("RTNETLINK answers: Invalid argument")}
+	h.Fail = map[string]error{"tc filter add dev eth0 parent 1:": errors.New("RTNETLINK answers: Invalid argument")}
 	l := testLink(h)
 	err := l.Shape(context.Background(), link.Condition{RateBps: 10_000_000})
 	if err == nil || !strings.Contains(err.Error(), "host client1") {
@@ -87,7 +87,7 @@ func TestDryHostPrintsEveryRemoteCommand(t *testing.T) {
 	for _, w := range []string{
 		"client1: copy 80 bytes to /tmp/wirelab-x/deadman.undo (mode 600)",
 		"client1: start deadman: setsid -f /tmp/wirelab-x/wirelab agent deadman --ttl 30s",
-		"client1: tc filter replace dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 198.18.10.2/32 flowid 1:1",
+		"client1: tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 198.18.10.2/32 flowid 1:1",
 		"client1: stop deadman",
 	} {
 		if !strings.Contains(out, w) {

@@ -16,6 +16,10 @@ type ShapeTarget struct {
 	NIC   string     // the client NIC the traffic to the peer leaves by
 	Peer  netip.Addr // the server's address: the only traffic shaped, both directions
 	Netem bool       // the client's kernel has sch_netem
+	// KeepPorts are TCP ports whose traffic with the peer is never shaped, as source or
+	// destination, either way: the SSH ports of client and server, so a wirelab that runs
+	// on the client itself keeps an unshaped control connection to the server.
+	KeepPorts []uint16
 }
 
 // Plan is the exact commands (argv, no shell) that shape a target and undo it.
@@ -55,10 +59,10 @@ func IFBName(nic string) string {
 // PlanShape returns the commands that shape c on t.NIC toward t.Peer and back:
 //
 //   - egress: HTB root on the NIC whose only class is reached by a u32 filter on
-//     dst = peer; everything else (the SSH control connection included) goes through
-//     HTB's direct queue untouched;
-//   - ingress: the NIC's ingress qdisc redirects (mirred) only src = peer packets to an
-//     IFB device, shaped the same way with a filter on src = peer.
+//     dst = peer; everything else goes through HTB's direct queue untouched, and so do
+//     the peer's packets on a kept port (the SSH control connections), filtered first;
+//   - ingress: the NIC's ingress qdisc lets kept ports pass, then redirects (mirred) only
+//     src = peer packets to an IFB device, shaped the same way with a filter on src = peer.
 //
 // The leaf is netem (delay, jitter, loss, sized like the lab's) when c needs it, else a
 // pfifo sized like the lab's HTB leaf. Rates and bursts come from internal/link, so a
@@ -80,28 +84,54 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 	if c.Unlimited() && !delayLine {
 		return p, nil // an unshaped link: nothing to apply
 	}
-	proto, match, bits := "ip", "ip", "/32"
+	f := filterSpec{dev: t.NIC, proto: "ip", match: "ip", peer: t.Peer.String() + "/32"}
 	if t.Peer.Is6() {
-		proto, match, bits = "ipv6", "ip6", "/128"
+		f.proto, f.match, f.peer = "ipv6", "ip6", t.Peer.String()+"/128"
 	}
-	peer := t.Peer.String() + bits
+	ifbF := f
+	ifbF.dev = ifb
 	p.Apply = append(p.Apply, classPlan(t.NIC, c, delayLine)...)
-	p.Apply = append(p.Apply,
-		[]string{"tc", "filter", "replace", "dev", t.NIC, "parent", "1:", "protocol", proto, "prio", "1",
-			"u32", "match", match, "dst", peer, "flowid", shapedClass},
+	// Egress: kept ports to HTB's direct queue (flowid 1:, the qdisc itself), then the peer.
+	prio := 1
+	for _, port := range t.KeepPorts {
+		for _, dir := range []string{"dport", "sport"} {
+			p.Apply = append(p.Apply, f.filter("1:", prio, "dst", dir, port, "flowid", "1:"))
+			prio++
+		}
+	}
+	p.Apply = append(p.Apply, f.filter("1:", prio, "dst", "", 0, "flowid", shapedClass),
 		[]string{"ip", "link", "add", ifb, "type", "ifb"},
 		[]string{"ip", "link", "set", "dev", ifb, "up"},
-		[]string{"tc", "qdisc", "replace", "dev", ifb, "root", "handle", "1:", "htb", "default", "0"},
 	)
-	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)[1:]...)
-	p.Apply = append(p.Apply,
-		[]string{"tc", "filter", "replace", "dev", ifb, "parent", "1:", "protocol", proto, "prio", "1",
-			"u32", "match", match, "src", peer, "flowid", shapedClass},
-		[]string{"tc", "qdisc", "replace", "dev", t.NIC, "handle", "ffff:", "ingress"},
-		[]string{"tc", "filter", "replace", "dev", t.NIC, "parent", "ffff:", "protocol", proto, "prio", "1",
-			"u32", "match", match, "src", peer, "action", "mirred", "egress", "redirect", "dev", ifb},
-	)
+	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)...)
+	p.Apply = append(p.Apply, ifbF.filter("1:", 1, "src", "", 0, "flowid", shapedClass),
+		[]string{"tc", "qdisc", "add", "dev", t.NIC, "handle", "ffff:", "ingress"})
+	// Ingress: kept ports pass (action ok ends the filter walk), the rest of the peer's
+	// packets go through the IFB.
+	prio = 1
+	for _, port := range t.KeepPorts {
+		for _, dir := range []string{"sport", "dport"} {
+			p.Apply = append(p.Apply, f.filter("ffff:", prio, "src", dir, port, "action", "ok"))
+			prio++
+		}
+	}
+	p.Apply = append(p.Apply, f.filter("ffff:", prio, "src", "", 0, "action", "mirred", "egress", "redirect", "dev", ifb))
 	return p, nil
+}
+
+// filterSpec is one device's u32 match on the peer address.
+type filterSpec struct{ dev, proto, match, peer string }
+
+// filter is `tc filter add` on parent at prio matching the peer as side ("src"/"dst"),
+// and TCP port as portDir ("sport"/"dport") when portDir is set, then verdict.
+func (f filterSpec) filter(parent string, prio int, side, portDir string, port uint16, verdict ...string) []string {
+	cmd := []string{"tc", "filter", "add", "dev", f.dev, "parent", parent, "protocol", f.proto,
+		"prio", strconv.Itoa(prio), "u32", "match", f.match, side, f.peer}
+	if portDir != "" {
+		cmd = append(cmd, "match", f.match, "protocol", "6", "0xff",
+			"match", f.match, portDir, strconv.Itoa(int(port)), "0xffff")
+	}
+	return append(cmd, verdict...)
 }
 
 // classPlan is the HTB root, the shaped class and its leaf on dev. The ingress redirect is

@@ -19,7 +19,7 @@ func joinAll(cmds [][]string) string {
 }
 
 func TestPlanShapeRateOnly(t *testing.T) {
-	p, err := PlanShape(ShapeTarget{Host: "client1", NIC: "eth0", Peer: netip.MustParseAddr("198.18.10.2")},
+	p, err := PlanShape(ShapeTarget{Host: "client1", NIC: "eth0", Peer: netip.MustParseAddr("198.18.10.2"), KeepPorts: []uint16{22}},
 		link.Condition{RateBps: 20_000_000})
 	if err != nil {
 		t.Fatal(err)
@@ -28,15 +28,19 @@ func TestPlanShapeRateOnly(t *testing.T) {
 	want := `tc qdisc replace dev eth0 root handle 1: htb default 0
 tc class replace dev eth0 parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit burst 25000b cburst 25000b quantum 200000
 tc qdisc replace dev eth0 parent 1:1 handle 10: pfifo limit 100
-tc filter replace dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 198.18.10.2/32 flowid 1:1
+tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 198.18.10.2/32 match ip protocol 6 0xff match ip dport 22 0xffff flowid 1:
+tc filter add dev eth0 parent 1: protocol ip prio 2 u32 match ip dst 198.18.10.2/32 match ip protocol 6 0xff match ip sport 22 0xffff flowid 1:
+tc filter add dev eth0 parent 1: protocol ip prio 3 u32 match ip dst 198.18.10.2/32 flowid 1:1
 ip link add wlifb-eth0 type ifb
 ip link set dev wlifb-eth0 up
 tc qdisc replace dev wlifb-eth0 root handle 1: htb default 0
 tc class replace dev wlifb-eth0 parent 1: classid 1:1 htb rate 20000000bit ceil 20000000bit burst 25000b cburst 25000b quantum 200000
 tc qdisc replace dev wlifb-eth0 parent 1:1 handle 10: pfifo limit 100
-tc filter replace dev wlifb-eth0 parent 1: protocol ip prio 1 u32 match ip src 198.18.10.2/32 flowid 1:1
-tc qdisc replace dev eth0 handle ffff: ingress
-tc filter replace dev eth0 parent ffff: protocol ip prio 1 u32 match ip src 198.18.10.2/32 action mirred egress redirect dev wlifb-eth0
+tc filter add dev wlifb-eth0 parent 1: protocol ip prio 1 u32 match ip src 198.18.10.2/32 flowid 1:1
+tc qdisc add dev eth0 handle ffff: ingress
+tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip sport 22 0xffff action ok
+tc filter add dev eth0 parent ffff: protocol ip prio 2 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip dport 22 0xffff action ok
+tc filter add dev eth0 parent ffff: protocol ip prio 3 u32 match ip src 198.18.10.2/32 action mirred egress redirect dev wlifb-eth0
 `
 	if got := joinAll(p.Apply); got != want {
 		t.Errorf("apply:\n%s\nwant:\n%s", got, want)
