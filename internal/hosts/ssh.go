@@ -80,9 +80,22 @@ func DialSSH(ctx context.Context, cfg SSHConfig) (*SSH, error) {
 		return nil, err
 	}
 	defer closeAuth()
-	hk, hkErr, err := hostKeyCallback(cfg)
+	var algos []string
+	for attempt := 0; ; attempt++ {
+		s, retry, err := dialOnce(ctx, cfg, auth, algos)
+		if retry == nil || attempt > 0 {
+			return s, err
+		}
+		algos = retry
+	}
+}
+
+// dialOnce connects once, asking for host key algos when not nil. When the host offered a
+// key type known_hosts does not list for it, it returns the known types to ask for.
+func dialOnce(ctx context.Context, cfg SSHConfig, auth []ssh.AuthMethod, algos []string) (*SSH, []string, error) {
+	hk, hkResult, err := hostKeyCallback(cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -92,33 +105,33 @@ func DialSSH(ctx context.Context, cfg SSHConfig) (*SSH, error) {
 	}
 	conn, err := dial(ctx, "tcp", cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("host %s: connect to %s: %w (%v): check the address and port in the inventory and that sshd runs there",
+		return nil, nil, fmt.Errorf("host %s: connect to %s: %w (%v): check the address and port in the inventory and that sshd runs there",
 			cfg.Name, cfg.Addr, ErrUnreachable, err)
 	}
 	deadline, _ := ctx.Deadline()
 	_ = conn.SetDeadline(deadline)
 	cc, chans, reqs, err := ssh.NewClientConn(conn, cfg.Addr, &ssh.ClientConfig{
-		User: cfg.User, Auth: auth, HostKeyCallback: hk, Timeout: cfg.Timeout,
+		User: cfg.User, Auth: auth, HostKeyCallback: hk, HostKeyAlgorithms: algos, Timeout: cfg.Timeout,
 	})
 	if err != nil {
 		conn.Close()
-		if e := hkErr(); e != nil {
-			return nil, e
+		if retry, e := hkResult(); e != nil {
+			return nil, retry, e
 		}
 		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, fmt.Errorf("host %s: %s@%s refused %s: %w: add the public key to ~%s/.ssh/authorized_keys on the host, or fix user/key in the inventory",
+			return nil, nil, fmt.Errorf("host %s: %s@%s refused %s: %w: add the public key to ~%s/.ssh/authorized_keys on the host, or fix user/key in the inventory",
 				cfg.Name, cfg.User, cfg.Addr, describeAuth(cfg), ErrAuth, cfg.User)
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("host %s: SSH handshake with %s timed out after %s: %w: is it an SSH server?",
+			return nil, nil, fmt.Errorf("host %s: SSH handshake with %s timed out after %s: %w: is it an SSH server?",
 				cfg.Name, cfg.Addr, cfg.Timeout, ErrUnreachable)
 		}
-		return nil, fmt.Errorf("host %s: SSH handshake with %s: %w", cfg.Name, cfg.Addr, err)
+		return nil, nil, fmt.Errorf("host %s: SSH handshake with %s: %w", cfg.Name, cfg.Addr, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
 	s := &SSH{cfg: cfg, client: ssh.NewClient(cc, chans, reqs), stop: make(chan struct{})}
 	go s.keepAlive()
-	return s, nil
+	return s, nil, nil
 }
 
 // keepAlive closes the connection when the server stops answering keepalive requests.

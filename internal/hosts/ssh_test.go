@@ -2,6 +2,9 @@ package hosts
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"net"
 	"os"
@@ -167,4 +170,25 @@ func TestSSHAgentAuth(t *testing.T) {
 	if out, err := h.Run(context.Background(), "echo", "ok"); err != nil || string(out) != "ok\n" {
 		t.Errorf("Run over agent auth: %q, %v", out, err)
 	}
+}
+
+// A server with an ECDSA and an Ed25519 host key, known_hosts with the Ed25519 one only:
+// the client prefers ECDSA, so it must ask for the type known_hosts has instead of
+// calling it a mismatch.
+func TestSSHHostKeyOfAnotherTypeIsNotAMismatch(t *testing.T) {
+	key, signer, _ := clientKey(t)
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecSigner, _ := ssh.NewSignerFromKey(ec)
+	srv := startTestSSHServer(t, signer.PublicKey(), ecSigner)
+	kh := writeKnownHosts(t, knownhosts.Line([]string{srv.addr}, srv.hostKey.PublicKey()))
+	h := dialTest(t, SSHConfig{Name: "db1", Addr: srv.addr, User: "u", KeyFile: key, KnownHosts: kh})
+	if out, err := h.Run(context.Background(), "echo", "ok"); err != nil || string(out) != "ok\n" {
+		t.Errorf("Run: %q, %v", out, err)
+	}
+	// With only the ECDSA key known, the first offer is the known key.
+	kh2 := writeKnownHosts(t, knownhosts.Line([]string{srv.addr}, ecSigner.PublicKey()))
+	dialTest(t, SSHConfig{Name: "db1", Addr: srv.addr, User: "u", KeyFile: key, KnownHosts: kh2})
 }

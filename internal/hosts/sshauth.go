@@ -70,11 +70,15 @@ func describeAuth(cfg SSHConfig) string {
 	return strings.Join(s, " and ")
 }
 
+// hostKeyResult is what the host key check found: the error saying which known_hosts line
+// to add or fix (the handshake's own error does not carry it), and, when known_hosts holds
+// keys for the host but none of the offered type, those keys' algorithms to ask for.
+type hostKeyResult func() (knownAlgos []string, err error)
+
 // hostKeyCallback checks the host key against cfg.KnownHosts. A key that is not there, or
-// differs, fails the handshake; the second return value gives the error that says which
-// line to add or fix (the handshake's own error does not carry it).
-func hostKeyCallback(cfg SSHConfig) (ssh.HostKeyCallback, func() error, error) {
-	none := func() error { return nil }
+// differs, fails the handshake.
+func hostKeyCallback(cfg SSHConfig) (ssh.HostKeyCallback, hostKeyResult, error) {
+	none := func() ([]string, error) { return nil, nil }
 	if cfg.InsecureHostKey {
 		return ssh.InsecureIgnoreHostKey(), none, nil
 	}
@@ -89,6 +93,7 @@ func hostKeyCallback(cfg SSHConfig) (ssh.HostKeyCallback, func() error, error) {
 	}
 	var mu sync.Mutex
 	var found error
+	var algos []string
 	cb := func(hostname string, remote net.Addr, key ssh.PublicKey) error {
 		err := check(hostname, remote, key)
 		var ke *knownhosts.KeyError
@@ -97,11 +102,29 @@ func hostKeyCallback(cfg SSHConfig) (ssh.HostKeyCallback, func() error, error) {
 		}
 		e := hostKeyError(cfg, hostname, key, ke)
 		mu.Lock()
-		found = e
-		mu.Unlock()
+		defer mu.Unlock()
+		found, algos = e, otherTypeAlgos(key, ke.Want)
 		return e
 	}
-	return cb, func() error { mu.Lock(); defer mu.Unlock(); return found }, nil
+	return cb, func() ([]string, error) { mu.Lock(); defer mu.Unlock(); return algos, found }, nil
+}
+
+// otherTypeAlgos returns the host key algorithms of the known keys when none of them has
+// the offered key's type: the server offered a type known_hosts does not list for it (it
+// prefers ecdsa, known_hosts has ed25519), which is not a mismatch; asking for the known
+// types settles it, as OpenSSH's client does.
+func otherTypeAlgos(offered ssh.PublicKey, want []knownhosts.KnownKey) []string {
+	var algos []string
+	for _, w := range want {
+		if w.Key.Type() == offered.Type() {
+			return nil
+		}
+		if w.Key.Type() == ssh.KeyAlgoRSA {
+			algos = append(algos, ssh.KeyAlgoRSASHA512, ssh.KeyAlgoRSASHA256)
+		}
+		algos = append(algos, w.Key.Type())
+	}
+	return algos
 }
 
 // hostKeyError says what the host offered and the known_hosts line that would accept it.

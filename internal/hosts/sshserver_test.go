@@ -39,7 +39,7 @@ func newSigner(t *testing.T) ssh.Signer {
 	return s
 }
 
-func startTestSSHServer(t *testing.T, authorized ssh.PublicKey) *testSSHServer {
+func startTestSSHServer(t *testing.T, authorized ssh.PublicKey, extraHostKeys ...ssh.Signer) *testSSHServer {
 	t.Helper()
 	srv := &testSSHServer{hostKey: newSigner(t)}
 	cfg := &ssh.ServerConfig{PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
@@ -49,6 +49,9 @@ func startTestSSHServer(t *testing.T, authorized ssh.PublicKey) *testSSHServer {
 		return nil, errors.New("not authorized")
 	}}
 	cfg.AddHostKey(srv.hostKey)
+	for _, k := range extraHostKeys {
+		cfg.AddHostKey(k)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
