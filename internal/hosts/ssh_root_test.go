@@ -47,7 +47,9 @@ func TestSSHHostsInNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids := func() string { return " " + strings.Join(strings.Fields(mustRun(t, "ip", "netns", "pids", n.nsB)), " ") + " " }
+	pids := func() string {
+		return " " + strings.Join(strings.Fields(mustRun(t, "ip", "netns", "pids", n.nsB)), " ") + " "
+	}
 	if !strings.Contains(pids(), " "+strconv.Itoa(p.Pid())+" ") {
 		t.Fatalf("started pid %d is not in B (%s)", p.Pid(), pids())
 	}
