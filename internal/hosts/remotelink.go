@@ -33,6 +33,17 @@ type RemoteLink struct {
 }
 
 func (l *RemoteLink) renewFile() string { return path.Join(l.Dir, "deadman.renew") }
+
+// pidFile names the switch guarding a NIC, whichever wirelab armed it: one per NIC, so a
+// wirelab started again within the TTL of a killed one retires the old switch before
+// shaping instead of having it undo the new shaping later.
+func pidFile(nic string) string { return "/tmp/wirelab-deadman-" + nic + ".pid" }
+
+// retireScript stops the switch named in the pid file %[1]s, if it is one (its command line
+// says "agent"), and waits up to 10 s for it to undo and exit.
+const retireScript = `f=%[1]s; [ -f "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
+	`grep -q agent /proc/$p/cmdline 2>/dev/null || exit 0; kill -TERM $p; i=0; ` +
+	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
 func (l *RemoteLink) undoFile() string  { return path.Join(l.Dir, "deadman.undo") }
 
 func (l *RemoteLink) ttl() time.Duration {
@@ -89,6 +100,10 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pf := pidFile(l.Target.NIC)
+	if _, err := l.Host.Run(ctx, "sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pf))); err != nil {
+		return fmt.Errorf("retire an earlier dead-man switch: %w", err)
+	}
 	if err := l.Host.Copy(ctx, strings.NewReader(undo), l.undoFile(), 0o600); err != nil {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}
@@ -102,6 +117,9 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}
 	l.deadman = p
+	if err := l.Host.Copy(ctx, strings.NewReader(strconv.Itoa(p.Pid())+"\n"), pf, 0o644); err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
+	}
 	l.stop, l.done = make(chan struct{}), make(chan struct{})
 	go l.renew(l.stop, l.done)
 	return nil
@@ -151,6 +169,9 @@ func (l *RemoteLink) Clear(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		l.deadman = nil
+		if _, err := l.Host.Run(ctx, "rm", "-f", pidFile(l.Target.NIC)); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := RunUndo(ctx, Runner(l.Host), UndoShape(l.Target.NIC)); err != nil {
 		errs = append(errs, fmt.Errorf("host %s: remove the shaping of %s: %w", l.Host.Name(), l.Target.NIC, err))

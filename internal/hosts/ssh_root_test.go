@@ -164,6 +164,30 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	if shaped(t, n.nsA) {
 		t.Errorf("after Clear:\n%s", qdiscs(t, n.nsA))
 	}
+
+	// A wirelab that stops renewing (as if killed) and a new one shaping within the TTL:
+	// the new one retires the old switch, whose TTL then passes without undoing anything.
+	old := n.remoteLink(a, remoteAgent, 2*time.Second)
+	old.Dir = t.TempDir() // each wirelab stages a directory of its own
+	if err := old.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	old.mu.Lock()
+	old.stopRenewing()
+	old.mu.Unlock()
+	again := n.remoteLink(a, remoteAgent, 10*time.Second)
+	again.Dir = t.TempDir()
+	t.Cleanup(func() { _ = again.Clear(context.Background()) })
+	if err := again.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	if !shaped(t, n.nsA) {
+		t.Errorf("the old switch undid the new wirelab's shaping")
+	}
+	if err := again.Clear(ctx); err != nil || shaped(t, n.nsA) {
+		t.Errorf("Clear: %v", err)
+	}
 }
 
 // helperEnv carries what the SIGKILL helper needs to shape A and keep renewing.
