@@ -44,7 +44,8 @@ func pidFile(nic string) string { return "/tmp/wirelab-deadman-" + nic + ".pid" 
 const retireScript = `f=%[1]s; [ -f "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
 	`grep -q agent /proc/$p/cmdline 2>/dev/null || exit 0; kill -TERM $p; i=0; ` +
 	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
-func (l *RemoteLink) undoFile() string  { return path.Join(l.Dir, "deadman.undo") }
+
+func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo") }
 
 func (l *RemoteLink) ttl() time.Duration {
 	if l.TTL <= 0 {
