@@ -36,13 +36,15 @@ func (l *RemoteLink) renewFile() string { return path.Join(l.Dir, "deadman.renew
 
 // pidFile names the switch guarding a NIC, whichever wirelab armed it: one per NIC, so a
 // wirelab started again within the TTL of a killed one retires the old switch before
-// shaping instead of having it undo the new shaping later.
-func pidFile(nic string) string { return "/tmp/wirelab-deadman-" + nic + ".pid" }
+// shaping instead of having it undo the new shaping later. It lives in /run, which only
+// root writes (shaping needs root anyway), not in /tmp where anyone could plant one.
+func pidFile(nic string) string { return "/run/wirelab-deadman-" + nic + ".pid" }
 
-// retireScript stops the switch named in the pid file %[1]s, if it is one (its command line
-// says "agent"), and waits up to 10 s for it to undo and exit.
-const retireScript = `f=%[1]s; [ -f "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
-	`grep -q agent /proc/$p/cmdline 2>/dev/null || exit 0; kill -TERM $p; i=0; ` +
+// retireScript stops the switch named in the pid file %[1]s if the file is ours and the
+// process is a switch (its command line has "agent deadman"), and waits up to 10 s for it
+// to undo and exit.
+const retireScript = `f=%[1]s; [ -f "$f" ] && [ -O "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
+	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q ' agent deadman ' || exit 0; kill -TERM $p; i=0; ` +
 	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
 
 func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo") }

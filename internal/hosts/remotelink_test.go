@@ -38,10 +38,10 @@ func TestRemoteLinkArmsBeforeShaping(t *testing.T) {
 	if undo < 0 || start < 0 || apply < 0 || !(undo < start && start < apply) {
 		t.Fatalf("want the undo file, then the switch, then the shaping:\n%s", strings.Join(lines, "\n"))
 	}
-	if retire := indexOf(lines, "sh -c f=/tmp/wirelab-deadman-eth0.pid;"); retire < 0 || retire > start {
+	if retire := indexOf(lines, "sh -c f=/run/wirelab-deadman-eth0.pid;"); retire < 0 || retire > start {
 		t.Errorf("want an earlier switch of eth0 retired before the new one starts:\n%s", strings.Join(lines, "\n"))
 	}
-	if got := h.files["/tmp/wirelab-deadman-eth0.pid"]; got != "1001\n" {
+	if got := h.files["/run/wirelab-deadman-eth0.pid"]; got != "1001\n" {
 		t.Errorf("pid file: %q", got)
 	}
 	if got := h.files["/tmp/wirelab-x/deadman.undo"]; got != "tc qdisc del dev eth0 ingress\ntc qdisc del dev eth0 root\nip link del wlifb-eth0\n" {
