@@ -219,9 +219,13 @@ func (n *sshNet) dial(t *testing.T, name, addr string) *SSH {
 	return nil
 }
 
-// wirelabBinary builds ./cmd/wirelab into a directory of its own for the remote agent.
+// wirelabBinary builds ./cmd/wirelab into a directory of its own for the remote agent, or
+// takes WIRELAB_TEST_BINARY (built before taking the measurement lock).
 func wirelabBinary(t *testing.T) string {
 	t.Helper()
+	if b := os.Getenv("WIRELAB_TEST_BINARY"); b != "" {
+		return b
+	}
 	out := filepath.Join(t.TempDir(), "wirelab")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
