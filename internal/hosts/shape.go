@@ -106,12 +106,13 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)...)
 	p.Apply = append(p.Apply, ifbF.filter("1:", 1, "src", "", 0, "flowid", shapedClass),
 		[]string{"tc", "qdisc", "add", "dev", t.NIC, "handle", "ffff:", "ingress"})
-	// Ingress: kept ports pass (action ok ends the filter walk), the rest of the peer's
-	// packets go through the IFB.
+	// Ingress: kept ports match a filter with no action, which ends the filter walk and
+	// lets the packet pass (no act_gact needed: kernels often lack it); the rest of the
+	// peer's packets go through the IFB.
 	prio = 1
 	for _, port := range t.KeepPorts {
 		for _, dir := range []string{"sport", "dport"} {
-			p.Apply = append(p.Apply, f.filter("ffff:", prio, "src", dir, port, "action", "ok"))
+			p.Apply = append(p.Apply, f.filter("ffff:", prio, "src", dir, port, "flowid", "ffff:1"))
 			prio++
 		}
 	}

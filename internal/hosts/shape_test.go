@@ -38,8 +38,8 @@ tc class replace dev wlifb-eth0 parent 1: classid 1:1 htb rate 20000000bit ceil 
 tc qdisc replace dev wlifb-eth0 parent 1:1 handle 10: pfifo limit 100
 tc filter add dev wlifb-eth0 parent 1: protocol ip prio 1 u32 match ip src 198.18.10.2/32 flowid 1:1
 tc qdisc add dev eth0 handle ffff: ingress
-tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip sport 22 0xffff action ok
-tc filter add dev eth0 parent ffff: protocol ip prio 2 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip dport 22 0xffff action ok
+tc filter add dev eth0 parent ffff: protocol ip prio 1 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip sport 22 0xffff flowid ffff:1
+tc filter add dev eth0 parent ffff: protocol ip prio 2 u32 match ip src 198.18.10.2/32 match ip protocol 6 0xff match ip dport 22 0xffff flowid ffff:1
 tc filter add dev eth0 parent ffff: protocol ip prio 3 u32 match ip src 198.18.10.2/32 action mirred egress redirect dev wlifb-eth0
 `
 	if got := joinAll(p.Apply); got != want {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -240,6 +241,8 @@ func TestSSHDeadmanAfterSIGKILL(t *testing.T) {
 		for sc.Scan() {
 			if sc.Text() == "SHAPED" {
 				ready <- true
+			} else {
+				fmt.Fprintln(os.Stderr, "helper:", sc.Text()) // not t.Log: this may outlive the test
 			}
 		}
 		ready <- false
