@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,39 +66,26 @@ func TestSSHHostsInNamespaces(t *testing.T) {
 	t.Logf("B ran a command, took a 1 MiB copy, served /proc/stat and /proc/net/dev, started and stopped pid %d", p.Pid())
 }
 
-// tcStats returns the packets that went through class 1:1 of dev and HTB's direct queue.
+// tcStats returns the packets that went through class 1:1 of dev and HTB's direct queue,
+// from `tc -s` text (tc's JSON for HTB classes is not reliable across iproute2 versions).
 func tcStats(t *testing.T, ns, dev string) (class, direct int) {
 	t.Helper()
-	var classes []struct {
-		Handle string `json:"handle"`
-		Stats  struct {
-			Packets int `json:"packets"`
-		} `json:"stats"`
-	}
-	if err := json.Unmarshal([]byte(mustRun(t, "ip", "netns", "exec", ns, "tc", "-s", "-j", "class", "show", "dev", dev)), &classes); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range classes {
-		if c.Handle == "1:1" {
-			class = c.Stats.Packets
+	classes := strings.Split(mustRun(t, "ip", "netns", "exec", ns, "tc", "-s", "class", "show", "dev", dev), "\n")
+	for i, l := range classes {
+		if strings.HasPrefix(l, "class htb 1:1 ") && i+1 < len(classes) {
+			// " Sent 1960 bytes 20 pkt (dropped 0, ...)"
+			if f := strings.Fields(classes[i+1]); len(f) > 4 && f[0] == "Sent" {
+				class, _ = strconv.Atoi(f[3])
+			}
 		}
 	}
-	var qs []struct {
-		Kind    string `json:"kind"`
-		Options struct {
-			Direct int `json:"direct_packets_stat"`
-		} `json:"options"`
-	}
-	if err := json.Unmarshal([]byte(mustRun(t, "ip", "netns", "exec", ns, "tc", "-s", "-j", "qdisc", "show", "dev", dev)), &qs); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range qs {
-		if q.Kind == "htb" {
-			direct = q.Options.Direct
-		}
+	if m := directRe.FindStringSubmatch(mustRun(t, "ip", "netns", "exec", ns, "tc", "-s", "qdisc", "show", "dev", dev)); m != nil {
+		direct, _ = strconv.Atoi(m[1])
 	}
 	return class, direct
 }
+
+var directRe = regexp.MustCompile(`direct_packets_stat (\d+)`)
 
 func (n *sshNet) remoteLink(h Host, agent string, ttl time.Duration) *RemoteLink {
 	return &RemoteLink{Host: h, Agent: agent, Dir: n.dir, TTL: ttl,
