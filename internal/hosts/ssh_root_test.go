@@ -116,10 +116,13 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	if err := l.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
 	}
+	// 20 connection attempts to a closed port: a SYN out and a RST back each (no ping on
+	// this machine; bash's /dev/tcp is everywhere bash is).
 	ping := func(dst string) {
 		t.Helper()
-		if out, err := a.Run(ctx, "ping", "-c", "20", "-i", "0.01", "-W", "1", "-q", dst); err != nil {
-			t.Fatalf("ping %s: %v: %s", dst, err, out)
+		script := "for i in $(seq 20); do (echo > /dev/tcp/" + dst + "/9) 2>/dev/null; done; true"
+		if out, err := a.Run(ctx, "bash", "-c", script); err != nil {
+			t.Fatalf("probe %s: %v: %s", dst, err, out)
 		}
 	}
 	c0, d0 := tcStats(t, n.nsA, "eth0")
@@ -138,15 +141,15 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	c2, d2 := tcStats(t, n.nsA, "eth0")
 	i2, _ := tcStats(t, n.nsA, IFBName("eth0"))
 	if c2 != c1 || i2 != i1 || d2 < d1+20 {
-		t.Errorf("ping to %s (not the server): shaped class %d→%d, IFB %d→%d, direct %d→%d; want 20 more direct only", addrB2, c1, c2, i1, i2, d1, d2)
+		t.Errorf("20 SYNs to %s (not the server): shaped class %d→%d, IFB %d→%d, direct %d→%d; want 20 more direct only", addrB2, c1, c2, i1, i2, d1, d2)
 	}
 	ping(addrB)
 	c3, d3 := tcStats(t, n.nsA, "eth0")
 	i3, _ := tcStats(t, n.nsA, IFBName("eth0"))
 	if c3 < c2+20 || i3 < i2+20 || d3 != d2 {
-		t.Errorf("ping to the server: shaped class %d→%d, IFB (replies) %d→%d, direct %d→%d; want 20 more in both classes, no direct", c2, c3, i2, i3, d2, d3)
+		t.Errorf("20 SYNs to the server: shaped class %d→%d, IFB (replies) %d→%d, direct %d→%d; want 20 more in both classes, no direct", c2, c3, i2, i3, d2, d3)
 	}
-	t.Logf("eth0 class 1:1 %d packets, direct %d; IFB class 1:1 %d (SSH ×5 direct only, 20 pings to %s direct, 20 to %s shaped both ways)", c3, d3, i3, addrB2, addrB)
+	t.Logf("eth0 class 1:1 %d packets, direct %d; IFB class 1:1 %d (SSH ×5 direct only, 20 SYNs to %s direct, 20 to %s shaped, and their RSTs through the IFB)", c3, d3, i3, addrB2, addrB)
 	if err := l.Clear(ctx); err != nil {
 		t.Fatal(err)
 	}
