@@ -113,6 +113,8 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	}
 	l := n.remoteLink(a, remoteAgent, 10*time.Second)
 	t.Cleanup(func() { _ = l.Clear(context.Background()) })
+	t0 := time.Now()
+	phase := func(what string) { t.Logf("%6.2fs %s", time.Since(t0).Seconds(), what) }
 	if err := l.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +152,7 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 		t.Errorf("20 SYNs to the server: shaped class %d→%d, IFB (replies) %d→%d, direct %d→%d; want 20 more in both classes, no direct", c2, c3, i2, i3, d2, d3)
 	}
 	t.Logf("eth0 class 1:1 %d packets, direct %d; IFB class 1:1 %d (SSH ×5 direct only, 20 SYNs to %s direct, 20 to %s shaped, and their RSTs through the IFB)", c3, d3, i3, addrB2, addrB)
+	phase("shaped and probed")
 	if err := l.Clear(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +164,7 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	// the new one retires the old switch, whose TTL then passes without undoing anything.
 	old := n.remoteLink(a, remoteAgent, 2*time.Second)
 	old.Dir = t.TempDir() // each wirelab stages a directory of its own
+	phase("cleared")
 	if err := old.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +177,7 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	if err := again.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
 	}
+	phase("the new wirelab shaped, the old switch retired")
 	time.Sleep(3 * time.Second)
 	if !shaped(t, n.nsA) {
 		t.Errorf("the old switch undid the new wirelab's shaping")
@@ -180,6 +185,7 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	if err := again.Clear(ctx); err != nil || shaped(t, n.nsA) {
 		t.Errorf("Clear: %v", err)
 	}
+	phase("cleared again")
 }
 
 // helperEnv carries what the SIGKILL helper needs to shape A and keep renewing.
