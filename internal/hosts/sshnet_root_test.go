@@ -61,6 +61,9 @@ func newSSHNet(t *testing.T) *sshNet {
 	t.Helper()
 	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
 	n := &sshNet{nsA: "wls-" + id + "-a", nsB: "wls-" + id + "-b", dir: t.TempDir()}
+	// A switch killed with its wirelab leaves its pid file; /run is this machine's, shared
+	// by the test hosts.
+	t.Cleanup(func() { _ = os.Remove(pidFile("eth0")) })
 	for _, ns := range []string{n.nsA, n.nsB} {
 		mustRun(t, "ip", "netns", "add", ns)
 		t.Cleanup(func() { killNetns(ns) })
