@@ -40,8 +40,9 @@ func HTBLeafLimit(rateBps int64, delay time.Duration) int {
 	return min(max(n, 100), 100_000)
 }
 
-// htbQuantum keeps HTB from warning that the quantum derived from r2q is out of range.
-func htbQuantum(rateBps int64) int { return min(max(int(rateBps/8/10), frameBytes), 200_000) }
+// HTBQuantum is the class quantum in bytes for a rate: it keeps HTB from warning that the
+// quantum derived from r2q is out of range.
+func HTBQuantum(rateBps int64) int { return min(max(int(rateBps/8/10), frameBytes), 200_000) }
 
 // htbPlan returns the tc commands (arguments after "tc") that put an HTB rate cap on iface
 // under parent ("root" or a netem class) with the given handle major ("1", "2").
@@ -53,7 +54,7 @@ func htbPlan(iface, parent, major string, c Condition) [][]string {
 			"handle", major+":", "htb", "default", "1"),
 		{"class", "replace", "dev", iface, "parent", major + ":", "classid", major + ":1", "htb",
 			"rate", rate, "ceil", rate, "burst", burst, "cburst", burst,
-			"quantum", strconv.Itoa(htbQuantum(c.RateBps))},
+			"quantum", strconv.Itoa(HTBQuantum(c.RateBps))},
 		{"qdisc", "replace", "dev", iface, "parent", major + ":1", "handle", major + "0:",
 			"pfifo", "limit", strconv.Itoa(HTBLeafLimit(c.RateBps, c.Delay))},
 	}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/hosts"
+)
+
+// cmdAgent is what wirelab runs on a remote host it copied itself to. Its one tool today is
+// the dead-man switch that removes the shaping of a NIC when wirelab stops renewing it.
+func cmdAgent(p *Process, args []string) error {
+	if len(args) == 0 || args[0] != "deadman" {
+		return usagef("agent: want a tool: deadman")
+	}
+	fs := newFlagSet(p, "agent deadman", "internal: remove a NIC's shaping unless the renewal file is touched within the TTL",
+		"wirelab agent deadman --ttl 30s --renew /tmp/wirelab-x/deadman.renew --undo /tmp/wirelab-x/deadman.undo")
+	ttl := fs.Duration("ttl", 0, "how old the renewal file's mtime may get before the undo runs")
+	renew := fs.String("renew", "", "the renewal file wirelab touches")
+	undoPath := fs.String("undo", "", "the undo file: tc and ip commands, one a line")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *ttl <= 0 || *renew == "" || *undoPath == "" {
+		return usagef("agent deadman: --ttl, --renew and --undo are required")
+	}
+	b, err := os.ReadFile(*undoPath)
+	if err != nil {
+		return fmt.Errorf("agent deadman: %w", err)
+	}
+	undo, err := hosts.ParseUndo(string(b))
+	if err != nil {
+		return fmt.Errorf("agent deadman: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-p.Interrupts: // SIGTERM from Clear, or anyone's: undo, then exit
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	d := &hosts.Deadman{Renew: *renew, TTL: *ttl, Undo: undo, Runner: execx.OS{},
+		Log: p.Logger.With("component", "deadman")}
+	if err := d.Watch(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("agent deadman: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package hosts
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// DryHost is a Host that prints every command it would run on the named host instead of
+// running it (--dry-run). Run answers with empty output, Start with pid 0.
+type DryHost struct {
+	Host string
+	W    io.Writer
+	mu   sync.Mutex
+}
+
+func (d *DryHost) say(format string, a ...any) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintf(d.W, "%s: %s\n", d.Host, fmt.Sprintf(format, a...))
+}
+
+// Name implements Host.
+func (d *DryHost) Name() string { return d.Host }
+
+// Run implements Host.
+func (d *DryHost) Run(_ context.Context, argv ...string) ([]byte, error) {
+	d.say("%s", ShellJoin(argv))
+	return nil, nil
+}
+
+// Copy implements Host; it reads r to say how much would be copied.
+func (d *DryHost) Copy(_ context.Context, r io.Reader, path string, mode uint32) error {
+	n, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return fmt.Errorf("host %s: copy to %s: %w", d.Host, path, err)
+	}
+	d.say("copy %d bytes to %s (mode %o)", n, path, mode)
+	return nil
+}
+
+// ReadFile implements Host.
+func (d *DryHost) ReadFile(_ context.Context, path string) ([]byte, error) {
+	d.say("cat -- %s", ShellQuote(path))
+	return nil, nil
+}
+
+// Start implements Host.
+func (d *DryHost) Start(_ context.Context, name string, argv []string, logPath string) (Proc, error) {
+	d.say("start %s: setsid -f %s >>%s 2>&1", name, ShellJoin(argv), ShellQuote(logPath))
+	return dryProc{d: d, name: name}, nil
+}
+
+// Close implements Host.
+func (d *DryHost) Close() error { return nil }
+
+type dryProc struct {
+	d    *DryHost
+	name string
+}
+
+func (p dryProc) Pid() int { return 0 }
+func (p dryProc) Stop(context.Context) error {
+	p.d.say("stop %s: kill -TERM -<pgid>, then -KILL after 5 s", p.name)
+	return nil
+}

@@ -1,0 +1,79 @@
+package hosts
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/wirelab/wirelab/internal/execx"
+)
+
+// Host is one machine (or namespace) wirelab drives. The study engine sees only this, so a
+// namespace host and an SSH host are used the same way. Every method is safe to call from
+// several goroutines; Close releases the connection and is idempotent.
+type Host interface {
+	// Name is the host's name as the user knows it (an inventory entry, a lab role); every
+	// error about the host starts with it.
+	Name() string
+	// Run runs argv to completion (no shell) and returns its standard output. A non-zero
+	// exit is an error carrying the command and its standard error.
+	Run(ctx context.Context, argv ...string) ([]byte, error)
+	// Copy writes r to path on the host with mode, atomically (a temp file renamed).
+	Copy(ctx context.Context, r io.Reader, path string, mode uint32) error
+	// ReadFile returns the content of path on the host (/proc files included).
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// Start starts argv detached in a process group of its own, output appended to
+	// logPath, and returns at once. The process outlives a lost connection; Proc.Stop
+	// ends it.
+	Start(ctx context.Context, name string, argv []string, logPath string) (Proc, error)
+	Close() error
+}
+
+// Proc is a long-running process a Host started.
+type Proc interface {
+	// Pid is the process id on its host, which is also its process group id.
+	Pid() int
+	// Stop sends SIGTERM to the process group, waits up to a few seconds, then SIGKILLs
+	// what is left. Stopping a process that already exited is not an error.
+	Stop(ctx context.Context) error
+}
+
+// Runner adapts h to execx.Runner, so code written against a runner (tc plans, parsers'
+// collectors) runs on any host.
+func Runner(h Host) execx.Runner { return hostRunner{h} }
+
+type hostRunner struct{ h Host }
+
+func (r hostRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	return r.h.Run(ctx, append([]string{name}, args...)...)
+}
+
+// ShellQuote quotes s for a POSIX shell: unchanged when it has only safe characters,
+// otherwise in single quotes with embedded single quotes escaped.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.ContainsRune("-_./:=@%+,", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellJoin quotes each word of argv and joins them with spaces: the command line a shell
+// splits back into argv.
+func ShellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,183 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/link"
+)
+
+// RemoteLink shapes a real client NIC toward the server (PlanShape) under a dead-man
+// switch. Shape arms the switch before it changes the NIC, so there is no moment when the
+// NIC is shaped and nothing would undo it; Clear disarms it and undoes.
+type RemoteLink struct {
+	Host   Host        // the client host
+	Target ShapeTarget // its NIC and the server's address
+	// Dir is a directory of wirelab's on the host holding the renewal and undo files
+	// and the switch's log; Agent is the wirelab binary there.
+	Dir, Agent string
+	TTL        time.Duration // the switch's TTL; 0 = 30 s
+	Log        *slog.Logger
+
+	mu      sync.Mutex
+	deadman Proc
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+func (l *RemoteLink) renewFile() string { return path.Join(l.Dir, "deadman.renew") }
+
+// pidFile names the switch guarding a NIC, whichever wirelab armed it: one per NIC, so a
+// wirelab started again within the TTL of a killed one retires the old switch before
+// shaping instead of having it undo the new shaping later. It lives in /run, which only
+// root writes (shaping needs root anyway), not in /tmp where anyone could plant one.
+func pidFile(nic string) string { return "/run/wirelab-deadman-" + nic + ".pid" }
+
+// retireScript stops the switch named in the pid file %[1]s if the file is ours and the
+// process is a switch (its command line has "agent deadman"), and waits up to 10 s for it
+// to undo and exit.
+const retireScript = `f=%[1]s; [ -f "$f" ] && [ -O "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
+	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q ' agent deadman ' || exit 0; kill -TERM $p; i=0; ` +
+	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
+
+func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo") }
+
+func (l *RemoteLink) ttl() time.Duration {
+	if l.TTL <= 0 {
+		return 30 * time.Second
+	}
+	return l.TTL
+}
+
+func (l *RemoteLink) log() *slog.Logger {
+	if l.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l.Log
+}
+
+// Shape replaces any shaping of the target by c. If applying fails half-way, the NIC is
+// cleared, not left half-shaped.
+func (l *RemoteLink) Shape(ctx context.Context, c link.Condition) error {
+	p, err := PlanShape(l.Target, c)
+	if err != nil {
+		return err
+	}
+	if err := l.arm(ctx); err != nil {
+		return err
+	}
+	r := Runner(l.Host)
+	if err := RunUndo(ctx, r, p.Undo); err != nil {
+		return fmt.Errorf("host %s: clear the shaping of %s: %w", l.Host.Name(), l.Target.NIC, err)
+	}
+	for _, cmd := range p.Apply {
+		if _, err := r.Run(ctx, cmd[0], cmd[1:]...); err != nil {
+			return errors.Join(fmt.Errorf("shape %s toward %s (%s): %w", l.Target.NIC, l.Target.Peer, c, err),
+				RunUndo(context.WithoutCancel(ctx), r, p.Undo))
+		}
+	}
+	return nil
+}
+
+// arm starts the switch and its renewal unless they run; a switch that already fired
+// (its process is gone) is started again.
+func (l *RemoteLink) arm(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.deadman != nil {
+		if _, err := l.Host.Run(ctx, "kill", "-0", strconv.Itoa(l.deadman.Pid())); err == nil {
+			return nil
+		}
+		l.log().Warn("deadman switch had fired: arming it again", "host", l.Host.Name())
+		l.stopRenewing()
+		l.deadman = nil
+	}
+	undo, err := FormatUndo(UndoShape(l.Target.NIC))
+	if err != nil {
+		return err
+	}
+	pf := pidFile(l.Target.NIC)
+	if _, err := l.Host.Run(ctx, "sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pf))); err != nil {
+		return fmt.Errorf("retire an earlier dead-man switch: %w", err)
+	}
+	if err := l.Host.Copy(ctx, strings.NewReader(undo), l.undoFile(), 0o600); err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
+	}
+	if _, err := l.Host.Run(ctx, "touch", l.renewFile()); err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
+	}
+	p, err := l.Host.Start(ctx, "deadman", []string{l.Agent, "agent", "deadman",
+		"--ttl", l.ttl().String(), "--renew", l.renewFile(), "--undo", l.undoFile()},
+		path.Join(l.Dir, "deadman.log"))
+	if err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
+	}
+	l.deadman = p
+	if err := l.Host.Copy(ctx, strings.NewReader(strconv.Itoa(p.Pid())+"\n"), pf, 0o644); err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
+	}
+	l.stop, l.done = make(chan struct{}), make(chan struct{})
+	go l.renew(l.stop, l.done)
+	return nil
+}
+
+// renew touches the renewal file every TTL/3 until stop. A failed touch is logged, not
+// fatal: two more chances come before the TTL runs out, and if the host stays unreachable
+// the switch does its job.
+func (l *RemoteLink) renew(stop, done chan struct{}) {
+	defer close(done)
+	every := l.ttl() / 3
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), every)
+		_, err := l.Host.Run(ctx, "touch", l.renewFile())
+		cancel()
+		if err != nil {
+			l.log().Warn("renew the dead-man switch", "host", l.Host.Name(), "err", err)
+		}
+	}
+}
+
+func (l *RemoteLink) stopRenewing() {
+	if l.stop != nil {
+		close(l.stop)
+		<-l.done
+		l.stop, l.done = nil, nil
+	}
+}
+
+// Clear removes the shaping and disarms the switch. It is idempotent; stopping the switch
+// makes it undo too, and Clear then undoes itself, so the NIC is clean even if the
+// switch was already gone.
+func (l *RemoteLink) Clear(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopRenewing()
+	var errs []error
+	if l.deadman != nil {
+		if err := l.deadman.Stop(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		l.deadman = nil
+		if _, err := l.Host.Run(ctx, "rm", "-f", pidFile(l.Target.NIC)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := RunUndo(ctx, Runner(l.Host), UndoShape(l.Target.NIC)); err != nil {
+		errs = append(errs, fmt.Errorf("host %s: remove the shaping of %s: %w", l.Host.Name(), l.Target.NIC, err))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,100 @@
+package inventory
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// home makes a fake home with the key file the example names.
+func home(t *testing.T) string {
+	t.Helper()
+	h := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h, ".ssh", "id_ed25519"), []byte("key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestExampleInventory(t *testing.T) {
+	h := home(t)
+	inv, err := Load("../../docs/hosts.example.yaml", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Hosts) != 3 || inv.KnownHosts != filepath.Join(h, ".ssh/known_hosts") {
+		t.Fatalf("hosts %d, known_hosts %q", len(inv.Hosts), inv.KnownHosts)
+	}
+	c := inv.Role(Client)[0]
+	if c.Name != "app1" || c.NIC != "eth0" || c.User != "wirelab" || c.Port != 22 || c.Key != filepath.Join(h, ".ssh/id_ed25519") {
+		t.Errorf("client with defaults: %+v", c)
+	}
+	s := inv.Role(Server)[0]
+	if s.Server.Start != "mariadb" || s.PeerAddress() != "10.0.1.6" || s.SSHAddr() != "10.0.0.6:22" {
+		t.Errorf("server: %+v", s)
+	}
+	r := inv.Role(Replica)[0]
+	if r.User != "ops" || r.SSHAddr() != "db2.example.net:2222" || r.Server.PasswordEnv != "WIRELAB_DB2_PASSWORD" {
+		t.Errorf("replica overrides: %+v", r)
+	}
+	env := map[string]string{"WIRELAB_DB2_PASSWORD": "s3cret"}
+	if pw, err := r.Password(func(k string) string { return env[k] }); err != nil || pw != "s3cret" {
+		t.Errorf("password from env: %q, %v", pw, err)
+	}
+	if _, err := r.Password(func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "host db2") {
+		t.Errorf("unset password env: %v", err)
+	}
+}
+
+const good = `
+defaults: {user: u}
+hosts:
+  - {name: c, role: client, address: 198.18.10.1, nic: eth0}
+  - {name: s, role: server, address: 198.18.10.2, server: {start: mariadb}}
+`
+
+func TestInventoryErrorsNameHostAndField(t *testing.T) {
+	if _, err := Parse([]byte(good), ""); err != nil {
+		t.Fatalf("good inventory: %v", err)
+	}
+	for _, c := range []struct{ name, yaml, want string }{
+		{"unknown field", strings.Replace(good, "nic:", "nics:", 1), "field nics not found"},
+		{"no nic", strings.Replace(good, ", nic: eth0", "", 1), "hosts[0] (c): nic: missing"},
+		{"bad role", strings.Replace(good, "role: client", "role: clnt", 1), `hosts[0] (c): role: "clnt"`},
+		{"no client", strings.Replace(good, "role: client", "role: replica, server: {start: mariadb}", 1), "0 with role client"},
+		{"port in address", strings.Replace(good, "198.18.10.2", "198.18.10.2:22", 1), "hosts[1] (s): address"},
+		{"duplicate", strings.Replace(good, "name: s,", "name: c,", 1), `"c" is used twice`},
+		{"missing key file", strings.Replace(good, "{user: u}", "{user: u, key: /nonexistent/id}", 1), "hosts[0] (c): key: stat /nonexistent/id"},
+		{"server without block", strings.Replace(good, ", server: {start: mariadb}", "", 1), "hosts[1] (s): server: missing"},
+		{"start postgres", strings.Replace(good, "start: mariadb", "start: postgres", 1), `server: start "postgres": want mariadb`},
+		{"password in dsn", strings.Replace(good, "start: mariadb", `dsn: "b:pw@tcp(h:3306)/db", password_env: P`, 1), "dsn carries a password"},
+		{"dsn without password source", strings.Replace(good, "start: mariadb", `dsn: "b@tcp(h:3306)/db"`, 1), "exactly one of password_env"},
+		{"client with server", strings.Replace(good, "nic: eth0}", "nic: eth0, server: {start: mariadb}}", 1), "hosts[0] (c): server: a client runs no server"},
+		{"no user", strings.Replace(good, "defaults: {user: u}", "", 1), "hosts[0] (c): user: missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q, got %v", c.want, err)
+			}
+		})
+	}
+}
+
+func TestPasswordFile(t *testing.T) {
+	pf := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pf, []byte("pw1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := Parse([]byte(strings.Replace(good, "start: mariadb", `dsn: "b@tcp(h:3306)/db", password_file: `+pf, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw, err := inv.Role(Server)[0].Password(os.Getenv); err != nil || pw != "pw1" {
+		t.Errorf("password file: %q, %v", pw, err)
+	}
+}
