@@ -74,7 +74,10 @@ const (
 )
 
 // DefaultMux is the entry's mode when Config.Mux is empty.
-const DefaultMux = MuxOff
+// The mux link is the default: at 20 mbit it carried 1.7-2.0× protocol compression's TPS
+// against 1.5× for one stream per connection, and replication's sustainable load rose; it
+// costs about a tenth of the TPS of one connection per client on an unshaped wire.
+const DefaultMux = MuxOn
 
 // ParseMux parses the --mux value.
 func ParseMux(s string) (MuxMode, error) {
