@@ -156,6 +156,12 @@ func (c Cgroups) Remove(dir string) error {
 	if err != nil && !errors.Is(err, syscall.ENOENT) {
 		return fmt.Errorf("remove cgroup %s: %w", dir, err)
 	}
+	// The labs' parent cgroup goes with its last lab; the kernel keeps it while another
+	// lab's cgroup is still inside.
+	parent := filepath.Dir(dir)
+	if _, serr := os.Stat(filepath.Join(parent, "cgroup.controllers")); serr == nil {
+		_ = syscall.Rmdir(parent)
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,6 +129,16 @@ var (
 	wirelabBin  string
 	wirelabErr  error
 )
+
+// TestMain removes the wirelab binary a benchmark built, once every test and benchmark
+// of the package has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if wirelabBin != "" {
+		os.RemoveAll(filepath.Dir(wirelabBin))
+	}
+	os.Exit(code)
+}
 
 // tunnelProcs builds bin/wirelab once and runs an exit (to server) and an entry with
 // mutual TLS as processes; it returns the entry's address.
