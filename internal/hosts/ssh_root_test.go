@@ -58,9 +58,12 @@ func TestSSHHostsInNamespaces(t *testing.T) {
 	if err := p.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{"sleep 60"} {
-		if o, _ := exec.Command("ip", "netns", "exec", n.nsB, "pgrep", "-f", c).Output(); len(o) > 0 {
-			t.Errorf("after Stop, %q still runs in B: pids %s", c, o)
+	// Only B's processes: pgrep would see every process on the machine, whatever its
+	// network namespace.
+	for _, pid := range strings.Fields(pids()) {
+		cmdline, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		if strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), "sleep 60") {
+			t.Errorf("after Stop, %q still runs in B: pid %s", "sleep 60", pid)
 		}
 	}
 	t.Logf("B ran a command, took a 1 MiB copy, served /proc/stat and /proc/net/dev, started and stopped pid %d", p.Pid())
