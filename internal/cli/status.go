@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/wirelab/wirelab/internal/engine"
 	"sort"
 	"strconv"
 
@@ -44,6 +45,7 @@ func labEnv(st *lab.State) []string {
 			"WIRELAB_DB_NAME="+db.Name,
 			"WIRELAB_CERT_DIR="+db.CertDir,
 		)
+		env = append(env, db.Conn().Env(false)...)
 	}
 	return env
 }
@@ -69,7 +71,11 @@ func printStatus(p *Process, st *lab.State) {
 		fmt.Fprintf(w, "  cgroup   %s (%d processes)\n", st.Cgroup, len(lab.Cgroups{}.Pids(st.Cgroup)))
 	}
 	if db := st.DB; db != nil {
-		fmt.Fprintf(w, "  mariadb  %s  mysql://%s:%s@%s:%d/%s  socket %s\n", db.Version, db.User, db.Password,
+		scheme := "mysql"
+		if db.Conn().Engine == engine.Postgres {
+			scheme = "postgres"
+		}
+		fmt.Fprintf(w, "  %-8s %s  %s://%s:%s@%s:%d/%s  socket %s\n", db.Conn().Engine, db.Version, scheme, db.User, db.Password,
 			db.Host, db.Port, db.Name, db.Socket)
 	}
 	fmt.Fprintln(w, "  environment inside 'wirelab exec':")

@@ -10,12 +10,13 @@ import (
 )
 
 func cmdUp(p *Process, args []string) error {
-	fs := newFlagSet(p, "up", "build a lab (client, wire, server hosts) and start MariaDB on the server",
-		"wirelab up --rate 50mbit --delay 5ms\nwirelab exec client -- sh -c 'mariadb -h $WIRELAB_SERVER_HOST -u $WIRELAB_DB_USER -p$WIRELAB_DB_PASSWORD -e \"select 1\"'\nwirelab down")
+	fs := newFlagSet(p, "up", "build a lab (client, wire, server hosts) and start MariaDB or PostgreSQL on the server",
+		"wirelab up --rate 50mbit --delay 5ms\nwirelab exec client -- sh -c 'mariadb -h $WIRELAB_SERVER_HOST -u $WIRELAB_DB_USER -p$WIRELAB_DB_PASSWORD -e \"select 1\"'\nwirelab up --engine postgres && wirelab exec client -- psql -c 'select 1'\nwirelab down")
+	eng := addEngineFlag(fs)
 	wf := link.AddFlags(fs)
 	replica := fs.Bool("replica", false, "also build a replica host (198.18.2.2) behind the wire")
-	noDB := fs.Bool("no-db", false, "do not start MariaDB (bare hosts and wire)")
-	pool := fs.String("buffer-pool", "1G", "innodb_buffer_pool_size of the server")
+	noDB := fs.Bool("no-db", false, "do not start a database server (bare hosts and wire)")
+	pool := fs.String("buffer-pool", "1G", "the server's data cache: innodb_buffer_pool_size (MariaDB) or shared_buffers (PostgreSQL)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,6 +26,10 @@ func cmdUp(p *Process, args []string) error {
 	cond, shaper, err := wf.Condition()
 	if err != nil {
 		return &UsageError{err}
+	}
+	kind, err := eng.kind()
+	if err != nil {
+		return err
 	}
 	if err := requireRoot(p); err != nil {
 		return err
@@ -43,7 +48,7 @@ func cmdUp(p *Process, args []string) error {
 		return fmt.Errorf("up: %w", err)
 	}
 	if !*noDB {
-		if _, err := l.StartMariaDB(ctx, lab.Server, lab.DBOptions{BufferPool: *pool}); err != nil {
+		if _, err := l.StartServer(ctx, lab.Server, lab.DBOptions{Engine: kind, BufferPool: *pool}); err != nil {
 			return fmt.Errorf("up: %w (lab removed: %v)", err, l.Down(ctx))
 		}
 	}

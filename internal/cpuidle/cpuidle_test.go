@@ -87,7 +87,7 @@ func TestDescribe(t *testing.T) {
 
 // The real device, as root: the kernel accepts the request and drops it on close.
 func TestKeepRealDevice(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root")
 	}
 	if _, err := os.Stat(System.Device); err != nil {

@@ -15,7 +15,7 @@ import (
 // what it forks, Stop ends them all (cgroup.kill for the one that ignores SIGTERM), and the
 // cgroup can then be removed.
 func TestRealCgroupHoldsWhatItStarts(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root: cgroup v2")
 	}
 	cg, err := DetectCgroups("/proc")

@@ -6,40 +6,81 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/postgres"
 )
 
-// DBOptions tunes the MariaDB a lab host runs.
+// DBOptions tunes the database server a lab host runs.
 type DBOptions struct {
-	BufferPool string // innodb_buffer_pool_size; the studies are CPU/network bound, not IO
-	ServerID   int
-	LogBin     bool
-	Extra      map[string]string
+	// Engine is the server's kind; "" is MariaDB.
+	Engine engine.Kind
+	// BufferPool is the data cache (MariaDB's innodb_buffer_pool_size, PostgreSQL's
+	// shared_buffers), default 1G: the studies are CPU/network bound, not IO.
+	BufferPool string
+	ServerID   int  // MariaDB replication
+	LogBin     bool // MariaDB replication
+	// Extra are more server settings (my.cnf or postgresql.conf); they override ours.
+	Extra map[string]string
+	// Upstream makes a PostgreSQL server a streaming replica of another (a base backup
+	// of it instead of initdb).
+	Upstream *postgres.Upstream
 }
 
-// StartMariaDB starts a MariaDB server inside host, listening on the host's lab address
-// and a unix socket, and records it in the lab state (the server host's one as State.DB).
-func (l *Lab) StartMariaDB(ctx context.Context, host string, o DBOptions) (*mariadb.Server, error) {
-	dir := filepath.Join(l.State.TempDir, "mariadb-"+host)
+// StartServer starts a database server inside host, listening on the host's lab address,
+// 127.0.0.1 (the local-tcp path) and a unix socket, and records it in the lab state (the
+// server host's one as State.DB, for `wirelab exec` and `status`).
+func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine.Server, error) {
+	kind := o.Engine
+	if kind == "" {
+		kind = engine.MariaDB
+	}
+	dir := filepath.Join(l.State.TempDir, string(kind)+"-"+host)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("start mariadb in %s: %w", host, err)
+		return nil, fmt.Errorf("start %s in %s: %w", kind, host, err)
 	}
 	if o.BufferPool == "" {
 		o.BufferPool = "1G"
 	}
-	srv, err := mariadb.Start(ctx, mariadb.Config{
-		NS: l.State.NS(host), Dir: dir, BindAddress: HostAddr[host] + ",127.0.0.1", Port: 3306, // loopback: the local-tcp path
-		ServerID: o.ServerID, LogBin: o.LogBin, GTID: o.LogBin, BinlogFormat: "ROW",
-		BufferPool: o.BufferPool, Extra: o.Extra, Logger: l.log.With("host", host), Cgroup: l.State.Cgroup,
-	})
-	if err != nil { // Start stops what it started; teardown removes the dir
-		return nil, fmt.Errorf("start mariadb in %s: %w", host, err)
+	bind, log := HostAddr[host]+",127.0.0.1", l.log.With("host", host)
+	var srv engine.Server
+	switch kind {
+	case engine.MariaDB:
+		s, err := mariadb.Start(ctx, mariadb.Config{
+			NS: l.State.NS(host), Dir: dir, BindAddress: bind, Port: kind.Port(),
+			ServerID: o.ServerID, LogBin: o.LogBin, GTID: o.LogBin, BinlogFormat: "ROW",
+			BufferPool: o.BufferPool, Extra: o.Extra, Logger: log, Cgroup: l.State.Cgroup,
+		})
+		if err != nil { // Start stops what it started; teardown removes the dir
+			return nil, fmt.Errorf("start mariadb in %s: %w", host, err)
+		}
+		srv = engine.FromMariaDB(s)
+	case engine.Postgres:
+		s, err := postgres.Start(ctx, postgres.Config{
+			NS: l.State.NS(host), Dir: dir, BindAddress: bind, Port: kind.Port(),
+			SharedBuffers: pgSize(o.BufferPool), Extra: o.Extra, Upstream: o.Upstream,
+			Logger: log, Cgroup: l.State.Cgroup,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start postgres in %s: %w", host, err)
+		}
+		srv = engine.FromPostgres(s)
+	default:
+		return nil, fmt.Errorf("start server in %s: unknown engine %q", host, kind)
 	}
-	l.State.Procs = append(l.State.Procs, Proc{Name: "mariadbd-" + host, Host: host, Pid: srv.Pid})
+	l.State.Procs = append(l.State.Procs, Proc{Name: string(kind) + "-" + host, Host: host, Pid: srv.Pid()})
 	if host == Server {
-		l.State.DB = &DB{Host: srv.Host, Port: srv.Port, Socket: srv.Socket, User: srv.User,
-			Password: srv.Password, Name: srv.DB, CertDir: srv.CertDir, DataDir: srv.DataDir,
-			Version: srv.Version}
+		c := srv.Conn()
+		l.State.DB = &DB{Engine: kind, Host: c.Host, Port: c.Port, Socket: c.Socket, User: c.User,
+			Password: c.Password, Name: c.DB, CertDir: c.CertDir, Version: srv.Version()}
 	}
 	return srv, l.State.Save()
+}
+
+// pgSize writes a MariaDB-style size ("1G") the way postgresql.conf spells it ("1GB").
+func pgSize(s string) string {
+	if n := len(s); n > 0 && (s[n-1] == 'G' || s[n-1] == 'M' || s[n-1] == 'K' || s[n-1] == 'k') {
+		return s + "B"
+	}
+	return s
 }

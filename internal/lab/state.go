@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wirelab/wirelab/internal/engine"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,17 +36,28 @@ type Proc struct {
 	Pid  int    `json:"pid"`
 }
 
-// DB is how to reach the lab's MariaDB server.
+// DB is how to reach the lab's database server.
 type DB struct {
-	Host     string `json:"host"`
-	Port     int    `json:"port"`
-	Socket   string `json:"socket"`
-	User     string `json:"user"`
-	Password string `json:"password"`
-	Name     string `json:"name"`
-	CertDir  string `json:"cert_dir"` // ca.pem, client-cert.pem, client-key.pem, cacert.pem
-	DataDir  string `json:"data_dir"`
-	Version  string `json:"version"`
+	Engine   engine.Kind `json:"engine,omitempty"` // "" in state files from before PostgreSQL: MariaDB
+	Host     string      `json:"host"`
+	Port     int         `json:"port"`
+	Socket   string      `json:"socket"`
+	User     string      `json:"user"`
+	Password string      `json:"password"`
+	Name     string      `json:"name"`
+	CertDir  string      `json:"cert_dir"` // ca.pem, client-cert.pem, client-key.pem, cacert.pem
+	DataDir  string      `json:"data_dir,omitempty"`
+	Version  string      `json:"version"`
+}
+
+// Conn is how clients reach the lab's server.
+func (d *DB) Conn() engine.Conn {
+	k := d.Engine
+	if k == "" {
+		k = engine.MariaDB
+	}
+	return engine.Conn{Engine: k, Host: d.Host, Port: d.Port, Socket: d.Socket, User: d.User,
+		Password: d.Password, DB: d.Name, CertDir: d.CertDir}
 }
 
 // State is everything a lab created; it is written after every step so teardown can undo

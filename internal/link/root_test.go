@@ -53,7 +53,7 @@ func delayerHelper(args []string) int {
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root: network namespaces, tc, iptables")
 	}
 }

@@ -20,7 +20,7 @@ import (
 // mysql) and the MariaDB binaries.
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root")
 	}
 	if _, err := findBinary("", "mariadbd"); err != nil {

@@ -19,7 +19,7 @@ import (
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root: creates network namespaces")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {

@@ -12,9 +12,13 @@ import (
 	"time"
 )
 
-// SkipUnlessRoot skips the test unless it runs as root and every command is in PATH.
+// SkipUnlessRoot skips the test unless it runs as root and every command is in PATH, and
+// under -short: `go test -short ./...` runs no lab, so it may run beside a measurement.
 func SkipUnlessRoot(t testing.TB, commands ...string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: no root integration tests")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}

@@ -17,7 +17,7 @@ import (
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root: network namespaces, tc, iptables, mariadbd")
 	}
 	for _, tool := range []string{"mariadbd", "sysbench", "iptables", "ip"} {

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"fmt"
+	"github.com/wirelab/wirelab/internal/engine"
 	"iter"
 	"strconv"
 	"strings"
@@ -103,15 +104,19 @@ func (r *Study) Needs() study.Needs {
 // lets it copy the data set, checks the copy and starts the heartbeat.
 func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 	r.e = e
-	src, rep := e.Servers[0], e.Servers[1]
-	p := &Pair{Lab: e.Lab, Source: src, Replica: rep, Tables: Tables(r.o.Tables), Self: e.Self,
+	src, ok1 := e.Servers[0].(*engine.MariaDBServer)
+	rep, ok2 := e.Servers[1].(*engine.MariaDBServer)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("replication: the source and the replica must be MariaDB servers, got %s and %s", e.Servers[0].Kind(), e.Servers[1].Kind())
+	}
+	p := &Pair{Lab: e.Lab, Source: src.Server, Replica: rep.Server, Tables: Tables(r.o.Tables), Self: e.Self,
 		Tunnel: r.o.Tunnel, Log: e.Logger.With("component", "replication")}
 	r.pair = p
 	var err error
-	if p.SrcDB, err = Open(src); err != nil {
+	if p.SrcDB, err = Open(src.Server); err != nil {
 		return err
 	}
-	if p.RepDB, err = Open(rep); err != nil {
+	if p.RepDB, err = Open(rep.Server); err != nil {
 		return err
 	}
 	if err := CreateHeartbeat(ctx, p.SrcDB); err != nil {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -20,7 +20,7 @@ import (
 // the last link check, the run being written, and progress output.
 type Env struct {
 	Lab     *lab.Lab
-	Servers []*mariadb.Server // in Needs().Servers order
+	Servers []engine.Server // in Needs().Servers order
 	Logger  *slog.Logger
 	Self    string      // the wirelab binary (tunnel ends and the delayer run from it)
 	Run     *result.Run // spec and notes may be refined in Setup; points belong to the Session

@@ -103,11 +103,12 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	p.Workload, p.Threads, p.Repeat = c.Workload, c.Threads, c.Repeat
 	p.DurationS, p.WarmupS = c.Duration.Seconds(), c.Warmup.Seconds()
 	srv := e.Servers[0]
+	conn := srv.Conn()
 	var mu sync.Mutex
 	var clientPid int
 	sides := Sides{
 		// A tunnel end's CPU belongs to the side it runs on.
-		Server: func() []int { return append([]int{srv.Pid}, e.procPids("tunnel-exit")...) },
+		Server: func() []int { return append(srv.Pids(), e.procPids("tunnel-exit")...) },
 		Client: func() []int {
 			mu.Lock()
 			defer mu.Unlock()
@@ -118,13 +119,12 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 			return pids
 		},
 	}
-	opts := sysbench.Options{
+	opts := SysbenchTo(conn, sysbench.Options{
 		Workload: c.Workload, Tables: m.tables, TableSize: m.tableSize, Threads: c.Threads,
 		Time: c.Warmup + c.Duration, RandType: m.randType, Host: c.Host, Port: c.Port,
-		Socket: c.Socket, User: srv.User, Password: srv.Password, DB: srv.DB, TLS: c.TLS,
-		Compression: c.Compression, CertDir: srv.CertDir, Extra: c.Extra, NS: e.Lab.State.NS(c.ClientHost),
-		Cgroup: e.Lab.State.Cgroup,
-	}
+		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
+		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup,
+	})
 	var sb *Sysbench
 	samples, _, err := e.Sampled(ctx, sides, func(ctx context.Context) error {
 		var err error

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/report"
@@ -108,17 +109,16 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 // servers starts the study's database servers and prepares the data set on the first.
 func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 	for _, sv := range needs.Servers {
-		srv, err := e.Lab.StartMariaDB(ctx, sv.Host, sv.DB)
+		srv, err := e.Lab.StartServer(ctx, sv.Host, sv.DB)
 		if err != nil {
 			return err
 		}
 		e.Servers = append(e.Servers, srv)
 	}
-	d, first := needs.Data, e.Servers[0]
-	e.Progressf("preparing %d tables x %d rows in %s", d.Tables, d.TableSize, needs.Servers[0].Host)
-	prep := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Socket: first.Socket,
-		User: first.User, Password: first.Password, DB: first.DB, NS: e.Lab.State.NS(needs.Servers[0].Host),
-		Cgroup: e.Lab.State.Cgroup}
+	d, first := needs.Data, e.Servers[0].Conn()
+	e.Progressf("preparing %d tables x %d rows in %s (%s)", d.Tables, d.TableSize, needs.Servers[0].Host, first.Engine.Title())
+	prep := SysbenchTo(first, sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize,
+		Socket: first.Socket, NS: e.Lab.State.NS(needs.Servers[0].Host), Cgroup: e.Lab.State.Cgroup})
 	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
 		return fmt.Errorf("prepare data set: %w", err)
 	}
@@ -206,8 +206,8 @@ func environment(ctx context.Context, l *lab.Lab) result.Environment {
 			env.MemoryBytes = kb * 1024
 		}
 	}
-	if l.State.DB != nil {
-		env.MariaDBVersion = l.State.DB.Version
+	if db := l.State.DB; db != nil && db.Conn().Engine == engine.MariaDB {
+		env.MariaDBVersion = db.Version
 	}
 	if v, err := sysbench.Version(ctx); err == nil {
 		env.SysbenchVersion = v

@@ -106,7 +106,7 @@ func (t *Transport) Setup(ctx context.Context, e *Env) error {
 		c := &t.cells[i]
 		switch c.Transport {
 		case "socket":
-			c.Socket = e.Servers[0].Socket
+			c.Socket = e.Servers[0].Conn().Socket
 		case "remote-socket":
 			c.Socket, needSocat = remoteSock, true
 		}
@@ -114,7 +114,7 @@ func (t *Transport) Setup(ctx context.Context, e *Env) error {
 	if !needSocat {
 		return nil
 	}
-	return StartSocatHops(ctx, e.Lab, e.Servers[0].Socket, remoteSock)
+	return StartSocatHops(ctx, e.Lab, e.Servers[0].Conn().Socket, remoteSock)
 }
 
 // StartSocatHops runs the study's socat pair and waits until the client-side socket exists

@@ -29,7 +29,7 @@ func TestVersionOfInstalledSysbench(t *testing.T) {
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root")
 	}
 	for _, b := range []string{"sysbench", "mariadb", "mariadb-install-db", "ip"} {

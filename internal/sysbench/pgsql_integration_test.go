@@ -16,7 +16,7 @@ import (
 // TestAgainstRealPostgres runs PostgreSQL inside its own namespace and sysbench's pgsql
 // driver there over TCP, plain and with TLS, and from the host through the socket.
 func TestAgainstRealPostgres(t *testing.T) {
-	if os.Geteuid() != 0 {
+	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root")
 	}
 	if _, err := postgres.FindBinDir(); err != nil {

@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wirelab/wirelab/internal/pki"
+)
+
+// Kind names a database engine, as --engine spells it.
+type Kind string
+
+// The engines wirelab can start in a lab.
+const (
+	MariaDB  Kind = "mariadb"
+	Postgres Kind = "postgres"
+)
+
+// Kinds lists the accepted --engine values, default first.
+var Kinds = []Kind{MariaDB, Postgres}
+
+// Parse reads an --engine value; "" is MariaDB, the default.
+func Parse(s string) (Kind, error) {
+	if s == "" {
+		return MariaDB, nil
+	}
+	for _, k := range Kinds {
+		if strings.EqualFold(s, string(k)) {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("--engine %q: want one of %s", s, kindList())
+}
+
+func kindList() string {
+	s := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Port is the engine's usual TCP port.
+func (k Kind) Port() int {
+	if k == Postgres {
+		return 5432
+	}
+	return 3306
+}
+
+// Title is the engine's name as people write it.
+func (k Kind) Title() string {
+	if k == Postgres {
+		return "PostgreSQL"
+	}
+	return "MariaDB"
+}
+
+// HasCompression says whether the engine's protocol can compress (MySQL/MariaDB's zlib
+// protocol compression); PostgreSQL's cannot, so a compressed channel there is a tunnel.
+func (k Kind) HasCompression() bool { return k != Postgres }
+
+// RefuseCompression is the error for protocol compression asked of an engine without it;
+// flag names the option the user gave.
+func (k Kind) RefuseCompression(flag string) error {
+	if k.HasCompression() {
+		return nil
+	}
+	return fmt.Errorf("%s: %s has no protocol compression; compress its traffic with --channel tunnel instead", flag, k.Title())
+}
+
+// Conn is how clients reach a server.
+type Conn struct {
+	Engine Kind
+	Host   string // TCP address clients dial (the server host's lab address)
+	Port   int
+	// Socket is the unix socket: a file for MariaDB, the socket's directory for
+	// PostgreSQL (libpq takes a directory as its host). "" for an external server.
+	Socket   string
+	User     string
+	Password string
+	DB       string
+	CertDir  string // the CA and client certificates; "" when TLS is not set up
+}
+
+// Setting is one server setting the report shows, by its engine's own name.
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Facts are what the report says about a server.
+type Facts struct {
+	Engine   Kind      `json:"engine"`
+	Version  string    `json:"version"`
+	Settings []Setting `json:"settings,omitempty"`
+	// External: wirelab did not start the server and cannot see its host, so no server
+	// CPU is measured.
+	External bool `json:"external,omitempty"`
+}
+
+// Server is one running database server.
+type Server interface {
+	Kind() Kind
+	Conn() Conn
+	// Pid is the server's main process (mariadbd, the postmaster), 0 when wirelab did
+	// not start it.
+	Pid() int
+	// Pids are the processes whose CPU is the server's, read at every sample: one
+	// mariadbd, or the postmaster with a backend process per connection.
+	Pids() []int
+	// Version is the server's own version string.
+	Version() string
+	// Facts reads the version and the settings that matter for the wire.
+	Facts(ctx context.Context) (Facts, error)
+	// Stop stops a server wirelab started; idempotent.
+	Stop(ctx context.Context) error
+}
+
+// Env is the environment that lets the engine's own clients (psql, pgbench, the mariadb
+// client) reach the bench database over TCP without flags, for `wirelab exec`:
+// WIRELAB_ENGINE always (MariaDB's clients read the WIRELAB_DB_* variables `wirelab exec`
+// sets for every engine), and for PostgreSQL libpq's PGHOST ... PGSSLMODE (TLS required
+// when tls, else disabled: libpq's default "prefer" would silently use it).
+func (c Conn) Env(tls bool) []string {
+	env := []string{"WIRELAB_ENGINE=" + string(c.Engine)}
+	switch c.Engine {
+	case Postgres:
+		mode := "disable"
+		if tls {
+			mode = "require"
+		}
+		env = append(env, "PGHOST="+c.Host, "PGPORT="+strconv.Itoa(c.Port), "PGUSER="+c.User,
+			"PGPASSWORD="+c.Password, "PGDATABASE="+c.DB, "PGSSLMODE="+mode)
+		if c.CertDir != "" {
+			env = append(env, "PGSSLROOTCERT="+filepath.Join(c.CertDir, pki.CAFile))
+		}
+	}
+	return env
+}

@@ -1,0 +1,18 @@
+package study
+
+import (
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+// SysbenchTo points sysbench options at a server: the engine's driver, the bench user,
+// database and certificates. Where to connect (Host/Port/Socket) stays the caller's: a
+// cell may go through a socat hop or a tunnel instead of to the server itself.
+func SysbenchTo(c engine.Conn, o sysbench.Options) sysbench.Options {
+	o.Driver = sysbench.DriverMySQL
+	if c.Engine == engine.Postgres {
+		o.Driver = sysbench.DriverPgSQL
+	}
+	o.User, o.Password, o.DB, o.CertDir = c.User, c.Password, c.DB, c.CertDir
+	return o
+}
