@@ -29,6 +29,8 @@ type TunnelOptions struct {
 	Window       string // zstd window per direction, like 16MiB
 	GroupMaxSize string
 	GroupTimeout time.Duration
+	// ServerPort is the database server's port the exit forwards to; 0 = MariaDB's 3306.
+	ServerPort int
 }
 
 // TunnelArgv is the command line of one end, with mutual TLS from certDir.
@@ -37,7 +39,11 @@ func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) 
 	listen, to := net.JoinHostPort("127.0.0.1", strconv.Itoa(TunnelEntryPort)), exit
 	cert, key := tunnel.EntryCertFile, tunnel.EntryKeyFile
 	if role == tunnel.Exit {
-		listen, to = exit, net.JoinHostPort("127.0.0.1", "3306")
+		port := o.ServerPort
+		if port == 0 {
+			port = 3306
+		}
+		listen, to = exit, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		cert, key = tunnel.ExitCertFile, tunnel.ExitKeyFile
 	}
 	argv := []string{self, "tunnel", string(role), "--listen", listen, "--to", to,
@@ -64,9 +70,9 @@ func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) 
 	return argv
 }
 
-// StartTunnel runs a tunnel exit next to the server's MariaDB and an entry in entryHost,
+// StartTunnel runs a tunnel exit next to the server (o.ServerPort) and an entry in entryHost,
 // with fresh mutual-TLS certificates, and waits until both listen. Clients in entryHost
-// then reach MariaDB at the returned address. Both ends are lab processes: Down stops them.
+// then reach the server at the returned address. Both ends are lab processes: Down stops them.
 func (l *Lab) StartTunnel(ctx context.Context, self, entryHost string, o TunnelOptions) (string, error) {
 	dir := filepath.Join(l.State.TempDir, "tunnel-certs")
 	if err := tunnel.GenerateCerts(dir, []string{HostAddr[Server]}); err != nil {

@@ -101,7 +101,7 @@ func (b BandwidthOptions) cells() []SysbenchCell {
 				continue
 			}
 			b.Bench.repeats(func(r, t int) {
-				c := tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r))
+				c := tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r), b.Bench.port())
 				c.Compression, c.TLS, c.Link = v == "compression", v == "tls", &cond
 				cells = append(cells, c)
 			})
@@ -155,7 +155,7 @@ func (b *Bandwidth) calibrate(ctx context.Context, e *Env) error {
 	if err := e.Shape(ctx, link.Condition{Delay: fast.Delay, Jitter: fast.Jitter, LossPct: fast.LossPct}); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	c := tcpCell(b.o.Bench.cell("bandwidth", "calibration", b.o.CalibrateThreads, 1))
+	c := tcpCell(b.o.Bench.cell("bandwidth", "calibration", b.o.CalibrateThreads, 1), b.o.Bench.port())
 	p, err := b.Measure(ctx, e, c)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)

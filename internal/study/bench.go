@@ -1,6 +1,7 @@
 package study
 
 import (
+	"github.com/wirelab/wirelab/internal/engine"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
@@ -16,8 +17,9 @@ type Bench struct {
 	Repeat            int
 	Tables, TableSize int
 	RandType          string
-	BufferPool        string // innodb_buffer_pool_size
-	Shaper            string // how delay is made ("" = auto)
+	Engine            engine.Kind // the server's kind; "" = MariaDB
+	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
+	Shaper            string      // how delay is made ("" = auto)
 }
 
 // spec is what results.json records of the knobs; the study adds series, link and extras.
@@ -27,10 +29,10 @@ func (b Bench) spec(series []string, c link.Condition) result.Spec {
 		Series: series, LinkRateBps: c.RateBps, LinkDelayMs: float64(c.Delay) / float64(time.Millisecond)}
 }
 
-// needs is a client + server lab with one MariaDB and the sysbench data set.
+// needs is a client + server lab with one database server and the sysbench data set.
 func (b Bench) needs(c link.Condition, checkWire bool, spec result.Spec, notes []string) Needs {
 	return Needs{Hosts: []string{lab.Client, lab.Server},
-		Servers:   []Server{{Host: lab.Server, DB: lab.DBOptions{BufferPool: b.BufferPool}}},
+		Servers:   []Server{{Host: lab.Server, DB: lab.DBOptions{Engine: b.Engine, BufferPool: b.BufferPool}}},
 		Data:      DataSet{Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize},
 		Condition: c, Shaper: b.Shaper, CheckWire: checkWire, Spec: spec, Notes: notes}
 }
@@ -47,6 +49,17 @@ func (b Bench) repeats(fn func(repeat, threads int)) {
 			fn(r, t)
 		}
 	}
+}
+
+// port is the server's TCP port.
+func (b Bench) port() int { return b.kind().Port() }
+
+// kind is the server's engine, MariaDB unless set.
+func (b Bench) kind() engine.Kind {
+	if b.Engine == "" {
+		return engine.MariaDB
+	}
+	return b.Engine
 }
 
 // cell is a cell with the bench's workload and timing.

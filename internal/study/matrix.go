@@ -170,9 +170,10 @@ func closedLoop(p *result.Point, c SysbenchCell, sb *Sysbench, samples []metrics
 	}
 }
 
-// tcpCell is a cell with sysbench in the client host reaching the server across the wire.
-func tcpCell(c SysbenchCell) SysbenchCell {
+// tcpCell is a cell with sysbench in the client host reaching the server, listening on
+// port, across the wire.
+func tcpCell(c SysbenchCell, port int) SysbenchCell {
 	c.Transport, c.Channel, c.ClientHost = "tcp", ChannelDirect, lab.Client
-	c.Host, c.Port = lab.HostAddr[lab.Server], 3306
+	c.Host, c.Port = lab.HostAddr[lab.Server], port
 	return c
 }
