@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
-	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
