@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -28,6 +29,7 @@ type benchFlags struct {
 	pool      *string
 	awake     *bool
 	noWait    *bool
+	engine    engineFlag
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -41,9 +43,10 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		randType:  fs.String("rand-type", "pareto", "sysbench --rand-type: uniform, gaussian, special, pareto"),
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/<study>-<time>)"),
 		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
-		pool:      fs.String("buffer-pool", "1G", "innodb_buffer_pool_size: large enough that the data set lives in memory"),
+		pool:      fs.String("buffer-pool", "1G", "the server's data cache, innodb_buffer_pool_size (MariaDB) or shared_buffers (PostgreSQL): large enough that the data set lives in memory"),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
+		engine:    addEngineFlag(fs),
 	}
 }
 
@@ -55,6 +58,7 @@ type benchSpec struct {
 	OutDir   string
 	Awake    bool // hold the CPUs out of deep idle while measuring
 	NoWait   bool // fail instead of waiting for another measurement
+	Engine   engine.Kind
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -78,6 +82,9 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 		return s, fmt.Errorf("--warmup %s: want 0s or more, e.g. 2s", *b.warmup)
 	}
 	s.Duration, s.Warmup, s.Awake, s.NoWait = *b.duration, *b.warmup, *b.awake, *b.noWait
+	if s.Engine, err = engine.Parse(*b.engine.v); err != nil {
+		return s, err
+	}
 	if !workloads[*b.workload] {
 		return s, fmt.Errorf("--workload %q: want one of %s", *b.workload, keys(workloads))
 	}
@@ -110,6 +117,19 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition) (
 	return spec, preflight(p, shaper, c)
 }
 
+// refuseCompression is a usage error when --engine has no protocol compression; flag names
+// the option that asked for it.
+func (b *benchFlags) refuseCompression(flag string) error {
+	k, err := b.engine.kind()
+	if err != nil {
+		return err
+	}
+	if err := k.RefuseCompression(flag); err != nil {
+		return &UsageError{err}
+	}
+	return nil
+}
+
 // measure is what the session needs of the spec.
 func (s benchSpec) measure() measureOptions {
 	return measureOptions{Out: s.OutDir, Awake: s.Awake, NoWait: s.NoWait}
@@ -119,7 +139,7 @@ func (s benchSpec) measure() measureOptions {
 func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
 	return study.Bench{Workload: *b.workload, Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
-		BufferPool: *b.pool, Shaper: shaper}
+		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine}
 }
 
 // outDir is --out, or results/<study>-<time>, created and proved writable before anything

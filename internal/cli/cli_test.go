@@ -50,6 +50,9 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"study", "bandwidth", "--experiments", "n4"}, "--experiments"},
 		{[]string{"study", "bandwidth", "--rate", "10mbit"}, "--slow and --fast"},
 		{[]string{"study", "transport", "--paths", "socket,pigeon"}, "--paths"},
+		{[]string{"run", "--engine", "oracle"}, "--engine"},
+		{[]string{"run", "--engine", "postgres", "--compression"}, "--compression: PostgreSQL has no protocol compression"},
+		{[]string{"up", "--engine", "mysql8"}, "--engine"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 		{[]string{"exec", "client"}, "want HOST -- COMMAND"},
 	}
@@ -173,7 +176,7 @@ func TestHelpShowsDoubleDashFlags(t *testing.T) {
 	for _, want := range []string{
 		"  --rate string\n    \tbandwidth cap per direction", `(default "unlimited")`, // strings are quoted
 		"  --duration duration\n", "(default 10s)", // other types are not
-		"  --compression\n    \tMySQL protocol compression (sysbench --mysql-compression=on, zlib)\n", // false: no default shown
+		"  --compression\n    \tMySQL protocol compression (sysbench --mysql-compression=on, zlib); MariaDB only\n", // false: no default shown
 	} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("run --help lacks %q:\n%s", want, errb)

@@ -12,9 +12,9 @@ func cmdRun(p *Process, args []string) error {
 		"wirelab run --rate 20mbit --threads 1,8,32 --duration 10s --compression\nwirelab run --rtt 50ms --threads 1,4 --workload oltp_point_select --out /tmp/r1")
 	wf := link.AddFlags(fs)
 	bf := addBenchFlags(fs, "1,8,32", 10*time.Second, 2*time.Second, 4, 100000)
-	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib)")
-	tls := fs.Bool("tls", false, "TLS between sysbench and MariaDB (--mysql-ssl=on)")
-	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches MariaDB through wirelab's tunnel (entry in the client host, exit in the server host)")
+	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib); MariaDB only")
+	tls := fs.Bool("tls", false, "TLS between sysbench and the server (--mysql-ssl=on; sslmode=require on PostgreSQL)")
+	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: sysbench reaches the server through wirelab's tunnel (entry in the client host, exit in the server host)")
 	tf := addTunnelFlags(fs, "auto")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -32,6 +32,11 @@ func cmdRun(p *Process, args []string) error {
 	topts, err := tf.options()
 	if err != nil {
 		return &UsageError{err}
+	}
+	if *compression {
+		if err := bf.refuseCompression("--compression"); err != nil {
+			return err
+		}
 	}
 	spec, err := bf.ready(p, "run", shaper, cond)
 	if err != nil {
