@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +16,8 @@ A 2-core box cannot fill 10 Gbit/s, but the study is about which resource satura
 and that reproduces at a smaller scale: the default slow link (20mbit) is network-bound
 for oltp_read_only from a few threads on, the fast link (unlimited veth) is CPU-bound.
 --calibrate measures this machine's unshaped peak and sets the slow link so the fast/slow
-throughput ratio is near the blog's 18529/2867 ≈ 6.5. --quick: threads 1,4,16,64,128,
+throughput ratio is near the blog's 18529/2867 ≈ 6.5. With --engine postgres, N2 goes through
+wirelab's tunnel (PostgreSQL has no protocol compression) and N3 uses sslmode=require. --quick: threads 1,4,16,64,128,
 5 s points after a 1 s warm-up, 4 tables`
 
 // bandwidthQuick are --quick's values for the bandwidth study.
@@ -30,6 +33,7 @@ func studyBandwidth(p *Process, args []string) error {
 	calibrate := fs.Bool("calibrate", false, "measure the unshaped peak and choose the slow rate from it (overrides --slow)")
 	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
 	bf := addBenchFlags(fs, joinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
+	tf := addTunnelFlags(fs, "auto") // N2's channel on PostgreSQL, which has no protocol compression
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -61,19 +65,48 @@ func studyBandwidth(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
+	topts, err := tf.options()
+	if err != nil {
+		return &UsageError{err}
+	}
+	if err := bandwidthTunnelFlagsApply(fs, bf, experiments); err != nil {
+		return err
+	}
 	slow, fast := base, base
 	slow.RateBps, fast.RateBps = slowBps, fastBps
 	spec, err := bf.ready(p, "bandwidth", shaper, slow)
 	if err != nil {
 		return err
 	}
-	o := study.BandwidthOptions{Bench: bf.bench(spec, shaper), Slow: slow, Fast: fast, Experiments: experiments}
+	o := study.BandwidthOptions{Bench: bf.bench(spec, shaper), Slow: slow, Fast: fast, Experiments: experiments, Tunnel: topts}
 	if *calibrate {
 		o.CalibrateThreads = 64
 	}
 	st := study.NewBandwidth(o)
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
 	return runStudy(p, st, spec.measure())
+}
+
+// bandwidthTunnelFlagsApply refuses --tunnel-* flags where no series uses the tunnel: only
+// N2 on an engine without protocol compression does.
+func bandwidthTunnelFlagsApply(fs *flag.FlagSet, bf *benchFlags, experiments []string) error {
+	var named string
+	fs.Visit(func(f *flag.Flag) {
+		if named == "" && strings.HasPrefix(f.Name, "tunnel-") {
+			named = f.Name
+		}
+	})
+	if named == "" {
+		return nil
+	}
+	k, err := bf.engine.kind()
+	if err != nil {
+		return err
+	}
+	if k.HasCompression() || !slices.Contains(experiments, "n2") {
+		return usagef("study bandwidth: --%s applies only to N2 on PostgreSQL (its compressed series go through the tunnel); drop it", named)
+	}
+	return nil
 }
 
 func joinInts(xs []int) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/pki"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // Kind names a database engine, as --engine spells it.
@@ -86,21 +87,18 @@ type Conn struct {
 	CertDir  string // the CA and client certificates; "" when TLS is not set up
 }
 
-// Setting is one server setting the report shows, by its engine's own name.
-type Setting struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+// SocketFile is the unix socket's file: Socket itself for MariaDB, the .s.PGSQL.<port>
+// file in the Socket directory for PostgreSQL. "" without a socket.
+func (c Conn) SocketFile() string {
+	if c.Socket == "" || c.Engine != Postgres {
+		return c.Socket
+	}
+	return filepath.Join(c.Socket, ".s.PGSQL."+strconv.Itoa(c.Port))
 }
 
-// Facts are what the report says about a server.
-type Facts struct {
-	Engine   Kind      `json:"engine"`
-	Version  string    `json:"version"`
-	Settings []Setting `json:"settings,omitempty"`
-	// External: wirelab did not start the server and cannot see its host, so no server
-	// CPU is measured.
-	External bool `json:"external,omitempty"`
-}
+// Facts are what the report says about a server: its engine, version and the settings
+// that shape its wire (results.json's environment.server).
+type Facts = result.ServerFacts
 
 // Server is one running database server.
 type Server interface {

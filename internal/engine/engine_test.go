@@ -46,3 +46,19 @@ func TestConnEnv(t *testing.T) {
 		t.Errorf("mariadb env = %v", m)
 	}
 }
+
+func TestSocketFile(t *testing.T) {
+	cases := []struct {
+		c    Conn
+		want string
+	}{
+		{Conn{Engine: MariaDB, Socket: "/tmp/x/mysqld.sock", Port: 3306}, "/tmp/x/mysqld.sock"},
+		{Conn{Engine: Postgres, Socket: "/tmp/x/sock", Port: 5432}, "/tmp/x/sock/.s.PGSQL.5432"},
+		{Conn{Engine: Postgres, Port: 5432}, ""},
+	}
+	for _, c := range cases {
+		if got := c.c.SocketFile(); got != c.want {
+			t.Errorf("%+v.SocketFile() = %q, want %q", c.c, got, c.want)
+		}
+	}
+}

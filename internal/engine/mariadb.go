@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // MariaDBServer is a MariaDB the lab started.
@@ -32,13 +33,13 @@ var mariadbSettings = []string{"have_ssl", "max_connections", "max_allowed_packe
 
 // Facts reads the version and the wire's settings.
 func (s *MariaDBServer) Facts(ctx context.Context) (Facts, error) {
-	f := Facts{Engine: MariaDB, Version: s.Server.Version}
+	f := Facts{Engine: string(MariaDB), Version: s.Server.Version}
 	for _, name := range mariadbSettings {
 		out, err := s.Exec(ctx, "SELECT @@"+name)
 		if err != nil {
 			return f, err
 		}
-		f.Settings = append(f.Settings, Setting{Name: name, Value: trimLine(out)})
+		f.Settings = append(f.Settings, result.Setting{Name: name, Value: trimLine(out)})
 	}
 	return f, nil
 }

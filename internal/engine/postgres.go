@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/postgres"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // PostgresServer is a PostgreSQL the lab started.
@@ -31,7 +32,7 @@ func (s *PostgresServer) Pids() []int { return s.Server.Pids() }
 
 // Facts reads the version and the wire's settings.
 func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
-	f := Facts{Engine: Postgres, Version: s.Server.Version}
+	f := Facts{Engine: string(Postgres), Version: s.Server.Version}
 	st, err := s.Settings(ctx)
 	if err != nil {
 		return f, err
@@ -40,7 +41,7 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 	if st.SSL {
 		on = "on"
 	}
-	f.Settings = []Setting{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
+	f.Settings = []result.Setting{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
 		{"synchronous_commit", st.SynchronousCommit}, {"wal_compression", st.WALCompression},
 		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers}}
 	return f, nil

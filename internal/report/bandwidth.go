@@ -24,10 +24,15 @@ const (
 	compressed
 	encrypted
 	compressedEncrypted
+	// tunneled: through wirelab's tunnel, N2's compressed channel on an engine without
+	// protocol compression (PostgreSQL).
+	tunneled
 )
 
 func variantOf(p result.Point) variant {
 	switch {
+	case p.Channel == "tunnel" && !p.Compression && !p.TLS:
+		return tunneled
 	case p.Compression && p.TLS:
 		return compressedEncrypted
 	case p.Compression:
@@ -38,7 +43,7 @@ func variantOf(p result.Point) variant {
 	return plain
 }
 
-var variantSuffix = map[variant]string{plain: "", compressed: "+compression", encrypted: "+tls", compressedEncrypted: "+compression+tls"}
+var variantSuffix = map[variant]string{plain: "", compressed: "+compression", encrypted: "+tls", compressedEncrypted: "+compression+tls", tunneled: "+tunnel"}
 
 // bwKey is one series of the study: a link rate and what runs over it.
 type bwKey struct {
@@ -117,7 +122,8 @@ func (bandwidthSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 	for _, exp := range []struct {
 		n, what, name string
 		v             variant
-	}{{"N2", "Protocol compression", "n2", compressed}, {"N3", "Network encryption (TLS)", "n3", encrypted}} {
+	}{{"N2", "Protocol compression", "n2", compressed}, {"N2", "Compression through wirelab's tunnel", "n2", tunneled},
+		{"N3", "Network encryption (TLS)", "n3", encrypted}} {
 		for i, l := range s.links {
 			a, b := bwKey{l, plain}, bwKey{l, exp.v}
 			if !s.has(a) || !s.has(b) {

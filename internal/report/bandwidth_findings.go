@@ -241,9 +241,14 @@ func (g effectGroup) extremes() []ratioAt {
 var compressionVerb = map[effect]string{better: "helps", worse: "hurts", noDifference: "makes no measurable difference"}
 
 // compression says where compression helps, hurts or makes no measurable difference on one
-// link, in the thread counts the run measured, and what limits it where it ends up.
+// link, in the thread counts the run measured, and what limits it where it ends up. On an
+// engine without protocol compression N2 is the tunnel, and the sentence says so.
 func (s *bwStudy) compression(l int64) string {
 	a, b := bwKey{l, plain}, bwKey{l, compressed}
+	what, ratio, with := "compression", "Compression", "compression"
+	if !s.has(b) && s.has(bwKey{l, tunneled}) {
+		b, what, ratio, with = bwKey{l, tunneled}, "wirelab's tunnel (the protocol has no compression of its own)", "Tunnel", "the tunnel"
+	}
 	rs := s.ratios(a, b)
 	if len(rs) == 0 {
 		return ""
@@ -259,8 +264,8 @@ func (s *bwStudy) compression(l int64) string {
 			cites = append(cites, r.cite())
 		}
 	}
-	f := fmt.Sprintf("On the %s link compression %s. Compression ÷ plain (N2 %s): %s.",
-		link.FormatRate(l), strings.Join(parts, " and "), link.FormatRate(l), strings.Join(cites, "; "))
+	f := fmt.Sprintf("On the %s link %s %s. %s ÷ plain (N2 %s): %s.",
+		link.FormatRate(l), what, strings.Join(parts, " and "), ratio, link.FormatRate(l), strings.Join(cites, "; "))
 	// The verdict where the highest thread counts end up: the tail of one effect.
 	tail := len(rs) - 1
 	for tail > 0 && effectOf(rs[tail-1].ci) == effectOf(rs[len(rs)-1].ci) {
@@ -272,7 +277,7 @@ func (s *bwStudy) compression(l int64) string {
 		if tail == 0 {
 			where = ""
 		}
-		f += " With compression the bottleneck" + where + " is " + bn
+		f += " With " + with + " the bottleneck" + where + " is " + bn
 		if pb := s.majorityBottleneck(a, from); pb != "" && pb != bn {
 			f += " (plain: " + pb + ")"
 		}

@@ -167,3 +167,33 @@ func replicationFixture() *result.Run {
 func withProfile(p *result.Point, cores int) {
 	p.Profile = result.NewProfile(p, p.WireBytesPerSUp/300, p.WireBytesPerSDown/1400, (p.CPUServer+p.CPUClient)*1.2, cores)
 }
+
+// bandwidthPostgresFixture is `study bandwidth --engine postgres`: PostgreSQL has no
+// protocol compression, so N2's series go through the tunnel; the environment names the
+// server and its wire settings.
+func bandwidthPostgresFixture() *result.Run {
+	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "bandwidth", RunID: "bw-postgres",
+		Started: fixtureStart, Finished: fixtureStart.Add(9 * time.Minute),
+		Environment: fixtureEnv("htb", "rate 20mbit; unlimited", ""),
+		Spec: result.Spec{Workload: "oltp_read_only", Threads: []int{1, 8, 32}, DurationS: 5, WarmupS: 1, Repeat: 1, Tables: 4, TableSize: 100000,
+			Extra: map[string]string{"tunnel": "--compress auto --level auto --mux on"}},
+		Notes: []string{"N2 on PostgreSQL: protocol compression is not available (the protocol has none); the N2 series go through wirelab's tunnel instead (entry in the client host, exit in the server host, --compress auto)."}}
+	r.Environment.MariaDBVersion = ""
+	r.Environment.Server = &result.ServerFacts{Engine: "postgres", Version: "15.14 (Debian 15.14-0+deb12u1)",
+		Settings: []result.Setting{{Name: "ssl", Value: "on"}, {Name: "max_connections", Value: "2100"}, {Name: "synchronous_commit", Value: "off"}}}
+	tps := map[bwKey][]float64{{20e6, plain}: {48, 55, 56}, {0, plain}: {610, 1900, 2100}, {20e6, tunneled}: {61, 138, 152},
+		{0, tunneled}: {240, 720, 880}, {20e6, encrypted}: {46, 54, 55}, {0, encrypted}: {450, 1500, 1750}}
+	for _, k := range []bwKey{{20e6, plain}, {0, plain}, {20e6, tunneled}, {0, tunneled}, {20e6, encrypted}, {0, encrypted}} {
+		for i, th := range []int{1, 8, 32} {
+			p := bwPoint(k, th, 0, tps[k][i], 8)
+			if k.v == tunneled {
+				p.Channel = "tunnel"
+			}
+			if k.rate == 0 {
+				p.LinkUtilization, p.Bottleneck = 0, "server-cpu"
+			}
+			r.Points = append(r.Points, p)
+		}
+	}
+	return r
+}

@@ -34,7 +34,7 @@ var blogTPS = map[bwKey][]float64{
 }
 
 // bytes per transaction on the wire (down, up) for oltp_read_only: 116 MiB/s at 2867 TPS.
-var blogBytes = map[variant][2]float64{plain: {42418, 1800}, compressed: {19000, 900}, encrypted: {43500, 2000}}
+var blogBytes = map[variant][2]float64{plain: {42418, 1800}, compressed: {19000, 900}, encrypted: {43500, 2000}, tunneled: {14500, 800}}
 
 // bwPoint derives a plausible point from a TPS figure: wire, utilisation, CPU, latency
 // and a verdict that follows the post's reading of each cell.

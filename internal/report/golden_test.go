@@ -23,6 +23,7 @@ var fixtures = []struct {
 	{"run", runFixture, []string{"run-tps", "run-other-links"}},
 	{"bandwidth", bandwidthFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast", "bandwidth-other-links"}},
 	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-n3-slow", "bandwidth-other-links"}},
+	{"bandwidth-postgres", bandwidthPostgresFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast", "bandwidth-other-links"}},
 	{"transport", transportFixture, []string{"transport-pct"}},
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},

@@ -73,10 +73,8 @@ func envTable(r *result.Run) Table {
 	if e.MemoryBytes > 0 {
 		rows = append(rows, []string{"memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryBytes)/(1<<30))})
 	}
-	rows = append(rows,
-		[]string{"MariaDB", orDash(e.MariaDBVersion)},
-		[]string{"sysbench", orDash(e.SysbenchVersion)},
-	)
+	rows = append(rows, serverRows(e)...)
+	rows = append(rows, []string{"sysbench", orDash(e.SysbenchVersion)})
 	if e.CPUIdle != "" {
 		idle := e.CPUIdle
 		if strings.Contains(e.Shaper, "nfqueue") {
@@ -151,4 +149,30 @@ func durationText(s result.Spec) string {
 		return fmt.Sprintf("%gs per point, no warm-up", s.DurationS)
 	}
 	return fmt.Sprintf("%gs per point (first %gs warm-up, dropped)", s.DurationS, s.WarmupS)
+}
+
+// serverRows name the database server and the settings that shape its wire; files from
+// before PostgreSQL only have MariaDB's version.
+func serverRows(e result.Environment) [][]string {
+	f := e.Server
+	if f == nil {
+		return [][]string{{"MariaDB", orDash(e.MariaDBVersion)}}
+	}
+	name := map[string]string{"mariadb": "MariaDB", "postgres": "PostgreSQL"}[f.Engine]
+	if name == "" {
+		name = orDash(f.Engine)
+	}
+	version := orDash(f.Version)
+	if f.External {
+		version += " (external: not started by wirelab, no server CPU measured)"
+	}
+	rows := [][]string{{name, version}}
+	if len(f.Settings) > 0 {
+		set := make([]string, len(f.Settings))
+		for i, st := range f.Settings {
+			set[i] = st.Name + " = " + st.Value
+		}
+		rows = append(rows, []string{"server settings", strings.Join(set, ", ")})
+	}
+	return rows
 }

@@ -46,6 +46,26 @@ type Environment struct {
 	// Machine says whether another measurement or lab shared the machine with this run
 	// (a 2-core box measures both); empty in schema-1 files.
 	Machine *Machine `json:"machine,omitempty"`
+	// Server is the database server the run measured (the first one a study started):
+	// engine, version and the settings that shape its wire. Absent in files written
+	// before PostgreSQL, where MariaDBVersion says it.
+	Server *ServerFacts `json:"server,omitempty"`
+}
+
+// ServerFacts are what the report says about a database server.
+type ServerFacts struct {
+	Engine   string    `json:"engine"` // "mariadb", "postgres"
+	Version  string    `json:"version"`
+	Settings []Setting `json:"settings,omitempty"`
+	// External: wirelab did not start the server and cannot see its host, so no server
+	// CPU is measured.
+	External bool `json:"external,omitempty"`
+}
+
+// Setting is one server setting, by its engine's own name, as the server reports it.
+type Setting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // LinkDirection is one direction of the wire as wirelab set it up: the condition asked and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
@@ -18,6 +19,9 @@ type BandwidthOptions struct {
 	// CalibrateThreads > 0 measures the unshaped wire at that many threads first and sets
 	// the slow rate from it (see CalibratedSlow).
 	CalibrateThreads int
+	// Tunnel is the N2 channel on an engine without protocol compression (PostgreSQL):
+	// the compressed series goes through wirelab's tunnel instead.
+	Tunnel lab.TunnelOptions
 }
 
 // Bandwidth is the bandwidth study.
@@ -41,15 +45,40 @@ func (b *Bandwidth) Needs() Needs {
 	spec := b.o.Bench.spec(b.o.series(), b.o.Slow)
 	spec.Extra = map[string]string{"slow": link.FormatRate(b.o.Slow.RateBps), "fast": link.FormatRate(b.o.Fast.RateBps),
 		"experiments": strings.Join(b.o.Experiments, ",")}
-	return b.o.Bench.needs(b.o.Slow, true, spec, nil)
+	var notes []string
+	if b.o.tunnelsN2() {
+		spec.Extra["tunnel"] = strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", b.o.Tunnel)[3:], " ")
+		notes = append(notes, fmt.Sprintf("N2 on %s: protocol compression is not available (the protocol has none); "+
+			"the N2 series go through wirelab's tunnel instead (entry in the client host, exit in the server host, --compress %s).",
+			b.o.Bench.kind().Title(), b.o.Tunnel.Compress))
+	}
+	return b.o.Bench.needs(b.o.Slow, true, spec, notes)
 }
 
-// Setup calibrates the slow link when asked.
+// Setup calibrates the slow link when asked, then starts the tunnel the N2 series of an
+// engine without protocol compression go through (after calibration, which rebuilds
+// the cells).
 func (b *Bandwidth) Setup(ctx context.Context, e *Env) error {
-	if b.o.CalibrateThreads <= 0 {
+	if b.o.CalibrateThreads > 0 {
+		if err := b.calibrate(ctx, e); err != nil {
+			return err
+		}
+	}
+	if !b.o.tunnelsN2() {
 		return nil
 	}
-	return b.calibrate(ctx, e)
+	return startTunnel(ctx, e, b.o.Tunnel, b.cells)
+}
+
+// tunnelsN2 says whether N2 is measured through the tunnel: asked for, on an engine
+// whose protocol cannot compress.
+func (b BandwidthOptions) tunnelsN2() bool {
+	for _, e := range b.Experiments {
+		if e == "n2" {
+			return !b.Bench.kind().HasCompression()
+		}
+	}
+	return false
 }
 
 // BandwidthThreads is the study's thread ladder.
@@ -100,9 +129,16 @@ func (b BandwidthOptions) cells() []SysbenchCell {
 			if !variants[v] {
 				continue
 			}
+			tunnel := v == "compression" && !b.Bench.kind().HasCompression()
+			if tunnel {
+				v = "tunnel"
+			}
 			b.Bench.repeats(func(r, t int) {
 				c := tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r), b.Bench.port())
 				c.Compression, c.TLS, c.Link = v == "compression", v == "tls", &cond
+				if tunnel {
+					c.Channel = ChannelTunnel
+				}
 				cells = append(cells, c)
 			})
 		}

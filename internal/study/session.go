@@ -81,6 +81,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		return run, err
 	}
 	run.Environment = environment(hard, l)
+	run.Environment.Server = s.serverFacts(hard, e.Servers)
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
@@ -183,6 +184,20 @@ func eta(st Study, spent, expected time.Duration) string {
 		return "?"
 	}
 	return time.Duration(float64(r.Remaining()) * float64(spent) / float64(expected)).Round(time.Second).String()
+}
+
+// serverFacts reads what the report says of the first server; a server that cannot say
+// its settings still gets its engine and version, and the log says why.
+func (s *Session) serverFacts(ctx context.Context, servers []engine.Server) *result.ServerFacts {
+	if len(servers) == 0 {
+		return nil
+	}
+	f, err := servers[0].Facts(ctx)
+	if err != nil {
+		s.Logger.Warn("read the server's settings for the report", "err", err)
+		f = result.ServerFacts{Engine: string(servers[0].Kind()), Version: servers[0].Version()}
+	}
+	return &f
 }
 
 // environment describes the machine and the lab for results.json.

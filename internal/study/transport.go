@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 )
 
-// TransportPaths are the four ways to reach MySQL in the unix-socket-vs-TCP study, in the
+// TransportPaths are the four ways to reach the server in the unix-socket-vs-TCP study, in the
 // study's order (the first is the 100% reference).
 var TransportPaths = []string{"socket", "local-tcp", "remote-tcp", "remote-socket"}
 
@@ -21,7 +22,7 @@ var TransportPaths = []string{"socket", "local-tcp", "remote-tcp", "remote-socke
 // transaction, no BEGIN/COMMIT, 95th percentile.
 var TransportExtra = []string{"--point-selects=25", "--range_size=5", "--skip_trx=on", "--percentile=95"}
 
-// socatPort is where the server-side socat exposes mysqld's socket over TCP.
+// socatPort is where the server-side socat exposes the server's socket over TCP.
 const socatPort = 3307
 
 // ParsePaths validates a comma-separated subset of TransportPaths.
@@ -73,11 +74,13 @@ func NewTransport(o TransportOptions) *Transport {
 			default:
 				c.ClientHost = lab.Client
 			}
+			// Socket paths keep the port too: libpq names its socket file after it.
+			c.Port = o.Bench.port()
 			if path == "local-tcp" {
-				c.Host, c.Port = "127.0.0.1", 3306
+				c.Host = "127.0.0.1"
 			}
 			if path == "remote-tcp" {
-				c.Host, c.Port = lab.HostAddr[lab.Server], 3306
+				c.Host = lab.HostAddr[lab.Server]
 			}
 			t.cells = append(t.cells, c)
 		}
@@ -95,26 +98,36 @@ func (t *Transport) Needs() Needs {
 	return t.o.Bench.needs(t.o.Link, true, spec, nil)
 }
 
-// Setup points the socket cells at mysqld's socket and, for remote-socket, starts the
-// study's two socat hops: TCP-LISTEN→UNIX-CONNECT next to mysqld, UNIX-LISTEN→TCP on the
-// client; both are lab processes, stopped by teardown.
+// Setup points the socket cells at the server's socket and, for remote-socket, starts the
+// study's two socat hops: TCP-LISTEN→UNIX-CONNECT next to the server, UNIX-LISTEN→TCP on
+// the client; both are lab processes, stopped by teardown. MariaDB's clients take the
+// socket file; libpq takes the directory holding .s.PGSQL.<port>, so on PostgreSQL the
+// client-side hop listens inside a directory of its own.
 func (t *Transport) Setup(ctx context.Context, e *Env) error {
-	st := e.Lab.State
-	remoteSock := filepath.Join(st.TempDir, "remote-mysqld.sock")
+	conn := e.Servers[0].Conn()
+	remote := filepath.Join(e.Lab.State.TempDir, "remote-socket")
+	if err := os.MkdirAll(remote, 0o755); err != nil {
+		return fmt.Errorf("transport: %w", err)
+	}
+	remoteConn := conn
+	remoteConn.Socket = remote
+	if conn.Engine != engine.Postgres {
+		remoteConn.Socket = filepath.Join(remote, "server.sock")
+	}
 	needSocat := false
 	for i := range t.cells {
 		c := &t.cells[i]
 		switch c.Transport {
 		case "socket":
-			c.Socket = e.Servers[0].Conn().Socket
+			c.Socket = conn.Socket
 		case "remote-socket":
-			c.Socket, needSocat = remoteSock, true
+			c.Socket, needSocat = remoteConn.Socket, true
 		}
 	}
 	if !needSocat {
 		return nil
 	}
-	return StartSocatHops(ctx, e.Lab, e.Servers[0].Conn().Socket, remoteSock)
+	return StartSocatHops(ctx, e.Lab, conn.SocketFile(), remoteConn.SocketFile())
 }
 
 // StartSocatHops runs the study's socat pair and waits until the client-side socket exists
