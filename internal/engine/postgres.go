@@ -41,9 +41,11 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 	if st.SSL {
 		on = "on"
 	}
-	f.Settings = []result.Setting{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
+	for _, kv := range [][2]string{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
 		{"synchronous_commit", st.SynchronousCommit}, {"wal_compression", st.WALCompression},
-		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers}}
+		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers}} {
+		f.Settings = append(f.Settings, result.Setting{Name: kv[0], Value: kv[1]})
+	}
 	return f, nil
 }
 
