@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,8 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if os.Geteuid() != 0 {
+	flag.Parse()
+	if os.Geteuid() != 0 || testing.Short() {
 		os.Exit(m.Run()) // every test skips
 	}
 	dir, err := os.MkdirTemp("", "wirelab-e2e-bin-")
@@ -35,8 +37,8 @@ func TestMain(m *testing.M) {
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: network namespaces, tc, iptables")
+	if os.Geteuid() != 0 || testing.Short() {
+		t.Skip("needs root and not -short: network namespaces, tc, iptables, real servers (a lab measures; -short is for unit tests)")
 	}
 	for _, c := range []string{"mariadbd", "sysbench", "iperf3"} {
 		if _, err := exec.LookPath(c); err != nil {

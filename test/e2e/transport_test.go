@@ -9,16 +9,28 @@ import (
 	"testing"
 )
 
-// The transport study's socat path end to end: two real socat hops carry sysbench from a
-// unix socket in the client host to mysqld's socket in the server host, and nothing of
-// them is left afterwards.
+// The transport study's socat path end to end, on each engine: two real socat hops carry
+// sysbench from a unix socket in the client host to the server's socket in the server host
+// (MariaDB's socket file; PostgreSQL's .s.PGSQL.5432 in a directory, as libpq wants it),
+// and nothing of them is left afterwards.
 func TestTransportRemoteSocketThroughSocat(t *testing.T) {
 	skipUnlessRoot(t)
 	if _, err := exec.LookPath("socat"); err != nil {
 		t.Skip("needs socat (make deps)")
 	}
+	for _, engine := range []string{"mariadb", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			if engine == "postgres" {
+				skipUnlessPostgres(t)
+			}
+			transportThroughSocat(t, engine)
+		})
+	}
+}
+
+func transportThroughSocat(t *testing.T, engine string) {
 	state, out := t.TempDir(), t.TempDir()
-	wl(t, state, "study", "transport", "--paths", "remote-tcp,remote-socket", "--duration", "3s",
+	wl(t, state, "study", "transport", "--engine", engine, "--paths", "remote-tcp,remote-socket", "--duration", "3s",
 		"--warmup", "1s", "--tables", "1", "--table-size", "1000", "--out", out)
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
@@ -45,7 +57,7 @@ func TestTransportRemoteSocketThroughSocat(t *testing.T) {
 	if len(got) != 2 || got["remote-socket"] <= 0 {
 		t.Fatalf("points %v", got)
 	}
-	if ps, _ := exec.Command("pgrep", "-af", "socat").Output(); strings.Contains(string(ps), "mysqld.sock") {
+	if ps, _ := exec.Command("pgrep", "-af", "socat").Output(); strings.Contains(string(ps), "remote-socket") {
 		t.Errorf("socat left running:\n%s", ps)
 	}
 	if ids, _ := os.ReadDir(state); len(ids) != 0 {
