@@ -42,8 +42,11 @@ type Options struct {
 	// SSLRootCert is the CA file verify-ca and verify-full check the server against.
 	SSLRootCert string
 
-	NS     string // run inside this network namespace ("" = this one)
-	Binary string // pgbench executable, default: see Runner
+	NS string // run inside this network namespace ("" = this one)
+	// Cgroup is the cgroup v2 directory pgbench starts in ("" = this process's): the lab's,
+	// so `wirelab down` finds a pgbench its run left behind.
+	Cgroup string
+	Binary string // pgbench executable, default: see binaryOrDefault
 	// OnStart is called once the process has started, with its pid (pgbench's own: ip
 	// netns exec execs), so CPU sampling can find it.
 	OnStart func(pid int)

@@ -1,7 +1,10 @@
 package pgbench
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +71,34 @@ func TestValidate(t *testing.T) {
 		if err := o.validate(); !errors.Is(err, ErrBadOptions) {
 			t.Errorf("validate(%+v) = %v, want ErrBadOptions", o, err)
 		}
+	}
+}
+
+// Run and Init start pgbench in the cgroup they are given (the lab's, so `wirelab down`
+// finds it): with a cgroup that does not exist, nothing starts.
+func TestStartsInItsCgroup(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "ran")
+	fake := filepath.Join(dir, "pgbench")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+mark+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Binary: fake, Cgroup: filepath.Join(dir, "no-such-cgroup")}
+	ctx := context.Background()
+	if _, err := Run(ctx, o, nil, nil); err == nil || !strings.Contains(err.Error(), "open cgroup") {
+		t.Errorf("Run in a missing cgroup: %v", err)
+	}
+	if err := Init(ctx, o, nil); err == nil || !strings.Contains(err.Error(), "open cgroup") {
+		t.Errorf("Init in a missing cgroup: %v", err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("pgbench started outside its cgroup")
+	}
+	o.Cgroup = "" // this process's cgroup: it runs
+	if _, err := Run(ctx, o, nil, nil); err == nil {
+		t.Error("the fake pgbench's exit 1 was not an error")
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("without a cgroup the fake pgbench did not run: %v", err)
 	}
 }

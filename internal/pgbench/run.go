@@ -106,7 +106,7 @@ func execute(ctx context.Context, o Options, args []string, onStderr func(string
 	}
 	logger.Debug("starting pgbench", "ns", o.NS, "argv", append([]string{name}, args...))
 	stdout, stderr, err := execx.Streamed{Name: name, Args: args, Env: o.Env(), OnStart: o.OnStart,
-		OnStderr: onStderr}.Run(ctx)
+		OnStderr: onStderr, Cgroup: o.Cgroup}.Run(ctx)
 	if err != nil && ctx.Err() == nil {
 		err = classify(err, stderr)
 	}
