@@ -15,6 +15,25 @@ const (
 	SimpleUpdate = "simple-update" // -N: TPC-B without the contended branch/teller updates
 )
 
+// Builtins are the built-in scripts, in the order help texts list them.
+var Builtins = []string{TPCB, SelectOnly, SimpleUpdate}
+
+// Statements is how many SQL statements one transaction of a built-in script sends, BEGIN
+// and END included (select-only has neither). Each waits for its reply in every query
+// mode, so it is the script's round trips per transaction, and TPS × Statements its
+// queries per second: pgbench itself reports only transactions. 0 for an unknown script.
+func Statements(builtin string) int {
+	switch builtin {
+	case "", TPCB:
+		return 7 // BEGIN, UPDATE accounts, SELECT, UPDATE tellers, UPDATE branches, INSERT history, END
+	case SimpleUpdate:
+		return 5 // BEGIN, UPDATE accounts, SELECT, INSERT history, END
+	case SelectOnly:
+		return 1 // SELECT
+	}
+	return 0
+}
+
 // Options is one pgbench invocation.
 type Options struct {
 	Builtin string // TPCB (default), SelectOnly or SimpleUpdate

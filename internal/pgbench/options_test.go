@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,30 @@ func TestStartsInItsCgroup(t *testing.T) {
 	}
 	if _, err := os.Stat(mark); err != nil {
 		t.Errorf("without a cgroup the fake pgbench did not run: %v", err)
+	}
+}
+
+// Statements agrees with the scripts the installed pgbench runs (--show-script prints
+// them; lines starting with a backslash are client-side meta-commands, not statements).
+func TestStatementsMatchTheBuiltinScripts(t *testing.T) {
+	bin := binaryOrDefault("")
+	for _, b := range Builtins {
+		out, err := exec.Command(bin, "--show-script="+b).CombinedOutput()
+		if err != nil {
+			t.Skipf("pgbench --show-script: %v (pgbench not installed?)", err)
+		}
+		n := 0
+		for _, l := range strings.Split(string(out), "\n") {
+			l = strings.TrimSpace(l)
+			if l != "" && !strings.HasPrefix(l, `\`) && !strings.HasPrefix(l, "--") {
+				n++
+			}
+		}
+		if n != Statements(b) {
+			t.Errorf("%s: the script has %d statements, Statements says %d:\n%s", b, n, Statements(b), out)
+		}
+	}
+	if Statements("tpcc") != 0 {
+		t.Error("an unknown script has statements")
 	}
 }
