@@ -115,14 +115,14 @@ func SeriesName(c link.Condition, variant string) string {
 
 // cells orders the matrix by link, then variant, then repeat and threads, so the wire is
 // reshaped once per link.
-func (b BandwidthOptions) cells() []SysbenchCell {
+func (b BandwidthOptions) cells() []LoadCell {
 	variants := map[string]bool{}
 	for _, e := range b.Experiments {
 		for _, v := range bandwidthVariants[e] {
 			variants[v] = true
 		}
 	}
-	var cells []SysbenchCell
+	var cells []LoadCell
 	for _, cond := range []link.Condition{b.Slow, b.Fast} {
 		cond := cond
 		for _, v := range []string{"plain", "compression", "tls"} {

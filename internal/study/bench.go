@@ -63,7 +63,7 @@ func (b Bench) kind() engine.Kind {
 }
 
 // cell is a cell with the bench's workload and timing.
-func (b Bench) cell(study, series string, threads, repeat int) SysbenchCell {
-	return SysbenchCell{Study: study, Series: series, Workload: b.Workload, Threads: threads,
+func (b Bench) cell(study, series string, threads, repeat int) LoadCell {
+	return LoadCell{Study: study, Series: series, Workload: b.Workload, Threads: threads,
 		Duration: b.Duration, Warmup: b.Warmup, Repeat: repeat}
 }

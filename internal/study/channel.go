@@ -17,7 +17,7 @@ const (
 
 // startTunnel starts `wirelab tunnel` (exit in the server host, entry in the client host)
 // and points every tunnel cell at the entry.
-func startTunnel(ctx context.Context, e *Env, o lab.TunnelOptions, cells []SysbenchCell) error {
+func startTunnel(ctx context.Context, e *Env, o lab.TunnelOptions, cells []LoadCell) error {
 	o.ServerPort = e.Servers[0].Conn().Port
 	addr, err := e.Lab.StartTunnel(ctx, e.Self, lab.Client, o)
 	if err != nil {

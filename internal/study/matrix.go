@@ -14,19 +14,19 @@ import (
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
-// SysbenchCell is one point of a closed-loop sysbench study: what is varied and how
-// sysbench reaches the server.
-type SysbenchCell struct {
+// LoadCell is one point of a closed-loop study: what is varied and how the load driver
+// reaches the server.
+type LoadCell struct {
 	Study, Series string
-	Workload      string
-	Threads       int
+	Workload      string        // the load driver's workload
+	Threads       int           // concurrent connections (sysbench threads)
 	Duration      time.Duration // measured part
 	Warmup        time.Duration // run before the measured part, dropped from averages
 	Compression   bool
 	TLS           bool
 	Transport     string // tcp (across the wire), socket, local-tcp, remote-socket
 	Channel       string // direct, tunnel
-	ClientHost    string // host sysbench runs in: lab.Client or lab.Server
+	ClientHost    string // host the load driver runs in: lab.Client or lab.Server
 	Host          string // TCP target ("" with Socket)
 	Port          int
 	Socket        string
@@ -36,18 +36,18 @@ type SysbenchCell struct {
 }
 
 // Wire is the wire the cell needs.
-func (c SysbenchCell) Wire() *link.Condition { return c.Link }
+func (c LoadCell) Wire() *link.Condition { return c.Link }
 
 // Label names the cell in progress lines.
-func (c SysbenchCell) Label() string { return fmt.Sprintf("%s threads=%d", c.Series, c.Threads) }
+func (c LoadCell) Label() string { return fmt.Sprintf("%s threads=%d", c.Series, c.Threads) }
 
 // Expected is how long the cell should take: warm-up, measurement and sysbench's start.
-func (c SysbenchCell) Expected() time.Duration { return c.Warmup + c.Duration + 2*time.Second }
+func (c LoadCell) Expected() time.Duration { return c.Warmup + c.Duration + 2*time.Second }
 
 // matrix walks a fixed list of cells and measures each as a closed loop. The run,
 // bandwidth and transport studies embed it.
 type matrix struct {
-	cells     []SysbenchCell
+	cells     []LoadCell
 	next      int
 	randType  string
 	tables    int
@@ -94,7 +94,7 @@ func (m *matrix) Teardown() {}
 // wire and CPU sampler alongside, and returns the point with its series, its verdict and
 // its per-transaction profile.
 func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, error) {
-	c, ok := cell.(SysbenchCell)
+	c, ok := cell.(LoadCell)
 	if !ok {
 		return result.Point{}, fmt.Errorf("measure: %T is not a sysbench cell", cell)
 	}
@@ -144,7 +144,7 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 
 // closedLoop fills a closed-loop point from its run: the series and means, mean latency
 // from Little's law (threads ÷ TPS), the bottleneck verdict and the profile.
-func closedLoop(p *result.Point, c SysbenchCell, sb *Sysbench, samples []metrics.Sample) {
+func closedLoop(p *result.Point, c LoadCell, sb *Sysbench, samples []metrics.Sample) {
 	avg := FillSeries(p, sb.Intervals(), samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
 	if p.TPS > 0 {
 		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
@@ -172,7 +172,7 @@ func closedLoop(p *result.Point, c SysbenchCell, sb *Sysbench, samples []metrics
 
 // tcpCell is a cell with sysbench in the client host reaching the server, listening on
 // port, across the wire.
-func tcpCell(c SysbenchCell, port int) SysbenchCell {
+func tcpCell(c LoadCell, port int) LoadCell {
 	c.Transport, c.Channel, c.ClientHost = "tcp", ChannelDirect, lab.Client
 	c.Host, c.Port = lab.HostAddr[lab.Server], port
 	return c

@@ -13,7 +13,7 @@ import (
 )
 
 func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
-	c := SysbenchCell{Threads: 8, Warmup: 2 * time.Second, Duration: 3 * time.Second}
+	c := LoadCell{Threads: 8, Warmup: 2 * time.Second, Duration: 3 * time.Second}
 	var ivs []sysbench.Interval
 	var ss []metrics.Sample
 	for i := 1; i <= 5; i++ {
@@ -113,7 +113,7 @@ func TestTransportCells(t *testing.T) {
 }
 
 func TestFillPointDropsTheDrainAfterTime(t *testing.T) {
-	c := SysbenchCell{Threads: 2, Duration: 2 * time.Second}
+	c := LoadCell{Threads: 2, Duration: 2 * time.Second}
 	ivs := []sysbench.Interval{{T: 1, TPS: 50}, {T: 2, TPS: 50}, {T: 3, TPS: 1}, {T: 4, TPS: 1}}
 	var p result.Point
 	closedLoop(&p, c, &Sysbench{intervals: ivs}, nil)
