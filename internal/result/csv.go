@@ -10,7 +10,7 @@ import (
 var csvHeader = []string{"study", "series", "link_rate_bps", "link_delay_ms", "compression", "tls",
 	"transport", "channel", "workload", "threads", "repeat", "tps", "qps", "lat_avg_ms", "lat_p95_ms",
 	"errors", "reconnects", "tps_cv", "wire_bytes_per_s_up", "wire_bytes_per_s_down",
-	"link_utilization", "cpu_server", "cpu_client", "bottleneck", "failed"}
+	"link_utilization", "cpu_server", "cpu_client", "bottleneck", "failed", "driver", "lat_stddev_ms"}
 
 // WriteCSV writes one row per point (no per-second series) with a header.
 func WriteCSV(path string, points []Point) error {
@@ -28,7 +28,7 @@ func WriteCSV(path string, points []Point) error {
 			ff(p.LatAvgMs), ff(p.LatP95Ms), strconv.FormatInt(p.Errors, 10),
 			strconv.FormatInt(p.Reconnects, 10), ff(p.TPSCV), ff(p.WireBytesPerSUp),
 			ff(p.WireBytesPerSDown), ff(p.LinkUtilization), ff(p.CPUServer), ff(p.CPUClient),
-			p.Bottleneck, strconv.FormatBool(p.Failed)})
+			p.Bottleneck, strconv.FormatBool(p.Failed), p.Driver, ff(p.LatStddevMs)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -35,10 +35,12 @@ type Environment struct {
 	MemoryBytes     int64  `json:"memory_bytes,omitempty"`
 	MariaDBVersion  string `json:"mariadb_version"`
 	SysbenchVersion string `json:"sysbench_version"`
-	Shaper          string `json:"shaper"`             // "htb", "htb+netem", "htb+nfqueue"
-	LinkAsApplied   string `json:"link_as_applied"`    // the condition wirelab asked for
-	LinkAsReadBack  string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
-	CPUIdle         string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
+	// PgbenchVersion is set when pgbench drove the load (--driver pgbench).
+	PgbenchVersion string `json:"pgbench_version,omitempty"`
+	Shaper         string `json:"shaper"`             // "htb", "htb+netem", "htb+nfqueue"
+	LinkAsApplied  string `json:"link_as_applied"`    // the condition wirelab asked for
+	LinkAsReadBack string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
+	CPUIdle        string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
 	// Link is how the wire shaped each direction, in numbers (link.Directions): one entry
 	// per direction and per link setting the run applied. Empty in older files, where the
 	// report falls back on LinkAsApplied.
@@ -99,17 +101,22 @@ type Machine struct {
 
 // Spec is what the user asked for, after defaults.
 type Spec struct {
-	Workload    string            `json:"workload"`
-	Threads     []int             `json:"threads"`
-	DurationS   float64           `json:"duration_s"`
-	WarmupS     float64           `json:"warmup_s"`
-	Repeat      int               `json:"repeat"`
-	Tables      int               `json:"tables"`
-	TableSize   int               `json:"table_size"`
-	Series      []string          `json:"series"`
-	LinkRateBps int64             `json:"link_rate_bps"`
-	LinkDelayMs float64           `json:"link_delay_ms"`
-	Extra       map[string]string `json:"extra,omitempty"` // study-specific knobs
+	Workload    string   `json:"workload"`
+	Threads     []int    `json:"threads"`
+	DurationS   float64  `json:"duration_s"`
+	WarmupS     float64  `json:"warmup_s"`
+	Repeat      int      `json:"repeat"`
+	Tables      int      `json:"tables"`
+	TableSize   int      `json:"table_size"`
+	Series      []string `json:"series"`
+	LinkRateBps int64    `json:"link_rate_bps"`
+	LinkDelayMs float64  `json:"link_delay_ms"`
+	// Driver is the load driver, "sysbench" or "pgbench"; absent in older files (sysbench).
+	Driver string `json:"driver,omitempty"`
+	// Scale is pgbench's data set (pgbench -i -s: 100000 accounts per unit); with pgbench,
+	// Tables and TableSize are 0.
+	Scale int               `json:"scale,omitempty"`
+	Extra map[string]string `json:"extra,omitempty"` // study-specific knobs
 }
 
 // Point is one measured cell of a study matrix.
@@ -124,17 +131,22 @@ type Point struct {
 	TLS          bool    `json:"tls"`
 	Transport    string  `json:"transport"` // "tcp", "socket", "local-tcp", "remote-socket", ...
 	Channel      string  `json:"channel"`   // "direct", "tunnel", "native", ...
-	Workload     string  `json:"workload"`
-	Threads      int     `json:"threads"`
-	Repeat       int     `json:"repeat,omitempty"` // 1-based repetition index
+	Workload     string  `json:"workload"`  // a sysbench workload or a pgbench built-in script
+	// Driver is the load generator, "sysbench" or "pgbench"; absent = sysbench (older
+	// files, the replication study).
+	Driver  string `json:"driver,omitempty"`
+	Threads int    `json:"threads"`          // concurrent connections: sysbench threads, pgbench clients
+	Repeat  int    `json:"repeat,omitempty"` // 1-based repetition index
 
-	TPS        float64 `json:"tps"`
-	QPS        float64 `json:"qps"`
-	LatAvgMs   float64 `json:"lat_avg_ms"`
-	LatP95Ms   float64 `json:"lat_p95_ms"`
-	Errors     int64   `json:"errors"`
-	Reconnects int64   `json:"reconnects"`
-	TPSCV      float64 `json:"tps_cv"` // coefficient of variation of per-second TPS after warm-up
+	TPS      float64 `json:"tps"`
+	QPS      float64 `json:"qps"`
+	LatAvgMs float64 `json:"lat_avg_ms"`
+	LatP95Ms float64 `json:"lat_p95_ms"` // 0 with pgbench: it reports no percentile
+	// LatStddevMs is the latency's standard deviation where the driver reports it (pgbench).
+	LatStddevMs float64 `json:"lat_stddev_ms,omitempty"`
+	Errors      int64   `json:"errors"`
+	Reconnects  int64   `json:"reconnects"`
+	TPSCV       float64 `json:"tps_cv"` // coefficient of variation of per-second TPS after warm-up
 
 	// Wire bytes per second, measured on the wire host's egress interfaces.
 	WireBytesPerSUp   float64 `json:"wire_bytes_per_s_up"`   // client -> server
@@ -168,6 +180,7 @@ type Second struct {
 	TPS         float64 `json:"tps"`
 	QPS         float64 `json:"qps"`
 	LatP95Ms    float64 `json:"lat_p95_ms"`
+	LatAvgMs    float64 `json:"lat_avg_ms,omitempty"` // where the driver reports it each second (pgbench)
 	Errors      float64 `json:"errors"`
 	Reconnects  float64 `json:"reconnects"`
 	WireUpBps   float64 `json:"wire_up_bytes_per_s"`

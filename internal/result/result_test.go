@@ -148,3 +148,53 @@ func TestEnvironmentLinkRoundTrip(t *testing.T) {
 		t.Errorf("file without link: %v, %+v", err, out.Environment.Link)
 	}
 }
+
+// A pgbench point records its driver, latency spread and per-second mean latency; a point
+// without them (every older file) writes none of these keys, so schema 2 still holds.
+func TestDriverFieldsAreOptional(t *testing.T) {
+	dir := t.TempDir()
+	in := &Run{Study: "run", Spec: Spec{Workload: "select-only", Driver: "pgbench", Scale: 10},
+		Points: []Point{{Study: "run", Workload: "select-only", Driver: "pgbench", Threads: 10, TPS: 495,
+			LatAvgMs: 20.2, LatStddevMs: 0.4, Seconds: []Second{{T: 1, TPS: 495, LatAvgMs: 20.2}}}}}
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := out.Points[0]
+	if p.Driver != "pgbench" || p.LatStddevMs != 0.4 || p.Seconds[0].LatAvgMs != 20.2 || out.Spec.Scale != 10 || out.Spec.Driver != "pgbench" {
+		t.Errorf("round trip lost the driver's fields: %+v, spec %+v", p, out.Spec)
+	}
+	rows := readCSV(t, dir)
+	if got := rows[1][len(rows[1])-2:]; got[0] != "pgbench" || got[1] != "0.4" {
+		t.Errorf("csv driver and stddev columns %v", got)
+	}
+
+	in.Spec.Driver, in.Spec.Scale = "", 0
+	in.Points[0].Driver, in.Points[0].LatStddevMs, in.Points[0].Seconds[0].LatAvgMs = "", 0, 0
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	for _, key := range []string{`"driver"`, `"scale"`, `"lat_stddev_ms"`, `"pgbench_version"`, `"lat_avg_ms": 0`} {
+		if strings.Contains(string(raw), key) {
+			t.Errorf("a point without a driver's fields writes %s", key)
+		}
+	}
+}
+
+func readCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 2 || len(rows[0]) != len(rows[1]) {
+		t.Fatalf("csv rows %v, %v", rows, err)
+	}
+	return rows
+}
