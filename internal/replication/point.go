@@ -185,15 +185,15 @@ func (r *Study) progress(e *study.Env, p result.Point) {
 // point's per-second series and averages over the load window. The series goes on through
 // the catch-up, so a chart shows lag draining after the load stops.
 func fill(p *result.Point, sb *study.Sysbench, ws []metrics.Sample, lags []LagSample, load, catch time.Duration) {
-	var ivs []sysbench.Interval
+	var ticks []study.Tick
 	if sb != nil {
-		ivs = sb.Intervals()
+		ticks = sb.Ticks()
 		if sb.Summary != nil {
 			p.Errors, p.Reconnects = sb.Summary.Errors, sb.Summary.Reconnects
 		}
 	}
 	secs := int(math.Ceil((load + catch).Seconds()))
-	study.FillSeries(p, ivs, ws, study.Window{End: load, MinSeconds: secs})
+	study.FillSeries(p, ticks, ws, study.Window{End: load, MinSeconds: secs})
 	perSec := PerSecond(lags, len(p.Seconds))
 	for i := range p.Seconds {
 		switch {

@@ -13,8 +13,9 @@ type Profile struct {
 	PayloadBytesDown float64 `json:"payload_bytes_down"`
 	PacketsUp        float64 `json:"packets_up"`
 	PacketsDown      float64 `json:"packets_down"`
-	// RoundTrips is request/response turns per transaction: sysbench's queries per
-	// transaction (each statement, BEGIN and COMMIT included, waits for its reply).
+	// RoundTrips is request/response turns per transaction: the driver's queries per
+	// transaction (each statement, BEGIN and COMMIT included, waits for its reply; for
+	// pgbench, its built-in script's statements).
 	RoundTrips float64 `json:"round_trips"`
 	// CPU-seconds per transaction: mysqld (+ the tunnel exit), the client (sysbench + the
 	// tunnel entry), and the whole machine (both, plus the kernel's forwarding and softirq).

@@ -9,14 +9,16 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-// Bench are the knobs the closed-loop sysbench studies share.
+// Bench are the knobs the closed-loop studies share.
 type Bench struct {
-	Workload          string
+	Driver            string // DriverSysbench ("" too) or DriverPgbench
+	Workload          string // a sysbench workload, or a pgbench built-in script
+	Scale             int    // pgbench's data set (pgbench -i -s); sysbench's is Tables × TableSize
 	Threads           []int
 	Duration, Warmup  time.Duration
 	Repeat            int
 	Tables, TableSize int
-	RandType          string
+	RandType          string      // sysbench only
 	Engine            engine.Kind // the server's kind; "" = MariaDB
 	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
 	Shaper            string      // how delay is made ("" = auto)
@@ -24,22 +26,32 @@ type Bench struct {
 
 // spec is what results.json records of the knobs; the study adds series, link and extras.
 func (b Bench) spec(series []string, c link.Condition) result.Spec {
+	d := b.data()
 	return result.Spec{Workload: b.Workload, Threads: b.Threads, DurationS: b.Duration.Seconds(),
-		WarmupS: b.Warmup.Seconds(), Repeat: b.Repeat, Tables: b.Tables, TableSize: b.TableSize,
-		Series: series, LinkRateBps: c.RateBps, LinkDelayMs: float64(c.Delay) / float64(time.Millisecond)}
+		WarmupS: b.Warmup.Seconds(), Repeat: b.Repeat, Tables: d.Tables, TableSize: d.TableSize,
+		Series: series, LinkRateBps: c.RateBps, LinkDelayMs: float64(c.Delay) / float64(time.Millisecond),
+		Driver: driverFor(d).Name(), Scale: d.Scale}
 }
 
-// needs is a client + server lab with one database server and the sysbench data set.
+// data is the data set the bench's driver prepares: only the knobs that driver uses.
+func (b Bench) data() DataSet {
+	if b.Driver == DriverPgbench {
+		return DataSet{Driver: DriverPgbench, Workload: b.Workload, Scale: b.Scale}
+	}
+	return DataSet{Driver: DriverSysbench, Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize}
+}
+
+// needs is a client + server lab with one database server and the driver's data set.
 func (b Bench) needs(c link.Condition, checkWire bool, spec result.Spec, notes []string) Needs {
 	return Needs{Hosts: []string{lab.Client, lab.Server},
 		Servers:   []Server{{Host: lab.Server, DB: lab.DBOptions{Engine: b.Engine, BufferPool: b.BufferPool}}},
-		Data:      DataSet{Workload: b.Workload, Tables: b.Tables, TableSize: b.TableSize},
+		Data:      b.data(),
 		Condition: c, Shaper: b.Shaper, CheckWire: checkWire, Spec: spec, Notes: notes}
 }
 
-// matrix is an empty matrix with the bench's data-set knobs.
+// matrix is an empty matrix with the bench's driver.
 func (b Bench) matrix() matrix {
-	return matrix{randType: b.RandType, tables: b.Tables, tableSize: b.TableSize}
+	return matrix{driver: driverFor(b.data())}
 }
 
 // repeats calls fn for every repeat (1-based) and thread count, repeats outermost.
@@ -65,5 +77,5 @@ func (b Bench) kind() engine.Kind {
 // cell is a cell with the bench's workload and timing.
 func (b Bench) cell(study, series string, threads, repeat int) LoadCell {
 	return LoadCell{Study: study, Series: series, Workload: b.Workload, Threads: threads,
-		Duration: b.Duration, Warmup: b.Warmup, Repeat: repeat}
+		Duration: b.Duration, Warmup: b.Warmup, Repeat: repeat, RandType: b.RandType}
 }

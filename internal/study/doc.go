@@ -6,6 +6,7 @@
 // Study, a plug-in that says only what differs: the hosts and servers it needs, its setup
 // on the lab, its points one at a time and how one point is measured.
 //
-// run.go, bandwidth.go and transport.go are the closed-loop sysbench studies (sharing
-// matrix.go); the replication study lives in internal/replication and plugs in the same way.
+// run.go, bandwidth.go and transport.go are the closed-loop studies (sharing matrix.go),
+// whose load comes from a Driver (load.go): sysbench.go or pgbench.go. The replication
+// study lives in internal/replication and plugs in the same way.
 package study

@@ -11,7 +11,6 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // LoadCell is one point of a closed-loop study: what is varied and how the load driver
@@ -19,7 +18,7 @@ import (
 type LoadCell struct {
 	Study, Series string
 	Workload      string        // the load driver's workload
-	Threads       int           // concurrent connections (sysbench threads)
+	Threads       int           // concurrent connections: sysbench threads, pgbench clients
 	Duration      time.Duration // measured part
 	Warmup        time.Duration // run before the measured part, dropped from averages
 	Compression   bool
@@ -31,6 +30,7 @@ type LoadCell struct {
 	Port          int
 	Socket        string
 	Extra         []string // extra sysbench flags (workload knobs)
+	RandType      string   // sysbench --rand-type
 	Repeat        int
 	Link          *link.Condition // the wire this cell needs; nil = the study's
 }
@@ -41,17 +41,15 @@ func (c LoadCell) Wire() *link.Condition { return c.Link }
 // Label names the cell in progress lines.
 func (c LoadCell) Label() string { return fmt.Sprintf("%s threads=%d", c.Series, c.Threads) }
 
-// Expected is how long the cell should take: warm-up, measurement and sysbench's start.
+// Expected is how long the cell should take: warm-up, measurement and the driver's start.
 func (c LoadCell) Expected() time.Duration { return c.Warmup + c.Duration + 2*time.Second }
 
-// matrix walks a fixed list of cells and measures each as a closed loop. The run,
-// bandwidth and transport studies embed it.
+// matrix walks a fixed list of cells and measures each as a closed loop with its driver.
+// The run, bandwidth and transport studies embed it.
 type matrix struct {
-	cells     []LoadCell
-	next      int
-	randType  string
-	tables    int
-	tableSize int
+	cells  []LoadCell
+	next   int
+	driver Driver
 }
 
 // Next returns the cells in order.
@@ -90,20 +88,19 @@ func (m *matrix) Finish(*result.Run) {}
 // Teardown has nothing to stop: every helper a matrix study starts is a lab process.
 func (m *matrix) Teardown() {}
 
-// Measure runs one cell: sysbench for warm-up + duration with per-second reports, the
+// Measure runs one cell: the driver for warm-up + duration with per-second reports, the
 // wire and CPU sampler alongside, and returns the point with its series, its verdict and
 // its per-transaction profile.
 func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, error) {
 	c, ok := cell.(LoadCell)
 	if !ok {
-		return result.Point{}, fmt.Errorf("measure: %T is not a sysbench cell", cell)
+		return result.Point{}, fmt.Errorf("measure: %T is not a closed-loop cell", cell)
 	}
 	p := e.BasePoint(c.Study, c.Series)
 	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, c.Channel
-	p.Workload, p.Threads, p.Repeat = c.Workload, c.Threads, c.Repeat
+	p.Workload, p.Driver, p.Threads, p.Repeat = c.Workload, m.driver.Name(), c.Threads, c.Repeat
 	p.DurationS, p.WarmupS = c.Duration.Seconds(), c.Warmup.Seconds()
 	srv := e.Servers[0]
-	conn := srv.Conn()
 	var mu sync.Mutex
 	var clientPid int
 	sides := Sides{
@@ -119,41 +116,36 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 			return pids
 		},
 	}
-	opts := SysbenchTo(conn, sysbench.Options{
-		Workload: c.Workload, Tables: m.tables, TableSize: m.tableSize, Threads: c.Threads,
-		Time: c.Warmup + c.Duration, RandType: m.randType, Host: c.Host, Port: c.Port,
-		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
-		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup,
-	})
-	var sb *Sysbench
+	var ld *Load
 	samples, _, err := e.Sampled(ctx, sides, func(ctx context.Context) error {
 		var err error
-		sb, err = RunSysbench(ctx, opts, func(pid int) {
+		ld, err = m.driver.Run(ctx, e, c, func(pid int) {
 			mu.Lock()
 			clientPid = pid
 			mu.Unlock()
-		}, e)
+		})
 		return err
 	})
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
-	closedLoop(&p, c, sb, samples)
+	closedLoop(&p, c, ld, samples)
 	return p, nil
 }
 
-// closedLoop fills a closed-loop point from its run: the series and means, mean latency
-// from Little's law (threads ÷ TPS), the bottleneck verdict and the profile.
-func closedLoop(p *result.Point, c LoadCell, sb *Sysbench, samples []metrics.Sample) {
-	avg := FillSeries(p, sb.Intervals(), samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
-	if p.TPS > 0 {
-		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
-	}
-	if sum := sb.Summary; sum != nil {
-		p.Errors, p.Reconnects = sum.Errors, sum.Reconnects
-		if len(sb.Intervals()) == 0 { // a run too short for interval lines: the summary
-			p.TPS, p.QPS, p.LatAvgMs, p.LatP95Ms = sum.TPS, sum.QPS, sum.LatAvg, sum.LatPct
+// closedLoop fills a closed-loop point from its run, whichever driver made it: the series
+// and means, the mean latency (the driver's own over the window when it reports one each
+// second, else Little's law: threads ÷ TPS), the bottleneck verdict and the profile.
+func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample) {
+	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
+	if t := ld.Totals; t != nil {
+		p.Errors, p.Reconnects = t.Errors, t.Reconnects
+		if len(ld.Ticks) == 0 { // a run too short for per-second lines: the summary
+			p.TPS, p.QPS, p.LatAvgMs, p.LatStddevMs, p.LatP95Ms = t.TPS, t.QPS, t.LatAvgMs, t.LatStddevMs, t.LatP95Ms
 		}
+	}
+	if p.LatAvgMs == 0 && p.TPS > 0 {
+		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
 	}
 	rate := p.LinkRateBps
 	p.Bottleneck, p.BottleneckWhy = metrics.Verdict(metrics.VerdictInput{
@@ -170,7 +162,7 @@ func closedLoop(p *result.Point, c LoadCell, sb *Sysbench, samples []metrics.Sam
 	}
 }
 
-// tcpCell is a cell with sysbench in the client host reaching the server, listening on
+// tcpCell is a cell with the driver in the client host reaching the server, listening on
 // port, across the wire.
 func tcpCell(c LoadCell, port int) LoadCell {
 	c.Transport, c.Channel, c.ClientHost = "tcp", ChannelDirect, lab.Client

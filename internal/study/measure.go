@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Sides says whose CPU counts as the server's and the client's during a measurement; the
@@ -37,35 +35,6 @@ func (e *Env) Sampled(ctx context.Context, sides Sides, fn func(ctx context.Cont
 	return samples, sampler.Totals(), err
 }
 
-// Sysbench is one sysbench run's output: the per-second lines in order and the summary.
-type Sysbench struct {
-	mu        sync.Mutex
-	intervals []sysbench.Interval
-	Summary   *sysbench.Summary
-}
-
-// RunSysbench runs sysbench with per-second reports. onStart, when set, gets sysbench's
-// pid (its CPU is the client's).
-func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int), e *Env) (*Sysbench, error) {
-	sb := &Sysbench{}
-	o.ReportInterval = 1
-	o.OnStart = onStart
-	sum, err := sysbench.Run(ctx, o, func(iv sysbench.Interval) {
-		sb.mu.Lock()
-		sb.intervals = append(sb.intervals, iv)
-		sb.mu.Unlock()
-	}, e.Logger)
-	sb.Summary = sum
-	return sb, err
-}
-
-// Intervals returns the per-second lines received so far.
-func (s *Sysbench) Intervals() []sysbench.Interval {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]sysbench.Interval(nil), s.intervals...)
-}
-
 // Window says which seconds of a point count in its averages.
 type Window struct {
 	// Warmup: seconds at the start, kept in the series (flagged) but not averaged.
@@ -86,27 +55,30 @@ type Averages struct {
 	UpPkts, DownPkts float64 // packets per second each way
 }
 
-// FillSeries turns sysbench's per-second lines and the sampler's samples into the point's
+// FillSeries turns a driver's per-second ticks and the sampler's samples into the point's
 // per-second series and its averages over the window: TPS, QPS, p95 (mean of the
 // per-second 95th percentiles), TPS CV, wire bytes each way, CPU per side and the link's
-// utilisation. It is the one place a point's series and means are computed.
-func FillSeries(p *result.Point, ivs []sysbench.Interval, ss []metrics.Sample, w Window) Averages {
+// utilisation, and, when the driver reports it each second, the mean latency and its
+// spread. It is the one place a point's series and means are computed.
+func FillSeries(p *result.Point, ticks []Tick, ss []metrics.Sample, w Window) Averages {
 	warm, end := w.Warmup.Seconds(), w.End.Seconds()
 	if w.Trim {
-		for len(ivs) > 0 && ivs[len(ivs)-1].T > end+1e-9 {
-			ivs = ivs[:len(ivs)-1]
+		for len(ticks) > 0 && ticks[len(ticks)-1].T > end+1e-9 {
+			ticks = ticks[:len(ticks)-1]
 		}
-		if len(ss) > len(ivs) && len(ivs) > 0 {
-			ss = ss[:len(ivs)]
+		if len(ss) > len(ticks) && len(ticks) > 0 {
+			ss = ss[:len(ticks)]
 		}
 	}
-	n := max(len(ivs), len(ss), w.MinSeconds)
+	n := max(len(ticks), len(ss), w.MinSeconds)
 	var tps, qps, p95, up, down, cs, cc, total, pu, pd []float64
+	var lat []Tick
 	for i := 0; i < n; i++ {
 		s := result.Second{T: float64(i + 1)}
-		if i < len(ivs) {
-			iv := ivs[i]
-			s.T, s.TPS, s.QPS, s.LatP95Ms, s.Errors, s.Reconnects = iv.T, iv.TPS, iv.QPS, iv.LatPct, iv.Errors, iv.Reconnects
+		if i < len(ticks) {
+			tk := ticks[i]
+			s.T, s.TPS, s.QPS, s.LatP95Ms, s.LatAvgMs = tk.T, tk.TPS, tk.QPS, tk.LatP95Ms, tk.LatAvgMs
+			s.Errors, s.Reconnects = tk.Errors, tk.Reconnects
 		}
 		if i < len(ss) {
 			sm := ss[i]
@@ -117,8 +89,9 @@ func FillSeries(p *result.Point, ivs []sysbench.Interval, ss []metrics.Sample, w
 		if s.Warmup || s.T > end+0.5 {
 			continue
 		}
-		if i < len(ivs) {
+		if i < len(ticks) {
 			tps, qps, p95 = append(tps, s.TPS), append(qps, s.QPS), append(p95, s.LatP95Ms)
+			lat = append(lat, ticks[i])
 		}
 		if i < len(ss) {
 			up, down = append(up, s.WireUpBps), append(down, s.WireDownBps)
@@ -128,6 +101,9 @@ func FillSeries(p *result.Point, ivs []sysbench.Interval, ss []metrics.Sample, w
 		}
 	}
 	p.TPS, p.QPS, p.LatP95Ms, p.TPSCV = stats.Mean(tps), stats.Mean(qps), stats.Mean(p95), stats.CV(tps)
+	if avg, sd, ok := pooledLatency(lat); ok {
+		p.LatAvgMs, p.LatStddevMs = avg, sd
+	}
 	p.WireBytesPerSUp, p.WireBytesPerSDown = stats.Mean(up), stats.Mean(down)
 	p.CPUServer, p.CPUClient = stats.Mean(cs), stats.Mean(cc)
 	p.LinkUtilization = math.Max(metrics.Utilization(p.WireBytesPerSUp, p.LinkRateBps),
@@ -135,7 +111,23 @@ func FillSeries(p *result.Point, ivs []sysbench.Interval, ss []metrics.Sample, w
 	return Averages{CPUMachine: stats.Mean(total), UpPkts: stats.Mean(pu), DownPkts: stats.Mean(pd)}
 }
 
-// NewSysbench is a finished run's output, for tests and replays.
-func NewSysbench(ivs []sysbench.Interval, sum *sysbench.Summary) *Sysbench {
-	return &Sysbench{intervals: ivs, Summary: sum}
+// pooledLatency is the mean and standard deviation of every transaction in ticks, from
+// each second's own mean and deviation weighted by its transactions: the figures a
+// single summary over exactly these seconds would print. ok is false when the driver
+// reports no mean latency (sysbench) or nothing completed.
+func pooledLatency(ticks []Tick) (avg, stddev float64, ok bool) {
+	var n, sum, sumSq float64
+	for _, t := range ticks {
+		if t.LatAvgMs <= 0 || t.TPS <= 0 {
+			continue
+		}
+		n += t.TPS
+		sum += t.TPS * t.LatAvgMs
+		sumSq += t.TPS * (t.LatStddevMs*t.LatStddevMs + t.LatAvgMs*t.LatAvgMs)
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	avg = sum / n
+	return avg, math.Sqrt(math.Max(0, sumSq/n-avg*avg)), true
 }

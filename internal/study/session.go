@@ -14,6 +14,7 @@ import (
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -80,7 +81,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	if err := s.servers(hard, e, needs); err != nil {
 		return run, err
 	}
-	run.Environment = environment(hard, l)
+	run.Environment = environment(hard, l, needs.Data)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
@@ -116,11 +117,9 @@ func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 		}
 		e.Servers = append(e.Servers, srv)
 	}
-	d, first := needs.Data, e.Servers[0].Conn()
-	e.Progressf("preparing %d tables x %d rows in %s (%s)", d.Tables, d.TableSize, needs.Servers[0].Host, first.Engine.Title())
-	prep := SysbenchTo(first, sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize,
-		Socket: first.Socket, NS: e.Lab.State.NS(needs.Servers[0].Host), Cgroup: e.Lab.State.Cgroup})
-	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
+	d, first, host := needs.Data, e.Servers[0].Conn(), needs.Servers[0].Host
+	e.Progressf("preparing %s in %s (%s)", d, host, first.Engine.Title())
+	if err := driverFor(d).Prepare(ctx, e, first, e.Lab.State.NS(host)); err != nil {
 		return fmt.Errorf("prepare data set: %w", err)
 	}
 	return nil
@@ -200,8 +199,8 @@ func (s *Session) serverFacts(ctx context.Context, servers []engine.Server) *res
 	return &f
 }
 
-// environment describes the machine and the lab for results.json.
-func environment(ctx context.Context, l *lab.Lab) result.Environment {
+// environment describes the machine, the lab and the load driver for results.json.
+func environment(ctx context.Context, l *lab.Lab, d DataSet) result.Environment {
 	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: l.State.Shaper,
 		LinkAsApplied: l.State.Condition.String(), LinkAsReadBack: l.State.ReadBack}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
@@ -224,7 +223,10 @@ func environment(ctx context.Context, l *lab.Lab) result.Environment {
 	if db := l.State.DB; db != nil && db.Conn().Engine == engine.MariaDB {
 		env.MariaDBVersion = db.Version
 	}
-	if v, err := sysbench.Version(ctx); err == nil {
+	if d.Driver == DriverPgbench {
+		// Only the driver that ran is named: sysbench took no part.
+		env.PgbenchVersion, _ = pgbench.Version(ctx, "")
+	} else if v, err := sysbench.Version(ctx); err == nil {
 		env.SysbenchVersion = v
 	}
 	return env

@@ -57,8 +57,8 @@ type Needs struct {
 	// Hosts are the end hosts besides the wire. Hosts[0] is the one across the wire from
 	// the server (client or replica): the wire's "down" direction and `link check` face it.
 	Hosts []string
-	// Servers are the MariaDB servers to start, in order; the data set is prepared on the
-	// first one over its unix socket.
+	// Servers are the database servers to start, in order; the data set is prepared on
+	// the first one over its unix socket.
 	Servers []Server
 	Data    DataSet
 	// Condition is the wire the lab starts with; Shaper how delay is made ("" = auto).
@@ -76,10 +76,4 @@ type Needs struct {
 type Server struct {
 	Host string
 	DB   lab.DBOptions
-}
-
-// DataSet is the sysbench data set prepared once per lab.
-type DataSet struct {
-	Workload          string
-	Tables, TableSize int
 }

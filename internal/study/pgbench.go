@@ -1,0 +1,56 @@
+package study
+
+import (
+	"context"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/pgbench"
+)
+
+// pgbenchDriver loads PostgreSQL with one of pgbench's built-in scripts on pgbench's own
+// tables at a scale.
+type pgbenchDriver struct{ scale int }
+
+// Name is "pgbench".
+func (pgbenchDriver) Name() string { return DriverPgbench }
+
+// Prepare runs pgbench -i at the scale over the server's unix socket directory.
+func (d pgbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, ns string) error {
+	o := PgbenchTo(conn, pgbench.Options{Scale: d.scale, Host: conn.Socket, Port: conn.Port,
+		NS: ns, Cgroup: e.Lab.State.Cgroup})
+	return pgbench.Init(ctx, o, e.Logger)
+}
+
+// Run runs the cell's built-in script with the cell's threads as clients (pgbench picks
+// its own worker threads), a progress line every second, from the cell's client host.
+func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
+	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
+		Time: c.Warmup + c.Duration, Progress: 1, Host: c.Host, Port: c.Port,
+		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart})
+	if c.Socket != "" {
+		o.Host = c.Socket // libpq takes the socket's directory as its host
+	}
+	if c.TLS {
+		o.SSLMode = "require"
+	}
+	statements := pgbench.Statements(c.Workload)
+	ld := &Load{}
+	// The progress callback runs on pgbench's reading goroutine, which is done before Run
+	// returns: ld needs no lock.
+	sum, err := pgbench.Run(ctx, o, func(p pgbench.Progress) {
+		ld.Ticks = append(ld.Ticks, progressTick(p, statements))
+	}, e.Logger)
+	if sum != nil {
+		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.TPS * float64(statements), LatAvgMs: sum.LatAvgMs,
+			LatStddevMs: sum.LatStddevMs, Errors: sum.Failed}
+	}
+	return ld, err
+}
+
+// progressTick is one `progress:` line (-P 1: its counts are per second) as a Tick.
+// pgbench counts transactions only; every statement of a built-in script waits for its
+// reply, so queries per second are TPS × the script's statements.
+func progressTick(p pgbench.Progress, statements int) Tick {
+	return Tick{T: p.T, TPS: p.TPS, QPS: p.TPS * float64(statements), LatAvgMs: p.LatAvgMs,
+		LatStddevMs: p.LatStddevMs, Errors: float64(p.Failed)}
+}

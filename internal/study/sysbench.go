@@ -1,0 +1,89 @@
+package study
+
+import (
+	"context"
+	"sync"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+// sysbenchDriver loads the server with a sysbench OLTP script on Tables × TableSize rows.
+type sysbenchDriver struct{ data DataSet }
+
+// Name is "sysbench".
+func (sysbenchDriver) Name() string { return DriverSysbench }
+
+// Prepare runs sysbench cleanup + prepare over the server's unix socket.
+func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, ns string) error {
+	o := SysbenchTo(conn, sysbench.Options{Workload: d.data.Workload, Tables: d.data.Tables,
+		TableSize: d.data.TableSize, Socket: conn.Socket, NS: ns, Cgroup: e.Lab.State.Cgroup})
+	return sysbench.Prepare(ctx, o, e.Logger)
+}
+
+// Run runs the cell's workload with the data set's tables, from the cell's client host.
+func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
+	o := SysbenchTo(e.Servers[0].Conn(), sysbench.Options{
+		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
+		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.Host, Port: c.Port,
+		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
+		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup,
+	})
+	sb, err := RunSysbench(ctx, o, onStart, e)
+	return sb.Load(), err
+}
+
+// Sysbench is one sysbench run's output: the per-second lines in order and the summary.
+type Sysbench struct {
+	mu        sync.Mutex
+	intervals []sysbench.Interval
+	Summary   *sysbench.Summary
+}
+
+// RunSysbench runs sysbench with per-second reports. onStart, when set, gets sysbench's
+// pid (its CPU is the client's).
+func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int), e *Env) (*Sysbench, error) {
+	sb := &Sysbench{}
+	o.ReportInterval = 1
+	o.OnStart = onStart
+	sum, err := sysbench.Run(ctx, o, func(iv sysbench.Interval) {
+		sb.mu.Lock()
+		sb.intervals = append(sb.intervals, iv)
+		sb.mu.Unlock()
+	}, e.Logger)
+	sb.Summary = sum
+	return sb, err
+}
+
+// Intervals returns the per-second lines received so far.
+func (s *Sysbench) Intervals() []sysbench.Interval {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sysbench.Interval(nil), s.intervals...)
+}
+
+// NewSysbench is a finished run's output, for tests and replays.
+func NewSysbench(ivs []sysbench.Interval, sum *sysbench.Summary) *Sysbench {
+	return &Sysbench{intervals: ivs, Summary: sum}
+}
+
+// Ticks are the per-second lines received so far, as FillSeries takes them.
+func (s *Sysbench) Ticks() []Tick {
+	ivs := s.Intervals()
+	out := make([]Tick, len(ivs))
+	for i, iv := range ivs {
+		out[i] = Tick{T: iv.T, TPS: iv.TPS, QPS: iv.QPS, LatP95Ms: iv.LatPct, Errors: iv.Errors, Reconnects: iv.Reconnects}
+	}
+	return out
+}
+
+// Load is the run as the closed loop reads it: its ticks and, when sysbench printed one,
+// its summary.
+func (s *Sysbench) Load() *Load {
+	ld := &Load{Ticks: s.Ticks()}
+	if sum := s.Summary; sum != nil {
+		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.QPS, LatAvgMs: sum.LatAvg, LatP95Ms: sum.LatPct,
+			Errors: sum.Errors, Reconnects: sum.Reconnects}
+	}
+	return ld
+}
