@@ -15,8 +15,9 @@ import (
 	"github.com/wirelab/wirelab/internal/study"
 )
 
-// benchFlags are the sysbench knobs every run and study shares.
+// benchFlags are the load knobs every run and closed-loop study shares.
 type benchFlags struct {
+	fs        *flag.FlagSet // which flags the user gave
 	threads   *string
 	duration  *time.Duration
 	warmup    *time.Duration
@@ -30,14 +31,16 @@ type benchFlags struct {
 	awake     *bool
 	noWait    *bool
 	engine    engineFlag
+	driver    driverFlags
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
 	return &benchFlags{
-		threads:   fs.String("threads", threads, "comma-separated sysbench thread counts, each 1..4096"),
+		fs:        fs,
+		threads:   fs.String("threads", threads, "comma-separated client thread counts (sysbench --threads, pgbench -c), each 1..4096"),
 		duration:  fs.Duration("duration", duration, "measured length of each point (>= 1s)"),
 		warmup:    fs.Duration("warmup", warmup, "seconds run before each point's measurement and dropped from its averages"),
-		workload:  fs.String("workload", "oltp_read_only", "sysbench workload (oltp_read_only, oltp_point_select, oltp_read_write, ...)"),
+		workload:  fs.String("workload", "oltp_read_only", "sysbench workload (oltp_read_only, oltp_point_select, oltp_read_write, ...); with --driver pgbench a built-in script: tpcb-like (its default), select-only, simple-update"),
 		tables:    fs.Int("tables", tables, "sysbench --tables"),
 		tableSize: fs.Int("table-size", size, "sysbench --table-size (rows per table)"),
 		randType:  fs.String("rand-type", "pareto", "sysbench --rand-type: uniform, gaussian, special, pareto"),
@@ -47,6 +50,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
 		engine:    addEngineFlag(fs),
+		driver:    addDriverFlags(fs),
 	}
 }
 
@@ -59,6 +63,7 @@ type benchSpec struct {
 	Awake    bool // hold the CPUs out of deep idle while measuring
 	NoWait   bool // fail instead of waiting for another measurement
 	Engine   engine.Kind
+	Load     driverSpec // the driver, its workload and (pgbench) scale
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -85,8 +90,8 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if s.Engine, err = engine.Parse(*b.engine.v); err != nil {
 		return s, err
 	}
-	if !workloads[*b.workload] {
-		return s, fmt.Errorf("--workload %q: want one of %s", *b.workload, keys(workloads))
+	if s.Load, err = b.driver.validate(b.fs, s.Engine, study, *b.workload); err != nil {
+		return s, err
 	}
 	if !randTypes[*b.randType] {
 		return s, fmt.Errorf("--rand-type %q: want one of %s", *b.randType, keys(randTypes))
@@ -137,7 +142,8 @@ func (s benchSpec) measure() measureOptions {
 
 // bench is the validated knobs as the study engine takes them.
 func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
-	return study.Bench{Workload: *b.workload, Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
+	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
+		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
 		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine}
 }
