@@ -74,7 +74,13 @@ func envTable(r *result.Run) Table {
 		rows = append(rows, []string{"memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryBytes)/(1<<30))})
 	}
 	rows = append(rows, serverRows(e)...)
-	rows = append(rows, []string{"sysbench", orDash(e.SysbenchVersion)})
+	// The load driver that ran: a pgbench run records no sysbench version.
+	if e.SysbenchVersion != "" || e.PgbenchVersion == "" {
+		rows = append(rows, []string{"sysbench", orDash(e.SysbenchVersion)})
+	}
+	if e.PgbenchVersion != "" {
+		rows = append(rows, []string{"pgbench", e.PgbenchVersion})
+	}
 	if e.CPUIdle != "" {
 		idle := e.CPUIdle
 		if strings.Contains(e.Shaper, "nfqueue") {
@@ -87,9 +93,13 @@ func envTable(r *result.Run) Table {
 	if e.Machine != nil {
 		rows = append(rows, []string{"machine", machineText(e.Machine)})
 	}
+	conns := "threads"
+	if s.Driver == "pgbench" {
+		conns = "clients"
+	}
 	rows = append(rows,
 		[]string{"workload", orDash(s.Workload)},
-		[]string{"threads", orDash(threadsList(s.Threads))},
+		[]string{conns, orDash(threadsList(s.Threads))},
 		[]string{"duration", durationText(s)},
 	)
 	if s.Repeat > 1 {
@@ -97,6 +107,9 @@ func envTable(r *result.Run) Table {
 	}
 	if s.Tables > 0 {
 		rows = append(rows, []string{"data", fmt.Sprintf("%d tables × %d rows", s.Tables, s.TableSize)})
+	}
+	if s.Scale > 0 {
+		rows = append(rows, []string{"data", fmt.Sprintf("pgbench scale %d (%d accounts)", s.Scale, s.Scale*100_000)})
 	}
 	return Table{Header: []string{"setting", "value"}, Rows: rows, Numeric: []bool{false, false}}
 }

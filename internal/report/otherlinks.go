@@ -148,7 +148,11 @@ func signedPct(f float64) string {
 func RerunCommand(r *result.Run) string {
 	switch r.Study {
 	case "", "run":
-		return fmt.Sprintf("wirelab run --rate %s --threads %s", link.FormatRate(r.Spec.LinkRateBps), strings.ReplaceAll(threadsList(r.Spec.Threads), " ", ""))
+		cmd := fmt.Sprintf("wirelab run --rate %s --threads %s", link.FormatRate(r.Spec.LinkRateBps), strings.ReplaceAll(threadsList(r.Spec.Threads), " ", ""))
+		if r.Spec.Driver == "pgbench" { // another tool on another server: the command must say so
+			cmd += fmt.Sprintf(" --engine postgres --driver pgbench --workload %s --scale %d", r.Spec.Workload, r.Spec.Scale)
+		}
+		return cmd
 	}
 	return "wirelab study " + r.Study
 }
