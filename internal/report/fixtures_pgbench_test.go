@@ -13,6 +13,8 @@ import (
 func runPgbenchFixture() *result.Run {
 	env := fixtureEnv("htb+nfqueue", "unlimited, delay 10ms", "delayer pid 28357: delay 10ms jitter 0s loss 0%")
 	env.MariaDBVersion, env.SysbenchVersion, env.PgbenchVersion = "", "", "15.18 (Debian 15.18-0+deb12u1)"
+	env.Server = &result.ServerFacts{Engine: "postgres", Version: "15.18 (Debian 15.18-0+deb12u1)",
+		Settings: []result.Setting{{Name: "ssl", Value: "on"}, {Name: "max_connections", Value: "2100"}, {Name: "synchronous_commit", Value: "off"}}}
 	r := &result.Run{Schema: result.Schema, Tool: "wirelab 0.1.0", Study: "run", RunID: "35c743",
 		Started: fixtureStart, Finished: fixtureStart.Add(40 * time.Second), Environment: env,
 		Spec: result.Spec{Workload: "select-only", Threads: []int{1, 10}, DurationS: 10, WarmupS: 2, Repeat: 1,
