@@ -1,6 +1,6 @@
 // Package metrics samples, once a second while a benchmark point runs, what the network and
 // the CPUs did: bytes and packets per direction on the wire namespace's interfaces, CPU
-// (in cores) of mysqld and of the sysbench client, and the machine's total CPU. It also
+// (in cores) of the database server and of the load client, and the machine's total CPU. It also
 // turns those numbers into a bottleneck verdict and holds the summary statistics (mean,
 // coefficient of variation, 95% confidence interval) the studies report.
 //

@@ -74,18 +74,18 @@ func Verdict(in VerdictInput) (verdict string, why string) {
 	client := in.CPUClient >= CPUSideSaturated*n
 	if server || client {
 		if server && (serverBig || !client) {
-			return "server-cpu", fmt.Sprintf("mysqld %.2f of %s", in.CPUServer, cores)
+			return "server-cpu", fmt.Sprintf("server %.2f of %s", in.CPUServer, cores)
 		}
 		return "client-cpu", fmt.Sprintf("client %.2f of %s", in.CPUClient, cores)
 	}
 	if in.CPUTotal >= CPUMachineSaturated*n {
 		if serverBig {
-			return "server-cpu", fmt.Sprintf("machine %.2f of %s busy; mysqld %.2f > client %.2f",
+			return "server-cpu", fmt.Sprintf("machine %.2f of %s busy; server %.2f > client %.2f",
 				in.CPUTotal, cores, in.CPUServer, in.CPUClient)
 		}
-		return "client-cpu", fmt.Sprintf("machine %.2f of %s busy; client %.2f > mysqld %.2f",
+		return "client-cpu", fmt.Sprintf("machine %.2f of %s busy; client %.2f > server %.2f",
 			in.CPUTotal, cores, in.CPUClient, in.CPUServer)
 	}
-	return "latency", fmt.Sprintf("%s; mysqld %.2f, client %.2f, machine %.2f of %s",
+	return "latency", fmt.Sprintf("%s; server %.2f, client %.2f, machine %.2f of %s",
 		netWhy, in.CPUServer, in.CPUClient, in.CPUTotal, cores)
 }
