@@ -42,7 +42,9 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 	}
 	f.Settings = []Setting{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
 		{"synchronous_commit", st.SynchronousCommit}, {"wal_compression", st.WALCompression},
-		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers}}
+		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers},
+		{"max_wal_senders", strconv.Itoa(st.MaxWALSenders)}, {"wal_writer_delay", st.WALWriterDelay},
+		{"wal_receiver_timeout", st.WALReceiverTimeout}}
 	return f, nil
 }
 
