@@ -36,17 +36,21 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 	if err != nil {
 		return f, err
 	}
-	on := "off"
-	if st.SSL {
-		on = "on"
-	}
-	f.Settings = []Setting{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
+	f.Settings = []Setting{{"ssl", onOff(st.SSL)}, {"max_connections", strconv.Itoa(st.MaxConnections)},
 		{"synchronous_commit", st.SynchronousCommit}, {"wal_compression", st.WALCompression},
 		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers},
 		{"max_wal_senders", strconv.Itoa(st.MaxWALSenders)}, {"wal_writer_delay", st.WALWriterDelay},
-		{"wal_receiver_timeout", st.WALReceiverTimeout}}
+		{"wal_receiver_timeout", st.WALReceiverTimeout}, {"full_page_writes", onOff(st.FullPageWrites)},
+		{"checkpoint_timeout", st.CheckpointTimeout}, {"max_wal_size", st.MaxWALSize}}
 	return f, nil
 }
 
 // Version is the server's version string.
 func (s *PostgresServer) Version() string { return s.Server.Version }
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

@@ -56,13 +56,20 @@ type Settings struct {
 	MaxWALSenders      int    `json:"max_wal_senders"`
 	WALWriterDelay     string `json:"wal_writer_delay"`     // e.g. "200ms"
 	WALReceiverTimeout string `json:"wal_receiver_timeout"` // e.g. "1min"
+	// The first change of a page after a checkpoint writes the whole 8 kB page into the
+	// WAL (full_page_writes), so how often checkpoints come (checkpoint_timeout, or
+	// max_wal_size of WAL) sets how much of the replication stream is page images.
+	FullPageWrites    bool   `json:"full_page_writes"`
+	CheckpointTimeout string `json:"checkpoint_timeout"` // e.g. "5min"
+	MaxWALSize        string `json:"max_wal_size"`       // e.g. "1GB"
 }
 
 // settingsQuery reads Settings in one row, in the field order of Settings.
 const settingsQuery = "SELECT current_setting('server_version'), current_setting('ssl'), " +
 	"current_setting('max_connections'), current_setting('synchronous_commit'), " +
 	"current_setting('wal_compression'), current_setting('wal_level'), current_setting('shared_buffers'), " +
-	"current_setting('max_wal_senders'), current_setting('wal_writer_delay'), current_setting('wal_receiver_timeout')"
+	"current_setting('max_wal_senders'), current_setting('wal_writer_delay'), current_setting('wal_receiver_timeout'), " +
+	"current_setting('full_page_writes'), current_setting('checkpoint_timeout'), current_setting('max_wal_size')"
 
 // Settings reads the settings that matter for the wire from the running server.
 func (s *Server) Settings(ctx context.Context) (Settings, error) {
@@ -75,8 +82,8 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 
 func parseSettings(out string) (Settings, error) {
 	f := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	if len(f) != 10 {
-		return Settings{}, fmt.Errorf("read settings: want 10 columns, got %q", out)
+	if len(f) != 13 {
+		return Settings{}, fmt.Errorf("read settings: want 13 columns, got %q", out)
 	}
 	n, err := strconv.Atoi(f[2])
 	if err != nil {
@@ -88,5 +95,5 @@ func parseSettings(out string) (Settings, error) {
 	}
 	return Settings{Version: f[0], SSL: f[1] == "on", MaxConnections: n, SynchronousCommit: f[3],
 		WALCompression: f[4], WALLevel: f[5], SharedBuffers: f[6], MaxWALSenders: senders,
-		WALWriterDelay: f[8], WALReceiverTimeout: f[9]}, nil
+		WALWriterDelay: f[8], WALReceiverTimeout: f[9], FullPageWrites: f[10] == "on", CheckpointTimeout: f[11], MaxWALSize: f[12]}, nil
 }

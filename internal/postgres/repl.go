@@ -80,12 +80,18 @@ type Receiver struct {
 	Status string // "streaming" once connected and receiving; starting, waiting, ...
 	Host   string // sender_host: the address it connected to
 	Port   int    // sender_port
+	// WrittenLSN is how far this connection has received the WAL (written_lsn; flushed_lsn
+	// never moves back, so it cannot tell). A new connection starts at the beginning of
+	// the WAL segment the standby is in (16 MB segments), so after a reconnect it trails
+	// the replay position until the primary has re-sent the segment's start.
+	WrittenLSN string
 }
 
 // Receiver reads this standby's WAL receiver; ok is false while there is none (between
 // a restart of the receiver and its next connection attempt).
 func (s *Server) Receiver(ctx context.Context) (r Receiver, ok bool, err error) {
-	out, err := s.psql(ctx, superUser, false, "SELECT status, COALESCE(sender_host, ''), COALESCE(sender_port, 0) FROM pg_stat_wal_receiver")
+	out, err := s.psql(ctx, superUser, false, "SELECT status, COALESCE(sender_host, ''), COALESCE(sender_port, 0), "+
+		"COALESCE(written_lsn, '0/0') FROM pg_stat_wal_receiver")
 	if err != nil {
 		return Receiver{}, false, fmt.Errorf("read pg_stat_wal_receiver: %w", err)
 	}
@@ -95,11 +101,11 @@ func (s *Server) Receiver(ctx context.Context) (r Receiver, ok bool, err error) 
 
 func parseReceiver(out string) (Receiver, bool) {
 	f := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	if len(f) != 3 {
+	if len(f) != 4 {
 		return Receiver{}, false
 	}
 	port, _ := strconv.Atoi(f[2])
-	return Receiver{Status: f[0], Host: f[1], Port: port}, true
+	return Receiver{Status: f[0], Host: f[1], Port: port, WrittenLSN: f[3]}, true
 }
 
 // ParseLSN turns a pg_lsn's text ("16/B374D848": high and low 32 bits in hex) into a
@@ -152,11 +158,25 @@ var ErrReplayTimeout = errors.New("replica did not catch up")
 // WaitReplay blocks until this standby has replayed the WAL up to lsn (from the
 // primary's WALPosition), polling every 100 ms, or timeout passes.
 func (s *Server) WaitReplay(ctx context.Context, lsn string, timeout time.Duration) error {
+	return s.waitLSN(ctx, lsn, timeout, fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", quote(lsn)))
+}
+
+// WaitCaughtUp is WaitReplay that also waits for the WAL receiver's connection to have
+// received up to lsn. The two differ after a reconnect: the new connection starts at the
+// beginning of the current WAL segment, so the primary re-sends up to 16 MB the standby
+// has already replayed, and a standby that is "caught up" by replay alone still has that
+// transfer ahead of it on the wire.
+func (s *Server) WaitCaughtUp(ctx context.Context, lsn string, timeout time.Duration) error {
+	return s.waitLSN(ctx, lsn, timeout, fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %[1]s::pg_lsn AND "+
+		"COALESCE((SELECT written_lsn FROM pg_stat_wal_receiver), '0/0') >= %[1]s::pg_lsn", quote(lsn)))
+}
+
+// waitLSN polls query (true when the standby is far enough) every 100 ms.
+func (s *Server) waitLSN(ctx context.Context, lsn string, timeout time.Duration, query string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	q := fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", quote(lsn))
 	for {
-		out, err := s.psql(ctx, superUser, false, q)
+		out, err := s.psql(ctx, superUser, false, query)
 		if err == nil && strings.TrimSpace(out) == "t" {
 			return nil
 		}

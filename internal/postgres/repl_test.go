@@ -52,8 +52,8 @@ func TestBaseBackupArgsSlot(t *testing.T) {
 
 func TestParseReceiver(t *testing.T) {
 	// psql -A -t -F '\t' output of the Receiver query on a standby streaming through a tunnel.
-	r, ok := parseReceiver("streaming\t127.0.0.1\t3307\n")
-	if !ok || r != (Receiver{Status: "streaming", Host: "127.0.0.1", Port: 3307}) {
+	r, ok := parseReceiver("streaming\t127.0.0.1\t3307\t0/3162A40\n")
+	if !ok || r != (Receiver{Status: "streaming", Host: "127.0.0.1", Port: 3307, WrittenLSN: "0/3162A40"}) {
 		t.Errorf("parseReceiver = %+v, %v", r, ok)
 	}
 	if _, ok := parseReceiver(""); ok {
