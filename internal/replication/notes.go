@@ -83,11 +83,15 @@ func (o Options) notes() []string {
 		fmt.Sprintf("Channels: PostgreSQL physical streaming replication; native = primary_conninfo to the primary across the wire (%s:%d); "+
 			"tunnel = primary_conninfo to a wirelab tunnel entry on the standby's loopback (127.0.0.1:%d), exit next to the primary (--compress %s, --mux %s, mutual TLS). "+
 			"A switch is ALTER SYSTEM SET primary_conninfo and pg_reload_conf() on the standby: the WAL receiver reconnects and asks for the WAL from the standby's own LSN, "+
-			"so nothing is skipped or replayed twice. The standby streams through a physical replication slot (%s), with wal_receiver_timeout=10s and wal_retrieve_retry_interval=1s; "+
+			"so nothing is skipped or replayed twice; the new connection re-sends the current 16 MB WAL segment from its start, and the study waits until the standby has received it again before the next point. "+
+			"The standby streams through a physical replication slot (%s), with wal_retrieve_retry_interval=1s; "+
 			"the primary runs wal_writer_delay=10ms, because with synchronous_commit=off a WAL sender sends only WAL the WAL writer has flushed.",
 			lab.HostAddr[lab.Server], o.kind().Port(), lab.TunnelEntryPort, o.Tunnel.Compress, o.Tunnel.Mux, PostgresSlot),
 		"native-compressed is not available on PostgreSQL: its replication protocol has no compression (wal_compression only shrinks the full-page images inside the WAL), "+
-			"so the tunnel is the compressed channel.")
+			"so the tunnel is the compressed channel.",
+		"The WAL carries full-page images: with full_page_writes=on the first change of a page after a checkpoint writes the whole 8 kB page "+
+			"(uncompressed with wal_compression=off). A point soon after a checkpoint (every checkpoint_timeout, and the base backup's own before the first point) "+
+			"can replicate several times the WAL per query of one long after it; the servers' settings are in the notes below.")
 }
 
 // copyNote says how the replica got its copy of the data set and that it matched.

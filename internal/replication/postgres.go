@@ -28,10 +28,12 @@ const PostgresSlot = "wirelab_replica"
 // at commit. 10 ms keeps the floor under the heartbeat's own 100 ms resolution.
 var postgresPrimaryExtra = map[string]string{"wal_writer_delay": "10ms"}
 
-// postgresStandbyExtra are MariaDB's slave_net_timeout=10 and MASTER_CONNECT_RETRY=1 in
-// PostgreSQL's words: the WAL receiver gives up on a silent primary after 10 s, and a new
-// connection (a switched channel, a healed wire) is tried every second.
-var postgresStandbyExtra = map[string]string{"wal_receiver_timeout": "10s", "wal_retrieve_retry_interval": "1s"}
+// postgresStandbyExtra is MariaDB's MASTER_CONNECT_RETRY=1 in PostgreSQL's words: a
+// failed connection (a switched channel whose slot the old WAL sender still holds) is
+// retried every second instead of every 5. wal_receiver_timeout stays at its 60 s: after
+// a dropped wire TCP resumes by itself, while a receiver that gives up reconnects and
+// re-streams its whole current WAL segment (up to 16 MB) across the wire.
+var postgresStandbyExtra = map[string]string{"wal_retrieve_retry_interval": "1s"}
 
 // postgresServers is the primary alone. The standby is a base backup of it, so it can
 // only start once the data set is prepared: Start does that in Setup.
@@ -155,17 +157,20 @@ func receiverText(r postgres.Receiver, ok bool) string {
 	if !ok {
 		return "no WAL receiver running"
 	}
-	return fmt.Sprintf("WAL receiver %s from %s:%d", r.Status, r.Host, r.Port)
+	return fmt.Sprintf("WAL receiver %s from %s:%d, received up to %s", r.Status, r.Host, r.Port, r.WrittenLSN)
 }
 
-// CatchUp waits until the standby has replayed up to the primary's WAL insert position.
+// CatchUp waits until the standby has received over its current connection, and
+// replayed, the WAL up to the primary's insert position. Received matters after a channel
+// switch: the new connection re-streams the current WAL segment from its start, and a
+// point must not begin while the wire still carries that.
 func (g *postgresReplicator) CatchUp(ctx context.Context, timeout time.Duration) (time.Duration, error) {
 	start := time.Now()
 	lsn, err := g.src.WALPosition(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if err := g.rep.WaitReplay(ctx, lsn, timeout); err != nil {
+	if err := g.rep.WaitCaughtUp(ctx, lsn, timeout); err != nil {
 		if r, ok, rerr := g.rep.Receiver(ctx); rerr == nil {
 			err = fmt.Errorf("%w (%s)", err, receiverText(r, ok))
 		}

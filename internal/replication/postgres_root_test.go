@@ -76,18 +76,21 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 	if err := rep.Start(ctx, 2*time.Minute); err != nil {
 		t.Fatalf("start standby: %v", err)
 	}
+	// The backup (a fresh cluster and the data set, some 35 MB) crosses the 20 Mbit/s wire.
 	t.Logf("base backup across the wire, standby start, catch-up and checksums: %s", time.Since(t0).Round(time.Millisecond))
 	primary := srv.(*engine.PostgresServer)
 	assertSenderFrom(ctx, t, primary, lab.HostAddr[lab.Replica])
 
 	hb := StartHeartbeat(ctx, p.SrcDB, PostgresDialect, HeartbeatEvery, log)
 	defer hb.Stop()
+	time.Sleep(time.Second) // until the standby has a fresh heartbeat, not the one from before the backup
 	lagS := StartLagSampler(ctx, p.RepDB, PostgresDialect, HeartbeatEvery, time.Now())
 	defer lagS.Stop()
 	wal0, err := rep.LogBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	stat0, _ := primary.Exec(ctx, walStats)
 
 	load.Time, load.Rate, load.Threads, load.RandType = 14*time.Second, 50, 2, "uniform"
 	done := make(chan error, 1)
@@ -104,7 +107,23 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		if err := rep.Use(ctx, step.ch); err != nil {
 			t.Fatalf("switch to %s: %v", step.ch, err)
 		}
-		t.Logf("switched to %s under load in %s", step.ch, time.Since(ts).Round(time.Millisecond))
+		switched := time.Since(ts)
+		before, err := rep.LogBytes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cu, err := rep.CatchUp(ctx, time.Minute)
+		if err != nil {
+			t.Fatalf("catch up after the switch to %s: %v", step.ch, err)
+		}
+		// The new connection re-streamed its WAL segment from the start: caught up means
+		// it has received again at least what the primary had written before CatchUp.
+		r, _, _ := rep.(*postgresReplicator).rep.Receiver(ctx)
+		if got, err := postgres.ParseLSN(r.WrittenLSN); err != nil || int64(got) < before {
+			t.Errorf("after catch-up on %s the receiver has written up to %s, the primary was at %#x", step.ch, r.WrittenLSN, before)
+		}
+		t.Logf("switched to %s under load in %s, then received again and caught up in %s (receiver %+v)",
+			step.ch, switched.Round(time.Millisecond), cu.Round(time.Millisecond), r)
 		if p.Current() != step.ch {
 			t.Errorf("current channel %s, want %s", p.Current(), step.ch)
 		}
@@ -117,6 +136,8 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stat1, _ := primary.Exec(ctx, walStats)
+	t.Logf("pg_stat_wal (records, full-page images, bytes) before the load %s, after %s", strings.TrimSpace(stat0), strings.TrimSpace(stat1))
 	catch, err := rep.CatchUp(ctx, time.Minute)
 	if err != nil {
 		t.Fatalf("catch up: %v", err)
@@ -139,6 +160,9 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Errorf("lag: %d samples, highest %s; want a reading every 100 ms and the switches to cost seconds at most", len(samples), worst)
 	}
 }
+
+// walStats is how much WAL the primary wrote, and how many full-page images.
+const walStats = "SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal"
 
 // assertSenderFrom checks that the primary's one WAL sender streams to a client at addr.
 func assertSenderFrom(ctx context.Context, t *testing.T, primary *engine.PostgresServer, addr string) {
