@@ -6,6 +6,7 @@ require (
 	github.com/florianl/go-nfqueue v1.3.2
 	github.com/go-sql-driver/mysql v1.8.1
 	github.com/klauspost/compress v1.18.0
+	github.com/lib/pq v1.12.3
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/plot v0.14.0

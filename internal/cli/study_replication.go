@@ -11,14 +11,17 @@ import (
 	"github.com/wirelab/wirelab/internal/replication"
 )
 
-const replicationHelp = `the weak-network replication study (DTLE 2021): a source MariaDB in the server host,
-a replica behind the wire (default --rate 2mbit, --rtt 250ms), GTID + ROW binlog,
-an oltp_write_only load at a fixed rate on the source, lag measured with a heartbeat row.
-Channels: native, native-compressed (slave_compressed_protocol), tunnel (wirelab tunnel).
+const replicationHelp = `the weak-network replication study (DTLE 2021): a source in the server host, a
+replica behind the wire (default --rate 2mbit, --rtt 250ms), an oltp_write_only load at a
+fixed rate on the source, lag measured with a heartbeat row.
+--engine mariadb: GTID + ROW binlog; channels native, native-compressed
+(slave_compressed_protocol), tunnel (wirelab tunnel).
+--engine postgres: physical streaming replication from a base backup; channels native
+and tunnel (PostgreSQL's replication protocol has no compression).
 Scenarios: 1 lag vs RTT at --qps; 2 max sustainable load (a search to --precision, its
 limit confirmed by a second run); 3 wire bandwidth by load with no rate cap; 4 (opt-in)
 drop the wire mid-load and check that replication heals.
-After every point the replica catches up and CHECKSUM TABLE must match.
+After every point the replica catches up and every table's checksum must match.
 --quick: RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points, 20 s search probes (≤ 15 min)`
 
 // replicationQuick are --quick's values for the replication study.
@@ -28,20 +31,24 @@ var replicationQuick = map[string]string{"rtts": "0,100ms,250ms", "loads": "300,
 // replicationFlags are the study's own flags; the wire is the shared link flags (--rate is
 // the cap of scenarios 1, 2 and 4) and the tunnel the shared tunnel flags.
 type replicationFlags struct {
-	channels, scenarios, rtts, loads, out, randType, pool, precision *string
-	qps, tables, tableSize, threads, searchMax                       *int
-	duration, searchDur, abortLag, catchUp, faultAt, faultFor        *time.Duration
-	factor                                                           *float64
-	quick, checkWire, awake, noWait                                  *bool
-	link                                                             *link.Flags
-	tunnel                                                           *tunnelFlags
+	eng                                                       engineFlag
+	channels                                                  *string // "" until --channels is given: the engine's channels
+	channelsGiven                                             bool
+	scenarios, rtts, loads, out, randType, pool, precision    *string
+	qps, tables, tableSize, threads, searchMax                *int
+	duration, searchDur, abortLag, catchUp, faultAt, faultFor *time.Duration
+	factor                                                    *float64
+	quick, checkWire, awake, noWait                           *bool
+	link                                                      *link.Flags
+	tunnel                                                    *tunnelFlags
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	f := &replicationFlags{
+		eng:       addEngineFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
-		channels:  fs.String("channels", "native,native-compressed,tunnel", "channels to compare, a subset of native,native-compressed,tunnel"),
+		channels:  new(string),
 		scenarios: fs.String("scenarios", "1,2,3", "scenarios to run: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault (opt-in)"),
 		rtts:      fs.String("rtts", "0,50ms,100ms,250ms,500ms", "scenario 1: round-trip times, comma-separated"),
 		qps:       fs.Int("qps", 300, "scenario 1 (and 4) load in sysbench queries per second (6 per transaction)"),
@@ -60,19 +67,25 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		checkWire: fs.Bool("check-wire", true, "measure the wire (RTT, loss, iperf3) after every change of it and record it"),
 		faultAt:   fs.Duration("fault-at", 5*time.Second, "scenario 4: when the wire drops, into the load"),
 		faultFor:  fs.Duration("fault-for", 3*time.Second, "scenario 4: how long the wire drops everything"),
-		pool:      fs.String("buffer-pool", "512M", "innodb_buffer_pool_size of each server"),
+		pool:      fs.String("buffer-pool", "512M", "each server's data cache: innodb_buffer_pool_size (MariaDB), shared_buffers (PostgreSQL)"),
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
 		quick:     fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:      link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
 		tunnel:    addTunnelFlags(fs, "zstd"),
 	}
+	fs.Func("channels", "channels to compare, a subset of native,native-compressed,tunnel "+
+		"(default: every channel the engine has; mariadb native,native-compressed,tunnel, postgres native,tunnel)", func(s string) error {
+		*f.channels, f.channelsGiven = s, true
+		return nil
+	})
 	fs.Func("rate-cap", "the same as --rate (the wire's cap in scenarios 1, 2 and 4)", func(s string) error { return fs.Set("rate", s) })
 	return f
 }
 
 func studyReplication(p *Process, args []string) error {
 	fs := newFlagSet(p, "study replication", replicationHelp,
-		"wirelab study replication --quick\nwirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s")
+		"wirelab study replication --quick\nwirelab study replication --engine postgres --quick\n"+
+			"wirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s")
 	f := addReplicationFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -97,8 +110,8 @@ func studyReplication(p *Process, args []string) error {
 	if err := preflight(p, o.Shaper, o.Link); err != nil {
 		return err
 	}
-	fmt.Fprintf(p.Stderr, "study replication: channels %s, scenarios %s, wire %s; results in %s\n",
-		*f.channels, *f.scenarios, o.Link, out)
+	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
+		o.Engine.Title(), channelList(o.Channels), *f.scenarios, o.Link, out)
 	return runStudy(p, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
 }
 
@@ -110,13 +123,23 @@ func (f *replicationFlags) options() (replication.Options, error) {
 		SearchMaxQPS: *f.searchMax, AbortLag: *f.abortLag, CatchUpTimeout: *f.catchUp, LagQPS: *f.qps,
 		CheckWire: *f.checkWire, Fault: replication.Fault{At: *f.faultAt, For: *f.faultFor}}
 	var err error
+	if o.Engine, err = f.eng.kind(); err != nil {
+		return o, err
+	}
 	if o.Link, o.Shaper, err = f.link.Condition(); err != nil {
 		return o, err
 	}
 	if o.Tunnel, err = f.tunnel.options(); err != nil {
 		return o, err
 	}
-	if o.Channels, err = replication.ParseChannels(*f.channels); err != nil {
+	chans := *f.channels
+	if !f.channelsGiven {
+		chans = channelList(replication.ChannelsFor(o.Engine))
+	}
+	if o.Channels, err = replication.ParseChannels(chans); err != nil {
+		return o, err
+	}
+	if err := replication.CheckChannels(o.Engine, o.Channels); err != nil {
 		return o, err
 	}
 	if o.Scenarios, err = parseScenarios(*f.scenarios); err != nil {
@@ -169,6 +192,15 @@ func (f *replicationFlags) options() (replication.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// channelList is channels as --channels spells them.
+func channelList(cs []replication.Channel) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ",")
 }
 
 // parsePercent parses "5%" or "5" as 5 percent, returned as a share (0.05), within lo..hi percent.

@@ -3,9 +3,13 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/replication"
 )
 
 func TestStudyReplicationBadInput(t *testing.T) {
@@ -39,6 +43,9 @@ func TestStudyReplicationBadInput(t *testing.T) {
 		{[]string{"--fault-for", "1m"}, "--fault-at"},
 		{[]string{"--out", filepath.Join(unwritable, "sub")}, "--out"},
 		{[]string{"extra"}, "unexpected argument"},
+		{[]string{"--engine", "mysql"}, "--engine"},
+		{[]string{"--engine", "postgres", "--channels", "native-compressed"}, "--channels"},
+		{[]string{"--engine", "postgres", "--channels", "native,native-compressed,tunnel"}, "no compression"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -86,5 +93,34 @@ func TestStudyReplicationQuickDefaults(t *testing.T) {
 	if o.Duration != 30*time.Second || o.SearchDuration != 20*time.Second || len(o.RTTs) != 3 || o.CheckWire ||
 		o.Link.RateBps != 1_000_000 || o.Link.Delay != 125*time.Millisecond {
 		t.Fatalf("quick options %+v", o)
+	}
+}
+
+func TestStudyReplicationEngineChannels(t *testing.T) {
+	cases := []struct {
+		args []string
+		kind engine.Kind
+		want []replication.Channel
+	}{
+		{nil, engine.MariaDB, []replication.Channel{replication.Native, replication.NativeCompressed, replication.Tunnel}},
+		{[]string{"--engine", "postgres"}, engine.Postgres, []replication.Channel{replication.Native, replication.Tunnel}},
+		{[]string{"--engine", "postgres", "--channels", "tunnel"}, engine.Postgres, []replication.Channel{replication.Tunnel}},
+		{[]string{"--engine", "mariadb", "--channels", "native-compressed"}, engine.MariaDB, []replication.Channel{replication.NativeCompressed}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			fs := newFlagSet(&Process{Stderr: os.Stderr}, "x", "", "")
+			f := addReplicationFlags(fs)
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			o, err := f.options()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Engine != c.kind || !slices.Equal(o.Channels, c.want) {
+				t.Errorf("engine %s channels %v; want %s %v", o.Engine, o.Channels, c.kind, c.want)
+			}
+		})
 	}
 }

@@ -37,13 +37,12 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 	if err != nil {
 		return f, err
 	}
-	on := "off"
-	if st.SSL {
-		on = "on"
-	}
-	for _, kv := range [][2]string{{"ssl", on}, {"max_connections", strconv.Itoa(st.MaxConnections)},
+	for _, kv := range [][2]string{{"ssl", onOff(st.SSL)}, {"max_connections", strconv.Itoa(st.MaxConnections)},
 		{"synchronous_commit", st.SynchronousCommit}, {"wal_compression", st.WALCompression},
-		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers}} {
+		{"wal_level", st.WALLevel}, {"shared_buffers", st.SharedBuffers},
+		{"max_wal_senders", strconv.Itoa(st.MaxWALSenders)}, {"wal_writer_delay", st.WALWriterDelay},
+		{"wal_receiver_timeout", st.WALReceiverTimeout}, {"full_page_writes", onOff(st.FullPageWrites)},
+		{"checkpoint_timeout", st.CheckpointTimeout}, {"max_wal_size", st.MaxWALSize}} {
 		f.Settings = append(f.Settings, result.Setting{Name: kv[0], Value: kv[1]})
 	}
 	return f, nil
@@ -51,3 +50,10 @@ func (s *PostgresServer) Facts(ctx context.Context) (Facts, error) {
 
 // Version is the server's version string.
 func (s *PostgresServer) Version() string { return s.Server.Version }
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

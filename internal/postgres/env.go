@@ -50,12 +50,26 @@ type Settings struct {
 	WALCompression    string `json:"wal_compression"`    // off, pglz, lz4, zstd: shrinks replication traffic
 	WALLevel          string `json:"wal_level"`          // replica or logical
 	SharedBuffers     string `json:"shared_buffers"`     // e.g. "1GB"
+	// The replication settings: how many standbys may stream, how often an asynchronous
+	// commit's WAL is flushed (and so becomes sendable to a standby), and how long a
+	// standby waits on a silent primary before it reconnects.
+	MaxWALSenders      int    `json:"max_wal_senders"`
+	WALWriterDelay     string `json:"wal_writer_delay"`     // e.g. "200ms"
+	WALReceiverTimeout string `json:"wal_receiver_timeout"` // e.g. "1min"
+	// The first change of a page after a checkpoint writes the whole 8 kB page into the
+	// WAL (full_page_writes), so how often checkpoints come (checkpoint_timeout, or
+	// max_wal_size of WAL) sets how much of the replication stream is page images.
+	FullPageWrites    bool   `json:"full_page_writes"`
+	CheckpointTimeout string `json:"checkpoint_timeout"` // e.g. "5min"
+	MaxWALSize        string `json:"max_wal_size"`       // e.g. "1GB"
 }
 
 // settingsQuery reads Settings in one row, in the field order of Settings.
 const settingsQuery = "SELECT current_setting('server_version'), current_setting('ssl'), " +
 	"current_setting('max_connections'), current_setting('synchronous_commit'), " +
-	"current_setting('wal_compression'), current_setting('wal_level'), current_setting('shared_buffers')"
+	"current_setting('wal_compression'), current_setting('wal_level'), current_setting('shared_buffers'), " +
+	"current_setting('max_wal_senders'), current_setting('wal_writer_delay'), current_setting('wal_receiver_timeout'), " +
+	"current_setting('full_page_writes'), current_setting('checkpoint_timeout'), current_setting('max_wal_size')"
 
 // Settings reads the settings that matter for the wire from the running server.
 func (s *Server) Settings(ctx context.Context) (Settings, error) {
@@ -68,13 +82,18 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 
 func parseSettings(out string) (Settings, error) {
 	f := strings.Split(strings.TrimRight(out, "\n"), "\t")
-	if len(f) != 7 {
-		return Settings{}, fmt.Errorf("read settings: want 7 columns, got %q", out)
+	if len(f) != 13 {
+		return Settings{}, fmt.Errorf("read settings: want 13 columns, got %q", out)
 	}
 	n, err := strconv.Atoi(f[2])
 	if err != nil {
 		return Settings{}, fmt.Errorf("read settings: max_connections %q: %w", f[2], err)
 	}
+	senders, err := strconv.Atoi(f[7])
+	if err != nil {
+		return Settings{}, fmt.Errorf("read settings: max_wal_senders %q: %w", f[7], err)
+	}
 	return Settings{Version: f[0], SSL: f[1] == "on", MaxConnections: n, SynchronousCommit: f[3],
-		WALCompression: f[4], WALLevel: f[5], SharedBuffers: f[6]}, nil
+		WALCompression: f[4], WALLevel: f[5], SharedBuffers: f[6], MaxWALSenders: senders,
+		WALWriterDelay: f[8], WALReceiverTimeout: f[9], FullPageWrites: f[10] == "on", CheckpointTimeout: f[11], MaxWALSize: f[12]}, nil
 }

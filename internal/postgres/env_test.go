@@ -19,13 +19,15 @@ func TestEnv(t *testing.T) {
 
 func TestParseSettings(t *testing.T) {
 	// Real psql output of settingsQuery against the test server.
-	got, err := parseSettings("15.18 (Debian 15.18-0+deb12u1)\ton\t100\toff\toff\treplica\t128MB\n")
+	got, err := parseSettings("15.18 (Debian 15.18-0+deb12u1)\ton\t100\toff\toff\treplica\t128MB\t10\t200ms\t1min\ton\t5min\t1GB\n")
 	want := Settings{Version: "15.18 (Debian 15.18-0+deb12u1)", SSL: true, MaxConnections: 100,
-		SynchronousCommit: "off", WALCompression: "off", WALLevel: "replica", SharedBuffers: "128MB"}
+		SynchronousCommit: "off", WALCompression: "off", WALLevel: "replica", SharedBuffers: "128MB",
+		MaxWALSenders: 10, WALWriterDelay: "200ms", WALReceiverTimeout: "1min", FullPageWrites: true, CheckpointTimeout: "5min", MaxWALSize: "1GB"}
 	if err != nil || got != want {
 		t.Errorf("parseSettings = %+v, %v", got, err)
 	}
-	for _, bad := range []string{"", "15\ton\n", "15\ton\tmany\toff\toff\treplica\t1GB\n"} {
+	for _, bad := range []string{"", "15\ton\n", "15\ton\tmany\toff\toff\treplica\t1GB\t10\t200ms\t1min\ton\t5min\t1GB\n",
+		"15\ton\t100\toff\toff\treplica\t1GB\tten\t200ms\t1min\ton\t5min\t1GB\n"} {
 		if _, err := parseSettings(bad); err == nil {
 			t.Errorf("parseSettings(%q) accepted", bad)
 		}

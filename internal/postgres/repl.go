@@ -25,6 +25,11 @@ type Upstream struct {
 	// BenchPassword is the bench role's password on the primary; the replica has the same
 	// role (it is a copy) and reports it as its Server.Password.
 	BenchPassword string
+	// Slot is a physical replication slot the base backup creates on the primary and the
+	// standby then streams through ("" = none). The slot keeps every WAL segment the
+	// standby has not received, so a standby far behind (a slow wire, a dropped link) still
+	// catches up instead of finding its next segment recycled.
+	Slot string
 }
 
 // conninfo is the libpq connection string the base backup uses and, through -R, the
@@ -41,10 +46,79 @@ func (u Upstream) conninfo() string {
 
 // baseBackupArgs copies the primary's datadir with the WAL streamed alongside (-X
 // stream), writes standby.signal and primary_conninfo (-R), and starts with a fast
-// checkpoint rather than waiting for the next one.
+// checkpoint rather than waiting for the next one. With a slot, -R also writes
+// primary_slot_name.
 func baseBackupArgs(u Upstream, l layout) []string {
-	return []string{"--dbname=" + u.conninfo(), "--pgdata=" + l.DataDir, "--wal-method=stream",
+	args := []string{"--dbname=" + u.conninfo(), "--pgdata=" + l.DataDir, "--wal-method=stream",
 		"--write-recovery-conf", "--checkpoint=fast", "--no-sync"}
+	if u.Slot != "" {
+		args = append(args, "--create-slot", "--slot="+u.Slot)
+	}
+	return args
+}
+
+// Follow points this standby at u: primary_conninfo (and primary_slot_name, when u has a
+// slot) through ALTER SYSTEM, then a reload. Since PostgreSQL 13 a reload that changes
+// primary_conninfo restarts the WAL receiver with the new value, and the receiver asks
+// for the WAL from where this standby stands, so nothing is skipped or replayed twice.
+// Follow returns once the reload is signalled; Receiver tells when the new connection
+// streams.
+func (s *Server) Follow(ctx context.Context, u Upstream) error {
+	stmts := []string{"ALTER SYSTEM SET primary_conninfo = " + quote(u.conninfo())}
+	if u.Slot != "" {
+		stmts = append(stmts, "ALTER SYSTEM SET primary_slot_name = "+quote(u.Slot))
+	}
+	stmts = append(stmts, "SELECT pg_reload_conf()")
+	if _, err := s.psql(ctx, superUser, false, stmts...); err != nil {
+		return fmt.Errorf("follow %s:%d: %w", u.Host, u.Port, err)
+	}
+	return nil
+}
+
+// Receiver is a standby's WAL receiver as pg_stat_wal_receiver shows it.
+type Receiver struct {
+	Status string // "streaming" once connected and receiving; starting, waiting, ...
+	Host   string // sender_host: the address it connected to
+	Port   int    // sender_port
+	// WrittenLSN is how far this connection has received the WAL (written_lsn; flushed_lsn
+	// never moves back, so it cannot tell). A new connection starts at the beginning of
+	// the WAL segment the standby is in (16 MB segments), so after a reconnect it trails
+	// the replay position until the primary has re-sent the segment's start.
+	WrittenLSN string
+}
+
+// Receiver reads this standby's WAL receiver; ok is false while there is none (between
+// a restart of the receiver and its next connection attempt).
+func (s *Server) Receiver(ctx context.Context) (r Receiver, ok bool, err error) {
+	out, err := s.psql(ctx, superUser, false, "SELECT status, COALESCE(sender_host, ''), COALESCE(sender_port, 0), "+
+		"COALESCE(written_lsn, '0/0') FROM pg_stat_wal_receiver")
+	if err != nil {
+		return Receiver{}, false, fmt.Errorf("read pg_stat_wal_receiver: %w", err)
+	}
+	r, ok = parseReceiver(out)
+	return r, ok, nil
+}
+
+func parseReceiver(out string) (Receiver, bool) {
+	f := strings.Split(strings.TrimRight(out, "\n"), "\t")
+	if len(f) != 4 {
+		return Receiver{}, false
+	}
+	port, _ := strconv.Atoi(f[2])
+	return Receiver{Status: f[0], Host: f[1], Port: port, WrittenLSN: f[3]}, true
+}
+
+// ParseLSN turns a pg_lsn's text ("16/B374D848": high and low 32 bits in hex) into a
+// byte position in the WAL, so that two positions subtract to the WAL written between
+// them (what pg_wal_lsn_diff computes).
+func ParseLSN(s string) (uint64, error) {
+	hi, lo, ok := strings.Cut(strings.TrimSpace(s), "/")
+	h, err1 := strconv.ParseUint(hi, 16, 32)
+	l, err2 := strconv.ParseUint(lo, 16, 32)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("parse lsn %q: want two hex numbers like 0/3000148", s)
+	}
+	return h<<32 | l, nil
 }
 
 // CreateReplUser creates (or re-passwords) the replication role on a primary and returns
@@ -84,11 +158,25 @@ var ErrReplayTimeout = errors.New("replica did not catch up")
 // WaitReplay blocks until this standby has replayed the WAL up to lsn (from the
 // primary's WALPosition), polling every 100 ms, or timeout passes.
 func (s *Server) WaitReplay(ctx context.Context, lsn string, timeout time.Duration) error {
+	return s.waitLSN(ctx, lsn, timeout, fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", quote(lsn)))
+}
+
+// WaitCaughtUp is WaitReplay that also waits for the WAL receiver's connection to have
+// received up to lsn. The two differ after a reconnect: the new connection starts at the
+// beginning of the current WAL segment, so the primary re-sends up to 16 MB the standby
+// has already replayed, and a standby that is "caught up" by replay alone still has that
+// transfer ahead of it on the wire.
+func (s *Server) WaitCaughtUp(ctx context.Context, lsn string, timeout time.Duration) error {
+	return s.waitLSN(ctx, lsn, timeout, fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %[1]s::pg_lsn AND "+
+		"COALESCE((SELECT written_lsn FROM pg_stat_wal_receiver), '0/0') >= %[1]s::pg_lsn", quote(lsn)))
+}
+
+// waitLSN polls query (true when the standby is far enough) every 100 ms.
+func (s *Server) waitLSN(ctx context.Context, lsn string, timeout time.Duration, query string) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	q := fmt.Sprintf("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", quote(lsn))
 	for {
-		out, err := s.psql(ctx, superUser, false, q)
+		out, err := s.psql(ctx, superUser, false, query)
 		if err == nil && strings.TrimSpace(out) == "t" {
 			return nil
 		}

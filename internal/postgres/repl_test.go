@@ -41,3 +41,35 @@ func TestParseSenders(t *testing.T) {
 		t.Errorf("no standbys: %+v", got)
 	}
 }
+
+func TestBaseBackupArgsSlot(t *testing.T) {
+	u := Upstream{Host: "198.18.0.2", Port: 5432, User: "repl", Slot: "wirelab_replica"}
+	args := baseBackupArgs(u, newLayout("/lab/replica"))
+	if got := strings.Join(args[len(args)-2:], " "); got != "--create-slot --slot=wirelab_replica" {
+		t.Errorf("slot args = %q", got)
+	}
+}
+
+func TestParseReceiver(t *testing.T) {
+	// psql -A -t -F '\t' output of the Receiver query on a standby streaming through a tunnel.
+	r, ok := parseReceiver("streaming\t127.0.0.1\t3307\t0/3162A40\n")
+	if !ok || r != (Receiver{Status: "streaming", Host: "127.0.0.1", Port: 3307, WrittenLSN: "0/3162A40"}) {
+		t.Errorf("parseReceiver = %+v, %v", r, ok)
+	}
+	if _, ok := parseReceiver(""); ok {
+		t.Error("no WAL receiver: ok")
+	}
+}
+
+func TestParseLSN(t *testing.T) {
+	for in, want := range map[string]uint64{"0/3000148": 0x3000148, "16/B374D848": 0x16<<32 | 0xB374D848, " 0/0\n": 0} {
+		if got, err := ParseLSN(in); err != nil || got != want {
+			t.Errorf("ParseLSN(%q) = %#x, %v; want %#x", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "3000148", "0/xyz", "1/2/3", "100000000/0"} {
+		if _, err := ParseLSN(bad); err == nil {
+			t.Errorf("ParseLSN(%q) accepted", bad)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package replication
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wirelab/wirelab/internal/engine"
 )
 
 // Channel is how the replica's IO thread reaches the source.
@@ -61,4 +63,28 @@ func ParseChannels(s string) ([]Channel, error) {
 		}
 	}
 	return ordered, nil
+}
+
+// ChannelsFor is every channel engine k has, in the report's order. PostgreSQL has no
+// native-compressed: its replication protocol has no compression, so the tunnel is its
+// compressed channel.
+func ChannelsFor(k engine.Kind) []Channel {
+	var out []Channel
+	for _, c := range Channels {
+		if c != NativeCompressed || k.HasCompression() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// CheckChannels refuses a channel engine k does not have, naming --channels and why.
+func CheckChannels(k engine.Kind, chans []Channel) error {
+	for _, c := range chans {
+		if c == NativeCompressed && !k.HasCompression() {
+			return fmt.Errorf("--channels: %s does not exist on %s: its replication protocol has no compression "+
+				"(the tunnel channel is the compressed one); use --channels native,tunnel", c, k.Title())
+		}
+	}
+	return nil
 }

@@ -20,21 +20,24 @@ func TestParseChannels(t *testing.T) {
 	}
 }
 
-func TestEndpoint(t *testing.T) {
+func TestChannelAddr(t *testing.T) {
 	tests := []struct {
-		ch   Channel
-		host string
-		port int
-		comp bool
+		ch      Channel
+		srcPort int
+		host    string
+		port    int
+		comp    bool
 	}{
-		{Native, "198.18.0.2", 3306, false},
-		{NativeCompressed, "198.18.0.2", 3306, true},
-		{Tunnel, "127.0.0.1", lab.TunnelEntryPort, false},
+		{Native, 3306, "198.18.0.2", 3306, false},
+		{NativeCompressed, 3306, "198.18.0.2", 3306, true},
+		{Tunnel, 3306, "127.0.0.1", lab.TunnelEntryPort, false},
+		{Native, 5432, "198.18.0.2", 5432, false},
+		{Tunnel, 5432, "127.0.0.1", lab.TunnelEntryPort, false},
 	}
 	for _, tc := range tests {
-		h, p, c := endpoint(tc.ch)
+		h, p, c := channelAddr(tc.ch, tc.srcPort)
 		if h != tc.host || p != tc.port || c != tc.comp {
-			t.Errorf("endpoint(%s) = %s:%d %v", tc.ch, h, p, c)
+			t.Errorf("channelAddr(%s, %d) = %s:%d %v", tc.ch, tc.srcPort, h, p, c)
 		}
 	}
 }

@@ -4,40 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
-
-	"github.com/wirelab/wirelab/internal/mariadb"
 )
 
-// Open connects to a lab server as its bench user over the unix socket. The socket is a
-// file, so this works from the host namespace and never touches the wire.
-func Open(s *mariadb.Server) (*sql.DB, error) {
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd = s.User, s.Password
-	cfg.Net, cfg.Addr = "unix", s.Socket
-	cfg.DBName = s.DB
-	cfg.Timeout = 5 * time.Second
-	cfg.ReadTimeout = 60 * time.Second
-	cfg.WriteTimeout = 60 * time.Second
-	cfg.InterpolateParams = true
-	c, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", s.Socket, err)
-	}
-	db := sql.OpenDB(c)
+// ping sizes a new handle's pool and checks that the server lets the user in; on failure
+// it closes the handle.
+func ping(db *sql.DB, where, user string) (*sql.DB, error) {
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		_ = db.Close()
-		return nil, fmt.Errorf("connect to %s as %s: %w", s.Socket, s.User, err)
+		return nil, fmt.Errorf("connect to %s as %s: %w", where, user, err)
 	}
 	return db, nil
 }
@@ -51,35 +31,24 @@ func Tables(n int) []string {
 	return out
 }
 
-// Checksums runs CHECKSUM TABLE over tables and returns table -> checksum ("NULL" for a
-// table the server does not have).
-func Checksums(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error) {
-	q := "CHECKSUM TABLE " + strings.Join(quoteIdents(tables), ", ")
-	rows, err := db.QueryContext(ctx, q)
+// checksumFunc reads a checksum per table: table -> checksum, "NULL" for a table the
+// server does not have.
+type checksumFunc func(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error)
+
+// verify compares the checksums of every table of the pair on both servers.
+func verify(ctx context.Context, p *Pair, sums checksumFunc) error {
+	src, err := sums(ctx, p.SrcDB, p.Tables)
 	if err != nil {
-		return nil, fmt.Errorf("checksum tables: %w", err)
+		return fmt.Errorf("source: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var name string
-		var sum sql.NullString
-		if err := rows.Scan(&name, &sum); err != nil {
-			return nil, fmt.Errorf("checksum tables: %w", err)
-		}
-		v := "NULL"
-		if sum.Valid {
-			v = sum.String
-		}
-		if i := strings.LastIndexByte(name, '.'); i >= 0 { // "sbtest.sbtest1"
-			name = name[i+1:]
-		}
-		out[name] = v
+	rep, err := sums(ctx, p.RepDB, p.Tables)
+	if err != nil {
+		return fmt.Errorf("replica: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("checksum tables: %w", err)
+	if d := CompareChecksums(p.Tables, src, rep); d != "" {
+		return fmt.Errorf("%w: %s", ErrMismatch, d)
 	}
-	return out, nil
+	return nil
 }
 
 // CompareChecksums returns "" when every table has the same non-NULL checksum on both
@@ -106,35 +75,4 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-func quoteIdents(ns []string) []string {
-	out := make([]string, len(ns))
-	for i, n := range ns {
-		out[i] = "`" + strings.ReplaceAll(n, "`", "``") + "`"
-	}
-	return out
-}
-
-var binlogName = regexp.MustCompile(`^mysql-bin\.[0-9]{6,}$`)
-
-// BinlogBytes is the total size of the binary logs in a server's datadir (mysql-bin.NNNNNN,
-// as lab servers name them); its growth over a point is the binlog rate.
-func BinlogBytes(dataDir string) (int64, error) {
-	ents, err := os.ReadDir(dataDir)
-	if err != nil {
-		return 0, fmt.Errorf("binlog size: %w", err)
-	}
-	var n int64
-	for _, e := range ents {
-		if !binlogName.MatchString(e.Name()) {
-			continue
-		}
-		fi, err := os.Stat(filepath.Join(dataDir, e.Name()))
-		if err != nil {
-			return 0, fmt.Errorf("binlog size: %w", err)
-		}
-		n += fi.Size()
-	}
-	return n, nil
 }

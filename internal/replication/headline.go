@@ -17,8 +17,9 @@ const (
 )
 
 // Headlines are the study's headline numbers per channel and the goals' verdicts, one
-// sentence each, computed from the points (they go into the notes and on stdout).
-func Headlines(pts []result.Point) []string {
+// sentence each, computed from the points (they go into the notes and on stdout), in the
+// engine's terms.
+func Headlines(t Terms, pts []result.Point) []string {
 	var out []string
 	bad := 0
 	for _, p := range pts {
@@ -29,7 +30,7 @@ func Headlines(pts []result.Point) []string {
 	if bad == 0 {
 		out = append(out, fmt.Sprintf("Checksums: all %d points caught up and matched the source.", len(pts)))
 	} else {
-		out = append(out, fmt.Sprintf("Checksums: %d of %d points FAILED (did not catch up, or CHECKSUM TABLE differed); their numbers are left out.", bad, len(pts)))
+		out = append(out, fmt.Sprintf("Checksums: %d of %d points FAILED (did not catch up, or the %s differed); their numbers are left out.", bad, len(pts), t.Checksum))
 	}
 	chans := channelsOf(pts)
 	out = append(out, lagHeadlines(pts, chans)...)
@@ -48,8 +49,8 @@ func Headlines(pts []result.Point) []string {
 		if !ok {
 			continue
 		}
-		s := fmt.Sprintf("max-load %s: %.0f QPS sustained, %s (binlog %.2f Mbit/s, wire %.2f Mbit/s, lag p99 %.2f s)",
-			ch, e.Limit, BracketText(e), e.At.Replication.BinlogMbitS, e.At.WireMbitS(), e.At.Replication.LagP99S)
+		s := fmt.Sprintf("max-load %s: %.0f QPS sustained, %s (%s %.2f Mbit/s, wire %.2f Mbit/s, lag p99 %.2f s)",
+			ch, e.Limit, BracketText(e), t.Log, e.At.Replication.BinlogMbitS, e.At.WireMbitS(), e.At.Replication.LagP99S)
 		if hasNat && ch != string(Native) {
 			s += ", " + OverText(e.Over(nat)) + " native"
 		}

@@ -10,23 +10,47 @@ import (
 )
 
 // HeartbeatTable lives in the bench database (the bench user may write there) but is not a
-// sysbench table, so CHECKSUM TABLE of sbtest* never sees it.
+// sysbench table, so the checksums of sbtest* never see it.
 const HeartbeatTable = "wirelab_heartbeat"
 
 // HeartbeatEvery is how often the source writes the heartbeat and the replica is read.
 const HeartbeatEvery = 100 * time.Millisecond
 
+// Dialect is the heartbeat's SQL in one engine's words (placeholders, upsert, types).
+// Every statement takes the timestamp, µs since the epoch, as its one argument, except
+// Table and Read.
+type Dialect struct {
+	Table string // creates the table
+	Seed  string // inserts or overwrites the one row
+	Write string // sets the row's timestamp
+	Read  string // reads it
+}
+
+// MySQLDialect is the heartbeat on MariaDB (go-sql-driver/mysql: ? placeholders).
+var MySQLDialect = Dialect{
+	Table: "CREATE TABLE IF NOT EXISTS " + HeartbeatTable + " (id TINYINT UNSIGNED PRIMARY KEY, ts_us BIGINT NOT NULL) ENGINE=InnoDB",
+	Seed:  "REPLACE INTO " + HeartbeatTable + " (id, ts_us) VALUES (1, ?)",
+	Write: "UPDATE " + HeartbeatTable + " SET ts_us = ? WHERE id = 1",
+	Read:  "SELECT ts_us FROM " + HeartbeatTable + " WHERE id = 1",
+}
+
+// PostgresDialect is the heartbeat on PostgreSQL (lib/pq: $n placeholders, no REPLACE).
+var PostgresDialect = Dialect{
+	Table: "CREATE TABLE IF NOT EXISTS " + HeartbeatTable + " (id smallint PRIMARY KEY, ts_us bigint NOT NULL)",
+	Seed: "INSERT INTO " + HeartbeatTable + " (id, ts_us) VALUES (1, $1) " +
+		"ON CONFLICT (id) DO UPDATE SET ts_us = EXCLUDED.ts_us",
+	Write: "UPDATE " + HeartbeatTable + " SET ts_us = $1 WHERE id = 1",
+	Read:  "SELECT ts_us FROM " + HeartbeatTable + " WHERE id = 1",
+}
+
 // CreateHeartbeat creates the heartbeat table and its one row on the source. It is
-// binlogged like everything else, so the replica gets it through replication.
-func CreateHeartbeat(ctx context.Context, src *sql.DB) error {
-	stmts := []string{
-		"CREATE TABLE IF NOT EXISTS " + HeartbeatTable + " (id TINYINT UNSIGNED PRIMARY KEY, ts_us BIGINT NOT NULL) ENGINE=InnoDB",
-		fmt.Sprintf("REPLACE INTO %s (id, ts_us) VALUES (1, %d)", HeartbeatTable, time.Now().UnixMicro()),
+// replicated like everything else, so the replica gets it from the source.
+func CreateHeartbeat(ctx context.Context, src *sql.DB, d Dialect) error {
+	if _, err := src.ExecContext(ctx, d.Table); err != nil {
+		return fmt.Errorf("create heartbeat: %w", err)
 	}
-	for _, s := range stmts {
-		if _, err := src.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("create heartbeat: %w", err)
-		}
+	if _, err := src.ExecContext(ctx, d.Seed, time.Now().UnixMicro()); err != nil {
+		return fmt.Errorf("create heartbeat: %w", err)
 	}
 	return nil
 }
@@ -44,10 +68,10 @@ type Heartbeat struct {
 }
 
 // StartHeartbeat starts the writer; it ends at Stop or when ctx ends.
-func StartHeartbeat(ctx context.Context, src *sql.DB, every time.Duration, log *slog.Logger) *Heartbeat {
+func StartHeartbeat(ctx context.Context, src *sql.DB, d Dialect, every time.Duration, log *slog.Logger) *Heartbeat {
 	ctx, cancel := context.WithCancel(ctx)
 	h := &Heartbeat{cancel: cancel, done: make(chan struct{})}
-	q := "UPDATE " + HeartbeatTable + " SET ts_us = ? WHERE id = 1"
+	q := d.Write
 	go func() {
 		defer close(h.done)
 		tick(ctx, every, func() bool {
@@ -108,10 +132,10 @@ type LagSampler struct {
 }
 
 // StartLagSampler starts reading; it ends at Stop or when ctx ends.
-func StartLagSampler(ctx context.Context, rep *sql.DB, every time.Duration, origin time.Time) *LagSampler {
+func StartLagSampler(ctx context.Context, rep *sql.DB, d Dialect, every time.Duration, origin time.Time) *LagSampler {
 	ctx, cancel := context.WithCancel(ctx)
 	ls := &LagSampler{origin: origin, cancel: cancel, done: make(chan struct{})}
-	q := "SELECT ts_us FROM " + HeartbeatTable + " WHERE id = 1"
+	q := d.Read
 	go func() {
 		defer close(ls.done)
 		tick(ctx, every, func() bool {

@@ -89,7 +89,7 @@ func (r *Study) each(yield func(PointSpec) bool, scenario string, c link.Conditi
 	}
 	if f != nil {
 		r.e.Note("fault: on every channel the wire to the replica dropped every packet for %s, %s into the load (iptables DROP in the wire host); "+
-			"each fault point passes when the replica caught up by itself and CHECKSUM TABLE matched.", f.For, f.At)
+			"each fault point passes when the replica caught up by itself and the %s matched.", f.For, f.At, TermsFor(r.o.kind()).Checksum)
 	}
 	return true
 }
@@ -114,7 +114,7 @@ func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 
 // searchStart puts a channel's first probe at 85% of the capacity its earlier points
 // predict: the link's rate over the wire bytes one query took (load and catch-up). Without
-// earlier points of the channel it falls back on native's binlog bytes per query, and
+// earlier points of the channel it falls back on native's binlog (WAL) bytes per query, and
 // without those on the study's lag-scenario load.
 func (r *Study) searchStart(ch Channel) float64 {
 	rate := float64(r.o.Link.RateBps) / 8

@@ -42,20 +42,20 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	r.probeRTT(ctx, e)
 	p := r.basePoint(e, ps)
 	if r.pair.Current() != ps.Channel {
-		if err := r.pair.Use(ctx, ps.Channel); err != nil {
+		if err := r.rep.Use(ctx, ps.Channel); err != nil {
 			return p, err
 		}
 	}
-	if _, err := r.pair.CatchUp(ctx, r.o.CatchUpTimeout); err != nil {
+	if _, err := r.rep.CatchUp(ctx, r.o.CatchUpTimeout); err != nil {
 		return p, fmt.Errorf("catch up before the point: %w", err)
 	}
-	src := r.pair.Source
-	bin0, err := BinlogBytes(src.DataDir)
+	src, rep := r.pair.Source, r.pair.Replica
+	bin0, err := r.rep.LogBytes(ctx)
 	if err != nil {
 		return p, err
 	}
 	origin := time.Now()
-	lagS := StartLagSampler(ctx, r.pair.RepDB, HeartbeatEvery, origin)
+	lagS := StartLagSampler(ctx, r.pair.RepDB, r.dialect, HeartbeatEvery, origin)
 	defer lagS.Stop()
 	var (
 		sb                      *study.Sysbench
@@ -65,7 +65,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		bin1                    int64
 		binErr                  error
 	)
-	sides := study.Sides{Server: func() []int { return []int{src.Pid} }, Client: func() []int { return []int{r.pair.Replica.Pid} }}
+	sides := study.Sides{Server: src.Pids, Client: rep.Pids}
 	ws, tot, _ := e.Sampled(ctx, sides, func(ctx context.Context) error {
 		runCtx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
@@ -76,18 +76,18 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		if ps.Fault != nil {
 			wg.Go(func() { faultErr = r.injectFault(runCtx, e.Lab, *ps.Fault) })
 		}
-		opts := sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
+		conn := src.Conn()
+		opts := study.SysbenchTo(conn, sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
 			Threads: r.o.Threads, Time: ps.Duration, Rate: ps.TargetQPS / QueriesPerTxn, RandType: r.o.RandType,
-			Socket: src.Socket, User: src.User, Password: src.Password, DB: src.DB, NS: e.Lab.State.NS(lab.Server),
-			Cgroup: e.Lab.State.Cgroup}
+			Socket: conn.Socket, NS: e.Lab.State.NS(lab.Server), Cgroup: e.Lab.State.Cgroup})
 		sb, runErr = study.RunSysbench(runCtx, opts, nil, e)
 		load = time.Since(origin)
 		aborted = errors.Is(context.Cause(runCtx), errAbortLag)
 		cancel(nil)
 		wg.Wait()
-		bin1, binErr = BinlogBytes(src.DataDir)
+		bin1, binErr = r.rep.LogBytes(ctx)
 		if ctx.Err() == nil {
-			catch, cuErr = r.pair.CatchUp(ctx, r.o.CatchUpTimeout)
+			catch, cuErr = r.rep.CatchUp(ctx, r.o.CatchUpTimeout)
 		}
 		return nil
 	})
@@ -135,7 +135,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		p.Failed, p.FailReason = true, "replica did not catch up: "+cuErr.Error()
 		return p, nil
 	}
-	if err := r.pair.Verify(ctx); err != nil {
+	if err := r.rep.Verify(ctx); err != nil {
 		p.Failed, p.FailReason = true, err.Error()
 		return p, nil
 	}
@@ -177,8 +177,8 @@ func (r *Study) progress(e *study.Env, p result.Point) {
 	if !rs.Bounded {
 		bounded = "UNBOUNDED"
 	}
-	e.Progressf("  %-10s %-17s rtt %4.0f ms  %5.0f qps (got %5.0f)  lag max %6.2f s p99 %6.2f s  %s  binlog %.2f Mbit/s  wire %.2f Mbit/s  catch-up %.1f s",
-		p.Series, p.Channel, rs.RTTMs, rs.TargetQPS, p.QPS, rs.LagMaxS, rs.LagP99S, bounded, rs.BinlogMbitS, p.WireMbitS(), rs.CatchUpS)
+	e.Progressf("  %-10s %-17s rtt %4.0f ms  %5.0f qps (got %5.0f)  lag max %6.2f s p99 %6.2f s  %s  %s %.2f Mbit/s  wire %.2f Mbit/s  catch-up %.1f s",
+		p.Series, p.Channel, rs.RTTMs, rs.TargetQPS, p.QPS, rs.LagMaxS, rs.LagP99S, bounded, TermsFor(r.o.kind()).Log, rs.BinlogMbitS, p.WireMbitS(), rs.CatchUpS)
 }
 
 // fill turns sysbench's per-second lines, the wire samples and the lag samples into the

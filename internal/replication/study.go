@@ -2,13 +2,11 @@ package replication
 
 import (
 	"context"
-	"fmt"
-	"github.com/wirelab/wirelab/internal/engine"
 	"iter"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
@@ -28,6 +26,7 @@ var ScenarioNames = map[int]string{1: LagVsRTT, 2: MaxLoad, 3: Bandwidth, 4: Fau
 
 // Options is the whole study, validated by the CLI.
 type Options struct {
+	Engine         engine.Kind // the source's and the replica's engine; "" = MariaDB
 	Channels       []Channel
 	Scenarios      []int
 	Link           link.Condition  // the wire of scenarios 2 and 4; scenario 1 varies its delay, 3 lifts its rate cap
@@ -59,9 +58,11 @@ const maxProbes = 14
 // Study is the replication study as a plug-in of study.Session: a source in the server
 // host, a replica behind the wire, and the scenarios' points one at a time.
 type Study struct {
-	o    Options
-	pair *Pair
-	hb   *Heartbeat
+	o       Options
+	pair    *Pair
+	rep     Replicator
+	dialect Dialect
+	hb      *Heartbeat
 
 	// The scenarios run as a sequence the Session pulls point by point; done is every
 	// point measured so far, so a search can read its last result.
@@ -79,19 +80,18 @@ func New(o Options) *Study { return &Study{o: o} }
 // Name is "replication".
 func (r *Study) Name() string { return "replication" }
 
-// Needs is a replica and a server host, a MariaDB in each with binlogs and GTIDs, and the
-// data set prepared on the source (the replica gets it by replication).
+// Needs is a replica and a server host, the engine's servers (MariaDB: a source and an
+// empty replica with binlogs and GTIDs; PostgreSQL: the primary, its standby comes in
+// Setup) and the data set prepared on the source.
 func (r *Study) Needs() study.Needs {
 	o := r.o
+	var servers []study.Server
+	if b, err := o.backend(); err == nil {
+		servers = b.servers(o)
+	}
 	return study.Needs{
-		Hosts: []string{lab.Replica, lab.Server},
-		Servers: []study.Server{
-			{Host: lab.Server, DB: lab.DBOptions{BufferPool: o.BufferPool, ServerID: 1, LogBin: true}},
-			// slave_net_timeout: the IO thread notices a dead connection in 10 s instead of
-			// 60, so a dropped wire heals quickly (MASTER_CONNECT_RETRY is 1 s).
-			{Host: lab.Replica, DB: lab.DBOptions{BufferPool: o.BufferPool, ServerID: 2, LogBin: true,
-				Extra: map[string]string{"slave_net_timeout": "10"}}},
-		},
+		Hosts:     []string{lab.Replica, lab.Server},
+		Servers:   servers,
 		Data:      study.DataSet{Workload: Workload, Tables: o.Tables, TableSize: o.TableSize},
 		Shaper:    o.Shaper,
 		CheckWire: o.CheckWire,
@@ -100,39 +100,59 @@ func (r *Study) Needs() study.Needs {
 	}
 }
 
-// Setup starts replication over the native channel from the source's first binlog event,
-// lets it copy the data set, checks the copy and starts the heartbeat.
+// Setup makes the replica a copy that follows the source over the native channel (the
+// engine's way: replaying the binlog from its first event, or a base backup across the
+// wire), checks the copy, records the servers' settings and starts the heartbeat.
 func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 	r.e = e
-	src, ok1 := e.Servers[0].(*engine.MariaDBServer)
-	rep, ok2 := e.Servers[1].(*engine.MariaDBServer)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("replication: the source and the replica must be MariaDB servers, got %s and %s", e.Servers[0].Kind(), e.Servers[1].Kind())
-	}
-	p := &Pair{Lab: e.Lab, Source: src.Server, Replica: rep.Server, Tables: Tables(r.o.Tables), Self: e.Self,
-		Tunnel: r.o.Tunnel, Log: e.Logger.With("component", "replication")}
-	r.pair = p
-	var err error
-	if p.SrcDB, err = Open(src.Server); err != nil {
+	b, err := r.o.backend()
+	if err != nil {
 		return err
 	}
-	if p.RepDB, err = Open(rep.Server); err != nil {
+	p := &Pair{Lab: e.Lab, Tables: Tables(r.o.Tables), Self: e.Self, Tunnel: r.o.Tunnel,
+		Log: e.Logger.With("component", "replication")}
+	r.pair, r.dialect = p, b.dialect
+	if r.rep, err = b.open(ctx, p, e, r.o); err != nil {
 		return err
 	}
-	if err := CreateHeartbeat(ctx, p.SrcDB); err != nil {
+	if err := CreateHeartbeat(ctx, p.SrcDB, r.dialect); err != nil {
 		return err
 	}
 	t0 := time.Now()
-	if err := p.Start(ctx, r.o.CatchUpTimeout); err != nil {
+	if err := r.rep.Start(ctx, r.o.CatchUpTimeout); err != nil {
 		return err
 	}
-	e.Note("The replica was built by replication itself: the source's binlog from its first event (GTID, empty slave position), "+
-		"sysbench prepare included; CHECKSUM TABLE of all %d tables matched before the first point (copy took %s over the unshaped wire).",
-		r.o.Tables, time.Since(t0).Round(100*time.Millisecond))
+	e.Note("%s", r.o.copyNote(time.Since(t0)))
+	r.noteServers(ctx, e)
 	e.Progressf("replica caught up, %d tables match", r.o.Tables)
-	r.hb = StartHeartbeat(ctx, p.SrcDB, HeartbeatEvery, e.Logger)
+	r.hb = StartHeartbeat(ctx, p.SrcDB, r.dialect, HeartbeatEvery, e.Logger)
 	r.next, r.stop = iter.Pull(r.plan)
 	return nil
+}
+
+// noteServers records each server's version and the settings that shape replication
+// (wal_compression, synchronous_commit, ... on PostgreSQL) in the notes.
+func (r *Study) noteServers(ctx context.Context, e *study.Env) {
+	for _, s := range []struct {
+		role string
+		srv  engine.Server
+	}{{"source", r.pair.Source}, {"replica", r.pair.Replica}} {
+		f, err := s.srv.Facts(ctx)
+		if err != nil {
+			e.Logger.Warn("read server settings", "server", s.role, "err", err)
+			continue
+		}
+		e.Note("%s", factsNote(s.role, f))
+	}
+}
+
+// factsNote is "source: PostgreSQL 15.8 (...); wal_compression=off, ...".
+func factsNote(role string, f engine.Facts) string {
+	var kv []string
+	for _, s := range f.Settings {
+		kv = append(kv, s.Name+"="+s.Value)
+	}
+	return role + ": " + f.Version + "; " + strings.Join(kv, ", ")
 }
 
 // Next is the scenarios' next point.
@@ -155,11 +175,11 @@ func (r *Study) last() result.Point {
 
 // Finish adds the headline figures to the notes.
 func (r *Study) Finish(run *result.Run) {
-	run.Notes = append(run.Notes, Headlines(run.Points)...)
+	run.Notes = append(run.Notes, r.Headlines(run.Points)...)
 }
 
 // Headlines are the study's headline sentences (printed at the end of a run).
-func (r *Study) Headlines(pts []result.Point) []string { return Headlines(pts) }
+func (r *Study) Headlines(pts []result.Point) []string { return Headlines(TermsFor(r.o.kind()), pts) }
 
 // Teardown stops the scenario sequence and the heartbeat and closes the SQL handles.
 func (r *Study) Teardown() {
@@ -174,55 +194,5 @@ func (r *Study) Teardown() {
 	if r.pair != nil {
 		r.pair.Close()
 		r.pair = nil
-	}
-}
-
-// spec is what results.json records the user asked for.
-func (o Options) spec() result.Spec {
-	var series, rtts, loads, chans []string
-	for _, n := range o.Scenarios {
-		series = append(series, ScenarioNames[n])
-	}
-	for _, d := range o.RTTs {
-		rtts = append(rtts, d.String())
-	}
-	for _, q := range o.Loads {
-		loads = append(loads, strconv.Itoa(q))
-	}
-	for _, c := range o.Channels {
-		chans = append(chans, string(c))
-	}
-	return result.Spec{Workload: Workload, Threads: []int{o.Threads}, DurationS: o.Duration.Seconds(), Repeat: 1,
-		Tables: o.Tables, TableSize: o.TableSize, Series: series, LinkRateBps: o.Link.RateBps,
-		LinkDelayMs: float64(o.Link.Delay) / float64(time.Millisecond),
-		Extra: map[string]string{"channels": strings.Join(chans, ","), "rtts": strings.Join(rtts, ","),
-			"lag_qps": strconv.Itoa(o.LagQPS), "loads_qps": strings.Join(loads, ","),
-			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
-			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
-			"tunnel_compress": o.Tunnel.Compress, "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": o.Tunnel.Mux, "rand_type": o.RandType,
-			"bounded_rule": o.Rule.String()}}
-}
-
-// notes are the study's rules, stated once in results.json and the report.
-func (o Options) notes() []string {
-	return []string{
-		"Bounded-lag rule: " + o.Rule.String() + ". A probe whose lag passes " + o.AbortLag.String() +
-			" is stopped early and counts as unbounded.",
-		"Lag is measured, not read from Seconds_Behind_Master: a heartbeat row on the source is set to this process's clock every 100 ms " +
-			"and read on the replica every 100 ms; lag = now − the timestamp the replica has applied (one machine, one clock). " +
-			"The heartbeat adds ten small transactions per second to the binlog of every channel.",
-		fmt.Sprintf("QPS is sysbench's count: an %s transaction is %d queries (BEGIN, two updates, a delete, an insert, COMMIT); "+
-			"the load is open loop (sysbench --rate = QPS ÷ %d transactions/s, %d threads) and runs in the server host over the unix socket, "+
-			"so the wire carries only replication.", Workload, QueriesPerTxn, QueriesPerTxn, o.Threads),
-		"wire Mbit/s is the source→replica direction (transmit counter of the wire host's interface facing the replica) averaged over the load window; " +
-			"binlog Mbit/s is the growth of the source's binlog files over the same window.",
-		fmt.Sprintf("max-load search: per channel, the first probe is 85%% of the capacity its earlier points predict (the link's rate ÷ the wire bytes one query took), "+
-			"probes climb by ×%g until one fails, bisect until the bracket between the highest passing and the lowest failing load is within %.0f%% of the limit, "+
-			"and the limit is confirmed by a second run (a failed confirmation moves it down); a passing probe the source could not deliver (achieved < 90%% of target) ends the search.",
-			o.SearchFactor, 100*o.Precision),
-		fmt.Sprintf("After every point the replica must catch up (within %s) and CHECKSUM TABLE of every sbtest table must match the source, or the point is failed.", o.CatchUpTimeout),
-		fmt.Sprintf("Channels: native = CHANGE MASTER to the source across the wire; native-compressed = the same with slave_compressed_protocol=ON; "+
-			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (--compress %s, --mux %s, mutual TLS). "+
-			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.Tunnel.Compress, o.Tunnel.Mux),
 	}
 }

@@ -131,6 +131,20 @@ func TestReplicationFailuresAreShownAndLeftOut(t *testing.T) {
 	}
 }
 
+// A PostgreSQL run's replication log is its WAL: the max-load table says so; a run
+// without an engine (older files) keeps MariaDB's binlog.
+func TestReplicationLogTermFollowsEngine(t *testing.T) {
+	for engine, want := range map[string]string{"": "| binlog Mbit/s |", "mariadb": "| binlog Mbit/s |", "postgres": "| WAL Mbit/s |"} {
+		r := replicationFixture()
+		if engine != "" {
+			r.Spec.Extra = map[string]string{"engine": engine}
+		}
+		if md := Markdown(mustBuild(t, r)); !strings.Contains(md, want) {
+			t.Errorf("engine %q: the max-load table lacks %q", engine, want)
+		}
+	}
+}
+
 // The markdown and HTML reports draw the same blocks: same tables, same charts.
 func TestMarkdownAndHTMLAgree(t *testing.T) {
 	for _, f := range fixtures {

@@ -162,7 +162,7 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		case "lag-vs-rtt":
 			blocks = lagVsRTT(newScenario(name, sp, rttOf))
 		case result.MaxLoadSeries:
-			blocks = maxLoad(newScenario(name, sp, loadOf), sp)
+			blocks = maxLoad(newScenario(name, sp, loadOf), sp, logTerm(r))
 		case "bandwidth":
 			blocks = repBandwidth(newScenario(name, sp, loadOf), sp)
 		default:
@@ -174,6 +174,15 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		}
 	}
 	return bs, nil
+}
+
+// logTerm is the engine's name for the replication log whose rate the tables show in
+// binlog_mbit_s: PostgreSQL's WAL, MariaDB's binlog (also for files without an engine).
+func logTerm(r *result.Run) string {
+	if r != nil && r.Spec.Extra["engine"] == "postgres" {
+		return "WAL"
+	}
+	return "binlog"
 }
 
 func seriesPoints(pts []result.Point, series string) []result.Point {

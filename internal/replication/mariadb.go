@@ -1,0 +1,240 @@
+package replication
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+// mariadbServers are a source and an empty replica, both with binlogs and GTIDs: the
+// replica gets everything, the data set included, by replication.
+func mariadbServers(o Options) []study.Server {
+	return []study.Server{
+		{Host: lab.Server, DB: lab.DBOptions{BufferPool: o.BufferPool, ServerID: 1, LogBin: true}},
+		// slave_net_timeout: the IO thread notices a dead connection in 10 s instead of
+		// 60, so a dropped wire heals quickly (MASTER_CONNECT_RETRY is 1 s).
+		{Host: lab.Replica, DB: lab.DBOptions{BufferPool: o.BufferPool, ServerID: 2, LogBin: true,
+			Extra: map[string]string{"slave_net_timeout": "10"}}},
+	}
+}
+
+// mariadbReplicator is GTID replication between two MariaDB servers: CHANGE MASTER with
+// MASTER_USE_GTID=slave_pos, CHECKSUM TABLE, binlog file sizes.
+type mariadbReplicator struct {
+	p                *Pair
+	src, rep         *mariadb.Server
+	replUser, replPw string
+}
+
+// openMariaDB takes the source and the replica the Session started and opens the Pair's
+// SQL handles.
+func openMariaDB(_ context.Context, p *Pair, e *study.Env, _ Options) (Replicator, error) {
+	if len(e.Servers) < 2 {
+		return nil, fmt.Errorf("replication: want a source and a replica, the session started %d server(s)", len(e.Servers))
+	}
+	src, ok1 := e.Servers[0].(*engine.MariaDBServer)
+	rep, ok2 := e.Servers[1].(*engine.MariaDBServer)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("replication: the source and the replica must be MariaDB servers, got %s and %s", e.Servers[0].Kind(), e.Servers[1].Kind())
+	}
+	p.Source, p.Replica = src, rep
+	var err error
+	if p.SrcDB, err = Open(src.Server); err != nil {
+		return nil, err
+	}
+	if p.RepDB, err = Open(rep.Server); err != nil {
+		return nil, err
+	}
+	return &mariadbReplicator{p: p, src: src.Server, rep: rep.Server}, nil
+}
+
+// Start points the replica at the source over the native channel from the start of the
+// source's binlog (GTID, empty slave position), so the replica replays everything the
+// source has written — the sysbench prepare included — rather than building its own copy.
+func (m *mariadbReplicator) Start(ctx context.Context, timeout time.Duration) error {
+	var err error
+	if m.replUser, m.replPw, err = m.src.CreateReplUser(ctx); err != nil {
+		return err
+	}
+	// RESET SLAVE ALL clears any leftover configuration; gtid_slave_pos '' = start of binlog.
+	if _, err := m.rep.Exec(ctx, "STOP SLAVE; RESET SLAVE ALL; SET GLOBAL gtid_slave_pos='';"); err != nil {
+		return fmt.Errorf("reset replica: %w", err)
+	}
+	if err := m.Use(ctx, Native); err != nil {
+		return err
+	}
+	if _, err := m.CatchUp(ctx, timeout); err != nil {
+		return fmt.Errorf("initial copy: %w", err)
+	}
+	if err := m.Verify(ctx); err != nil {
+		return fmt.Errorf("initial copy: %w", err)
+	}
+	return nil
+}
+
+// Use is STOP SLAVE, CHANGE MASTER, START SLAVE, then a wait until the IO thread is
+// connected. With MASTER_USE_GTID=slave_pos the new connection resumes from the last
+// applied transaction, so nothing is skipped or applied twice whatever was in flight.
+func (m *mariadbReplicator) Use(ctx context.Context, ch Channel) error {
+	host, port, compressed, err := m.p.endpoint(ctx, ch)
+	if err != nil {
+		return err
+	}
+	if err := m.rep.StopSlave(ctx); err != nil {
+		return fmt.Errorf("use channel %s: %w", ch, err)
+	}
+	if err := m.rep.ChangeMaster(ctx, host, port, m.replUser, m.replPw, compressed); err != nil {
+		return fmt.Errorf("use channel %s: %w", ch, err)
+	}
+	if err := m.rep.StartSlave(ctx); err != nil {
+		return fmt.Errorf("use channel %s: %w", ch, err)
+	}
+	if err := m.waitIO(ctx, 30*time.Second); err != nil {
+		return fmt.Errorf("use channel %s: %w", ch, err)
+	}
+	m.p.using(ch, host, port, compressed)
+	return nil
+}
+
+// waitIO waits for Slave_IO_Running=Yes and Slave_SQL_Running=Yes.
+func (m *mariadbReplicator) waitIO(ctx context.Context, timeout time.Duration) error {
+	var st map[string]string
+	var last error
+	return waitFor(ctx, timeout, func() (bool, error) {
+		st, last = m.rep.SlaveStatus(ctx)
+		switch {
+		case last != nil:
+			return false, nil
+		case st["Slave_IO_Running"] == "Yes" && st["Slave_SQL_Running"] == "Yes":
+			return true, nil
+		case st["Slave_SQL_Running"] == "No" && st["Last_SQL_Error"] != "":
+			return false, fmt.Errorf("replica SQL thread stopped: %s", st["Last_SQL_Error"])
+		}
+		return false, nil
+	}, func() error {
+		if last != nil {
+			return last
+		}
+		return fmt.Errorf("replica IO thread not connected after %s (IO %s, last IO error: %s)",
+			timeout, st["Slave_IO_Running"], orNone(st["Last_IO_Error"]))
+	})
+}
+
+// CatchUp waits for the replica to reach the source's current GTID position.
+func (m *mariadbReplicator) CatchUp(ctx context.Context, timeout time.Duration) (time.Duration, error) {
+	start := time.Now()
+	pos, err := m.src.GTIDPos(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := m.rep.WaitGTID(ctx, pos, timeout); err != nil {
+		if st, serr := m.rep.SlaveStatus(ctx); serr == nil {
+			err = fmt.Errorf("%w (IO %s, SQL %s, last IO error: %s, last SQL error: %s)", err,
+				st["Slave_IO_Running"], st["Slave_SQL_Running"], orNone(st["Last_IO_Error"]), orNone(st["Last_SQL_Error"]))
+		}
+		return time.Since(start), err
+	}
+	return time.Since(start), nil
+}
+
+// Verify compares CHECKSUM TABLE of every sysbench table on both servers.
+func (m *mariadbReplicator) Verify(ctx context.Context) error {
+	return verify(ctx, m.p, Checksums)
+}
+
+// LogBytes is the size of the source's binlog files.
+func (m *mariadbReplicator) LogBytes(context.Context) (int64, error) {
+	return BinlogBytes(m.src.DataDir)
+}
+
+// Open connects to a lab MariaDB as its bench user over the unix socket. The socket is a
+// file, so this works from the host namespace and never touches the wire.
+func Open(s *mariadb.Server) (*sql.DB, error) {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd = s.User, s.Password
+	cfg.Net, cfg.Addr = "unix", s.Socket
+	cfg.DBName = s.DB
+	cfg.Timeout = 5 * time.Second
+	cfg.ReadTimeout = 60 * time.Second
+	cfg.WriteTimeout = 60 * time.Second
+	cfg.InterpolateParams = true
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", s.Socket, err)
+	}
+	return ping(sql.OpenDB(c), s.Socket, s.User)
+}
+
+// Checksums runs CHECKSUM TABLE over tables and returns table -> checksum ("NULL" for a
+// table the server does not have).
+func Checksums(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error) {
+	q := "CHECKSUM TABLE " + strings.Join(quoteIdents(tables), ", ")
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("checksum tables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name string
+		var sum sql.NullString
+		if err := rows.Scan(&name, &sum); err != nil {
+			return nil, fmt.Errorf("checksum tables: %w", err)
+		}
+		v := "NULL"
+		if sum.Valid {
+			v = sum.String
+		}
+		if i := strings.LastIndexByte(name, '.'); i >= 0 { // "sbtest.sbtest1"
+			name = name[i+1:]
+		}
+		out[name] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("checksum tables: %w", err)
+	}
+	return out, nil
+}
+
+func quoteIdents(ns []string) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = "`" + strings.ReplaceAll(n, "`", "``") + "`"
+	}
+	return out
+}
+
+var binlogName = regexp.MustCompile(`^mysql-bin\.[0-9]{6,}$`)
+
+// BinlogBytes is the total size of the binary logs in a server's datadir (mysql-bin.NNNNNN,
+// as lab servers name them); its growth over a point is the binlog rate.
+func BinlogBytes(dataDir string) (int64, error) {
+	ents, err := os.ReadDir(dataDir)
+	if err != nil {
+		return 0, fmt.Errorf("binlog size: %w", err)
+	}
+	var n int64
+	for _, e := range ents {
+		if !binlogName.MatchString(e.Name()) {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dataDir, e.Name()))
+		if err != nil {
+			return 0, fmt.Errorf("binlog size: %w", err)
+		}
+		n += fi.Size()
+	}
+	return n, nil
+}

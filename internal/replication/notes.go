@@ -1,0 +1,107 @@
+package replication
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// spec is what results.json records the user asked for. Extra["engine"] also tells the
+// report which engine's words to use ("WAL" or "binlog").
+func (o Options) spec() result.Spec {
+	var series, rtts, loads, chans []string
+	for _, n := range o.Scenarios {
+		series = append(series, ScenarioNames[n])
+	}
+	for _, d := range o.RTTs {
+		rtts = append(rtts, d.String())
+	}
+	for _, q := range o.Loads {
+		loads = append(loads, strconv.Itoa(q))
+	}
+	for _, c := range o.Channels {
+		chans = append(chans, string(c))
+	}
+	return result.Spec{Workload: Workload, Threads: []int{o.Threads}, DurationS: o.Duration.Seconds(), Repeat: 1,
+		Tables: o.Tables, TableSize: o.TableSize, Series: series, LinkRateBps: o.Link.RateBps,
+		LinkDelayMs: float64(o.Link.Delay) / float64(time.Millisecond),
+		Extra: map[string]string{"engine": string(o.kind()), "channels": strings.Join(chans, ","), "rtts": strings.Join(rtts, ","),
+			"lag_qps": strconv.Itoa(o.LagQPS), "loads_qps": strings.Join(loads, ","),
+			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
+			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
+			"tunnel_compress": o.Tunnel.Compress, "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": o.Tunnel.Mux, "rand_type": o.RandType,
+			"bounded_rule": o.Rule.String()}}
+}
+
+// notes are the study's rules, stated once in results.json and the report, in the
+// engine's words.
+func (o Options) notes() []string {
+	pg := o.kind() == engine.Postgres
+	t := TermsFor(o.kind())
+	lagSource, where := "Seconds_Behind_Master", "the source"
+	if pg {
+		lagSource, where = "pg_stat_replication's replay_lag", "the primary (the source)"
+	}
+	logRate := "binlog Mbit/s is the growth of the source's binlog files over the same window."
+	if pg {
+		logRate = "WAL Mbit/s (results.json's binlog_mbit_s) is the WAL the primary generated over the same window: " +
+			"the growth of pg_current_wal_insert_lsn(), as pg_wal_lsn_diff counts it."
+	}
+	check := fmt.Sprintf("After every point the replica must catch up (within %s) and CHECKSUM TABLE of every sbtest table must match the source, or the point is failed.", o.CatchUpTimeout)
+	if pg {
+		check = fmt.Sprintf("After every point the standby must replay up to the primary's WAL insert position (LSN) read after the load, within %s, "+
+			"and every sbtest table's row count and md5 of its rows (in primary-key order) must match the primary's, or the point is failed.", o.CatchUpTimeout)
+	}
+	out := []string{
+		"Bounded-lag rule: " + o.Rule.String() + ". A probe whose lag passes " + o.AbortLag.String() +
+			" is stopped early and counts as unbounded.",
+		"Lag is measured, not read from " + lagSource + ": a heartbeat row on " + where + " is set to this process's clock every 100 ms " +
+			"and read on the replica every 100 ms; lag = now − the timestamp the replica has applied (one machine, one clock). " +
+			"The heartbeat adds ten small transactions per second to the " + t.Log + " of every channel.",
+		fmt.Sprintf("QPS is sysbench's count: an %s transaction is %d queries (BEGIN, two updates, a delete, an insert, COMMIT); "+
+			"the load is open loop (sysbench --rate = QPS ÷ %d transactions/s, %d threads) and runs in the server host over the unix socket, "+
+			"so the wire carries only replication.", Workload, QueriesPerTxn, QueriesPerTxn, o.Threads),
+		"wire Mbit/s is the source→replica direction (transmit counter of the wire host's interface facing the replica) averaged over the load window; " +
+			logRate,
+		fmt.Sprintf("max-load search: per channel, the first probe is 85%% of the capacity its earlier points predict (the link's rate ÷ the wire bytes one query took), "+
+			"probes climb by ×%g until one fails, bisect until the bracket between the highest passing and the lowest failing load is within %.0f%% of the limit, "+
+			"and the limit is confirmed by a second run (a failed confirmation moves it down); a passing probe the source could not deliver (achieved < 90%% of target) ends the search.",
+			o.SearchFactor, 100*o.Precision),
+		check,
+	}
+	if !pg {
+		return append(out, fmt.Sprintf("Channels: native = CHANGE MASTER to the source across the wire; native-compressed = the same with slave_compressed_protocol=ON; "+
+			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (--compress %s, --mux %s, mutual TLS). "+
+			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.Tunnel.Compress, o.Tunnel.Mux))
+	}
+	return append(out,
+		fmt.Sprintf("Channels: PostgreSQL physical streaming replication; native = primary_conninfo to the primary across the wire (%s:%d); "+
+			"tunnel = primary_conninfo to a wirelab tunnel entry on the standby's loopback (127.0.0.1:%d), exit next to the primary (--compress %s, --mux %s, mutual TLS). "+
+			"A switch is ALTER SYSTEM SET primary_conninfo and pg_reload_conf() on the standby: the WAL receiver reconnects and asks for the WAL from the standby's own LSN, "+
+			"so nothing is skipped or replayed twice; the new connection re-sends the current 16 MB WAL segment from its start, and the study waits until the standby has received it again before the next point. "+
+			"The standby streams through a physical replication slot (%s), with wal_retrieve_retry_interval=1s; "+
+			"the primary runs wal_writer_delay=10ms, because with synchronous_commit=off a WAL sender sends only WAL the WAL writer has flushed.",
+			lab.HostAddr[lab.Server], o.kind().Port(), lab.TunnelEntryPort, o.Tunnel.Compress, o.Tunnel.Mux, PostgresSlot),
+		"native-compressed is not available on PostgreSQL: its replication protocol has no compression (wal_compression only shrinks the full-page images inside the WAL), "+
+			"so the tunnel is the compressed channel.",
+		"The WAL carries full-page images: with full_page_writes=on the first change of a page after a checkpoint writes the whole 8 kB page "+
+			"(uncompressed with wal_compression=off). A point soon after a checkpoint (every checkpoint_timeout, and the base backup's own before the first point) "+
+			"can replicate several times the WAL per query of one long after it; the servers' settings are in the notes below.")
+}
+
+// copyNote says how the replica got its copy of the data set and that it matched.
+func (o Options) copyNote(took time.Duration) string {
+	took = took.Round(100 * time.Millisecond)
+	if o.kind() == engine.Postgres {
+		return fmt.Sprintf("The standby is a pg_basebackup of the primary (-X stream, creating slot %s) taken from inside the replica host, so the copy crossed the unshaped wire, "+
+			"sysbench prepare included; the row counts and md5 of all %d tables matched before the first point (backup, start and catch-up took %s).",
+			PostgresSlot, o.Tables, took)
+	}
+	return fmt.Sprintf("The replica was built by replication itself: the source's binlog from its first event (GTID, empty slave position), "+
+		"sysbench prepare included; CHECKSUM TABLE of all %d tables matched before the first point (copy took %s over the unshaped wire).", o.Tables, took)
+}
