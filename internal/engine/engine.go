@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wirelab/wirelab/internal/pki"
+	"github.com/wirelab/wirelab/internal/postgres"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -125,17 +125,12 @@ type Server interface {
 // when tls, else disabled: libpq's default "prefer" would silently use it).
 func (c Conn) Env(tls bool) []string {
 	env := []string{"WIRELAB_ENGINE=" + string(c.Engine)}
-	switch c.Engine {
-	case Postgres:
-		mode := "disable"
+	if c.Engine == Postgres {
+		mode := postgres.SSLDisable
 		if tls {
-			mode = "require"
+			mode = postgres.SSLRequire
 		}
-		env = append(env, "PGHOST="+c.Host, "PGPORT="+strconv.Itoa(c.Port), "PGUSER="+c.User,
-			"PGPASSWORD="+c.Password, "PGDATABASE="+c.DB, "PGSSLMODE="+mode)
-		if c.CertDir != "" {
-			env = append(env, "PGSSLROOTCERT="+filepath.Join(c.CertDir, pki.CAFile))
-		}
+		env = append(env, postgres.LibpqEnv(c.Host, c.Port, c.User, c.Password, c.DB, c.CertDir, mode)...)
 	}
 	return env
 }

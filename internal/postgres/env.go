@@ -26,19 +26,22 @@ const (
 // means SSLDisable. PGSSLROOTCERT is always set so verify-full works by changing only
 // PGSSLMODE.
 func (s *Server) Env(mode SSLMode) []string {
+	return append([]string{"WIRELAB_ENGINE=postgres"}, LibpqEnv(s.Host, s.Port, s.User, s.Password, s.DB, s.CertDir, mode)...)
+}
+
+// LibpqEnv is libpq's environment for a client of host:port: PGHOST ... PGSSLMODE (an empty
+// mode is SSLDisable: libpq's own default, "prefer", would silently use TLS), and
+// PGSSLROOTCERT when certDir holds the lab's CA.
+func LibpqEnv(host string, port int, user, password, db, certDir string, mode SSLMode) []string {
 	if mode == "" {
 		mode = SSLDisable
 	}
-	return []string{
-		"WIRELAB_ENGINE=postgres",
-		"PGHOST=" + s.Host,
-		"PGPORT=" + strconv.Itoa(s.Port),
-		"PGUSER=" + s.User,
-		"PGPASSWORD=" + s.Password,
-		"PGDATABASE=" + s.DB,
-		"PGSSLMODE=" + string(mode),
-		"PGSSLROOTCERT=" + filepath.Join(s.CertDir, pki.CAFile),
+	env := []string{"PGHOST=" + host, "PGPORT=" + strconv.Itoa(port), "PGUSER=" + user,
+		"PGPASSWORD=" + password, "PGDATABASE=" + db, "PGSSLMODE=" + string(mode)}
+	if certDir != "" {
+		env = append(env, "PGSSLROOTCERT="+filepath.Join(certDir, pki.CAFile))
 	}
+	return env
 }
 
 // Settings are the server settings that shape what goes over the wire, for the report.
