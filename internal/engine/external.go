@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -194,6 +195,7 @@ func (x *External) ExistingTables(ctx context.Context, names []string) ([]string
 			out = append(out, n)
 		}
 	}
+	slices.Sort(out)
 	return out, rows.Err()
 }
 
