@@ -28,6 +28,9 @@ type ExternalConfig struct {
 	// "--server-password-file /etc/wl.pw"), for the hint of a refused login.
 	PasswordFrom string
 	Timeout      time.Duration // connect and query timeout; default 5s
+	// CertDir holds what sysbench 1.0.20 needs for TLS to this server (its CA as
+	// cacert.pem, a client-cert.pem and client-key.pem it trusts); "" = no TLS.
+	CertDir string
 }
 
 // ErrLoginRefused means the server answered but refused the user, the password or the
@@ -47,13 +50,7 @@ type External struct {
 // refused login wraps ErrLoginRefused and says what to fix; an unreachable server names
 // the address.
 func OpenExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
-	if cfg.IP == "" {
-		cfg.IP = cfg.DSN.Host
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	x := &External{cfg: cfg}
+	x := UncheckedExternal(cfg, "")
 	conn, err := mysql.NewConnector(x.mysqlConfig("tcp"))
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", cfg.DSN, err)
@@ -69,6 +66,18 @@ func OpenExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
 		return nil, fmt.Errorf("server %s: read its version: %w", x.where(), err)
 	}
 	return x, nil
+}
+
+// UncheckedExternal is an External that has not logged in (no SQL connection: Facts and
+// the table methods fail), for plans and tests; OpenExternal is the checked way.
+func UncheckedExternal(cfg ExternalConfig, version string) *External {
+	if cfg.IP == "" {
+		cfg.IP = cfg.DSN.Host
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	return &External{cfg: cfg, version: version}
 }
 
 func (x *External) mysqlConfig(network string) *mysql.Config {
@@ -123,6 +132,9 @@ func orUnset(s string) string {
 }
 
 func (x *External) row(ctx context.Context, q string, dst any, args ...any) error {
+	if x.db == nil {
+		return errors.New("not logged in")
+	}
 	ctx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
 	defer cancel()
 	return x.db.QueryRowContext(ctx, q, args...).Scan(dst)
@@ -131,11 +143,11 @@ func (x *External) row(ctx context.Context, q string, dst any, args ...any) erro
 // Kind is MariaDB: the server speaks MySQL's protocol, and sysbench's mysql driver.
 func (x *External) Kind() Kind { return MariaDB }
 
-// Conn is the DSN's user and database at the resolved address; no socket (the server's
-// host is not the lab's) and no certificates (TLS, when asked, is the server's own).
+// Conn is the DSN's user and database at the resolved address, with the certificates the
+// user gave for TLS; no socket (the server's host is not the lab's).
 func (x *External) Conn() Conn {
 	return Conn{Engine: MariaDB, Host: x.cfg.IP, Port: x.cfg.DSN.Port, User: x.cfg.DSN.User,
-		Password: x.cfg.Password, DB: x.cfg.DSN.DB}
+		Password: x.cfg.Password, DB: x.cfg.DSN.DB, CertDir: x.cfg.CertDir}
 }
 
 // DSN is the server's DSN as given (without password).
@@ -174,6 +186,9 @@ func (x *External) Facts(ctx context.Context) (Facts, error) {
 
 // ExistingTables returns which of names are tables in the DSN's database.
 func (x *External) ExistingTables(ctx context.Context, names []string) ([]string, error) {
+	if x.db == nil {
+		return nil, fmt.Errorf("server %s: not logged in", x.where())
+	}
 	ctx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
 	defer cancel()
 	rows, err := x.db.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
@@ -203,6 +218,9 @@ func (x *External) ExistingTables(ctx context.Context, names []string) ([]string
 func (x *External) DropTables(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
+	}
+	if x.db == nil {
+		return fmt.Errorf("server %s: not logged in", x.where())
 	}
 	q := make([]string, len(names))
 	for i, n := range names {

@@ -193,3 +193,13 @@ func prepareOptions(o Options) Options {
 	o.Threads = max(1, min(o.Tables, 8))
 	return o
 }
+
+// TableNames are the tables prepare creates for n tables: sbtest1 ... sbtestN (the names
+// oltp_common.lua gives them).
+func TableNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "sbtest" + strconv.Itoa(i+1)
+	}
+	return out
+}
