@@ -30,6 +30,7 @@ type benchFlags struct {
 	awake     *bool
 	noWait    *bool
 	engine    engineFlag
+	server    *serverFlags
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -47,6 +48,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
 		engine:    addEngineFlag(fs),
+		server:    addServerFlags(fs),
 	}
 }
 
@@ -59,6 +61,8 @@ type benchSpec struct {
 	Awake    bool // hold the CPUs out of deep idle while measuring
 	NoWait   bool // fail instead of waiting for another measurement
 	Engine   engine.Kind
+	// Existing is the --server-dsn server, logged in to; nil = the lab starts one.
+	Existing *engine.External
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -105,16 +109,31 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 }
 
 // ready validates the knobs, then checks that this machine can build the lab (root, the
-// tools, the kernel features the wire needs): everything a study checks before it starts.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition) (benchSpec, error) {
-	spec, err := b.validate(study)
+// tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
+// wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
+func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+	var spec benchSpec
+	kind, err := b.engine.kind()
 	if err != nil {
+		return spec, err
+	}
+	existing, err := b.server.config(p, kind, tls)
+	if err != nil {
+		return spec, err
+	}
+	if spec, err = b.validate(study); err != nil {
 		return spec, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
 		return spec, err
 	}
-	return spec, preflight(p, shaper, c)
+	if err := preflight(p, shaper, c); err != nil {
+		return spec, err
+	}
+	if existing != nil {
+		spec.Existing, err = openExisting(existing, *b.tables)
+	}
+	return spec, err
 }
 
 // refuseCompression is a usage error when --engine has no protocol compression; flag names
@@ -139,7 +158,7 @@ func (s benchSpec) measure() measureOptions {
 func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
 	return study.Bench{Workload: *b.workload, Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
-		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine}
+		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine, Existing: s.Existing}
 }
 
 // outDir is --out, or results/<study>-<time>, created and proved writable before anything

@@ -35,6 +35,7 @@ type replicationFlags struct {
 	quick, checkWire, awake, noWait                                  *bool
 	link                                                             *link.Flags
 	tunnel                                                           *tunnelFlags
+	server                                                           *serverFlags // refused
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
@@ -65,6 +66,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		quick:     fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:      link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
 		tunnel:    addTunnelFlags(fs, "zstd"),
+		server:    addServerFlags(fs),
 	}
 	fs.Func("rate-cap", "the same as --rate (the wire's cap in scenarios 1, 2 and 4)", func(s string) error { return fs.Set("rate", s) })
 	return f
@@ -75,6 +77,9 @@ func studyReplication(p *Process, args []string) error {
 		"wirelab study replication --quick\nwirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s")
 	f := addReplicationFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.server.refuse("study replication", "it starts a source and a replica and replicates between them, which needs both servers' hosts"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
