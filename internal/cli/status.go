@@ -78,6 +78,9 @@ func printStatus(p *Process, st *lab.State) {
 		fmt.Fprintf(w, "  %-8s %s  %s://%s:%s@%s:%d/%s  socket %s\n", db.Conn().Engine, db.Version, scheme, db.User, db.Password,
 			db.Host, db.Port, db.Name, db.Socket)
 	}
+	if o := st.Outside; o != nil {
+		fmt.Fprintf(w, "  existing server %s:%d, routed from the server host through %s (%s)\n", o.Addr, o.Port, o.Leg, outsideText(o))
+	}
 	fmt.Fprintln(w, "  environment inside 'wirelab exec':")
 	for _, e := range labEnv(st) {
 		fmt.Fprintf(w, "    %s\n", e)
@@ -95,4 +98,16 @@ func ownerText(p *Process, st *lab.State) string {
 	default:
 		return st.Owner.String() + ", no longer running: 'wirelab down' removes what it left"
 	}
+}
+
+// outsideText says what a lab changed on this machine to reach an existing server.
+func outsideText(o *lab.Outside) string {
+	if o.Local {
+		return "on this machine"
+	}
+	changes := fmt.Sprintf("via %s: %d iptables rule(s)", o.Via, len(o.Rules))
+	if o.ForwardingWas != "" {
+		changes += fmt.Sprintf(", net.ipv4.conf.%s.forwarding %s -> 1", o.Via, o.ForwardingWas)
+	}
+	return changes + "; down undoes them"
 }
