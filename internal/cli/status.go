@@ -102,12 +102,13 @@ func ownerText(p *Process, st *lab.State) string {
 
 // outsideText says what a lab changed on this machine to reach an existing server.
 func outsideText(o *lab.Outside) string {
-	if o.Local {
-		return "on this machine"
+	t := "on this machine"
+	if !o.Local {
+		t = "on another machine, via " + o.Via
 	}
-	changes := fmt.Sprintf("via %s: %d iptables rule(s)", o.Via, len(o.Rules))
+	t += fmt.Sprintf("; %d iptables rule(s) added", len(o.Rules))
 	if o.ForwardingWas != "" {
-		changes += fmt.Sprintf(", net.ipv4.conf.%s.forwarding %s -> 1", o.Via, o.ForwardingWas)
+		t += fmt.Sprintf(", net.ipv4.conf.%s.forwarding %s -> 1", o.Via, o.ForwardingWas)
 	}
-	return changes + "; down undoes them"
+	return t + "; down undoes them"
 }
