@@ -64,7 +64,7 @@ func existingNote(x *engine.External, o *lab.Outside, tables []string) string {
 	return fmt.Sprintf("Existing server %s (%s) on %s: not started by wirelab. The client's traffic crosses the shaped wire to the server host, "+
 		"which routes it to the server, so wire bytes, utilisation and the link check mean what they mean with a lab server. "+
 		"The server's CPU is not measured (%s): a point whose link and client are not saturated is %q, not \"latency\", "+
-		"and points carry no per-transaction profile (`wirelab predict` needs the server's CPU). "+
-		"wirelab created %s in %s (prepared from this machine, outside the wire) and drops them when the run ends.",
+		"and points carry no per-transaction profile (wirelab predict needs the server's CPU). "+
+		"wirelab created %s in %s (prepared from this machine, outside the wire) and drops what it created when the run ends.",
 		x.DSN(), x.Version(), where, cpu, metrics.LatencyOrServer, strings.Join(tables, ", "), x.DSN().DB)
 }

@@ -62,7 +62,7 @@ func TestExistingNoteSaysWhatIsNotMeasured(t *testing.T) {
 	x := existingBench().Existing
 	local := existingNote(x, &lab.Outside{Local: true}, []string{"sbtest1", "sbtest2"})
 	for _, want := range []string{"bench@tcp(db.example:3307)/wl", "not started by wirelab", "CPU is not measured",
-		"includes it", "sbtest1, sbtest2 in wl", "drops them"} {
+		"includes it", "sbtest1, sbtest2 in wl", "drops what it created"} {
 		if !strings.Contains(local, want) {
 			t.Errorf("note lacks %q: %s", want, local)
 		}
