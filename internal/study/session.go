@@ -86,6 +86,9 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run.Environment = environment(hard, l)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
+	if f := run.Environment.Server; f != nil && f.External && f.Engine == string(engine.MariaDB) {
+		run.Environment.MariaDBVersion = f.Version // the lab's state names only servers it started
+	}
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
