@@ -32,6 +32,7 @@ type benchFlags struct {
 	noWait    *bool
 	engine    engineFlag
 	driver    driverFlags
+	server    *serverFlags
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -51,6 +52,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		noWait:    addNoWaitFlag(fs),
 		engine:    addEngineFlag(fs),
 		driver:    addDriverFlags(fs),
+		server:    addServerFlags(fs),
 	}
 }
 
@@ -64,6 +66,8 @@ type benchSpec struct {
 	NoWait   bool // fail instead of waiting for another measurement
 	Engine   engine.Kind
 	Load     driverSpec // the driver, its workload and (pgbench) scale
+	// Existing is the --server-dsn server, logged in to; nil = the lab starts one.
+	Existing *engine.External
 }
 
 var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
@@ -110,16 +114,31 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 }
 
 // ready validates the knobs, then checks that this machine can build the lab (root, the
-// tools, the kernel features the wire needs): everything a study checks before it starts.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition) (benchSpec, error) {
-	spec, err := b.validate(study)
+// tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
+// wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
+func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+	var spec benchSpec
+	kind, err := b.engine.kind()
 	if err != nil {
+		return spec, err
+	}
+	existing, err := b.server.config(p, kind, tls)
+	if err != nil {
+		return spec, err
+	}
+	if spec, err = b.validate(study); err != nil {
 		return spec, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
 		return spec, err
 	}
-	return spec, preflight(p, shaper, c)
+	if err := preflight(p, shaper, c); err != nil {
+		return spec, err
+	}
+	if existing != nil {
+		spec.Existing, err = openExisting(existing, *b.tables)
+	}
+	return spec, err
 }
 
 // refuseCompression is a usage error when --engine has no protocol compression; flag names
@@ -145,7 +164,7 @@ func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
 	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
 		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
-		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine}
+		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine, Existing: s.Existing}
 }
 
 // outDir is --out, or results/<study>-<time>, created and proved writable before anything

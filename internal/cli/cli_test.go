@@ -29,10 +29,40 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 	if err := os.WriteFile(unwritable, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	pwFile, blankPw := filepath.Join(t.TempDir(), "pw"), filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pwFile, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blankPw, []byte("s3 cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const dsn = "bench@tcp(198.18.250.1:3306)/wl"
+	ext := func(args ...string) []string {
+		return append([]string{"run", "--server-dsn", dsn, "--server-password-file", pwFile}, args...)
+	}
 	cases := []struct {
 		args []string
 		want string
 	}{
+		{[]string{"run", "--server-dsn", "bench:s3cret@tcp(198.18.250.1:3306)/wl"}, "carries a password; remove it and export WIRELAB_SERVER_PASSWORD or give --server-password-file"},
+		{[]string{"run", "--server-dsn", "bench@unix(/run/mysqld/mysqld.sock)/wl"}, "--server-dsn: dsn"},
+		{[]string{"run", "--server-dsn", "bench@tcp(198.18.250.1:3306)/"}, "names no database"},
+		{[]string{"run", "--server-dsn", "bench@tcp(198.18.250.1:3306)/wl?tls=true"}, "drop the ?... part"},
+		{[]string{"run", "--server-dsn", "bench@tcp(127.0.0.1:3306)/wl"}, "loopback"},
+		{[]string{"run", "--server-dsn", "bench@tcp(198.18.0.2:3306)/wl"}, "the lab's own addresses"},
+		{[]string{"run", "--server-dsn", "bench@tcp([2001:db8::1]:3306)/wl"}, "not IPv4"},
+		{[]string{"run", "--server-dsn", dsn}, "no password: export WIRELAB_SERVER_PASSWORD or give --server-password-file"},
+		{[]string{"run", "--server-dsn", dsn, "--server-password-file", "/nonexistent/pw"}, "--server-password-file:"},
+		{[]string{"run", "--server-dsn", dsn, "--server-password-file", blankPw}, "blank"},
+		{[]string{"run", "--server-password-file", pwFile}, "--server-password-file applies only with --server-dsn"},
+		{ext("--engine", "postgres"), "drop --engine postgres"},
+		{ext("--buffer-pool", "2G"), "--buffer-pool"},
+		{ext("--tls"), "--tls with --server-dsn needs --server-tls-dir"},
+		{ext("--tls", "--server-tls-dir", t.TempDir()), "--server-tls-dir"},
+		{ext("--server-tls-dir", t.TempDir()), "--server-tls-dir applies only"},
+		{[]string{"study", "bandwidth", "--server-dsn", dsn, "--server-password-file", pwFile}, "--server-tls-dir"}, // n3 is TLS
+		{[]string{"study", "transport", "--server-dsn", dsn}, "study transport: --server-dsn does not apply"},
+		{[]string{"study", "replication", "--server-dsn", dsn}, "flag provided but not defined: -server-dsn"},
 		{[]string{"run", "--rate", "20furlongs"}, "--rate"},
 		{[]string{"run", "--rate", "0mbit"}, "--rate"},
 		{[]string{"run", "--rate", "-5mbit"}, "--rate"},

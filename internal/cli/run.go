@@ -39,7 +39,7 @@ func cmdRun(p *Process, args []string) error {
 			return err
 		}
 	}
-	spec, err := bf.ready(p, "run", shaper, cond)
+	spec, err := bf.ready(p, "run", shaper, cond, *tls)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,9 @@ func printStatus(p *Process, st *lab.State) {
 		fmt.Fprintf(w, "  %-8s %s  %s://%s:%s@%s:%d/%s  socket %s\n", db.Conn().Engine, db.Version, scheme, db.User, db.Password,
 			db.Host, db.Port, db.Name, db.Socket)
 	}
+	if o := st.Outside; o != nil {
+		fmt.Fprintf(w, "  existing server %s:%d, routed from the server host through %s (%s)\n", o.Addr, o.Port, o.Leg, outsideText(o))
+	}
 	fmt.Fprintln(w, "  environment inside 'wirelab exec':")
 	for _, e := range labEnv(st) {
 		fmt.Fprintf(w, "    %s\n", e)
@@ -95,4 +98,17 @@ func ownerText(p *Process, st *lab.State) string {
 	default:
 		return st.Owner.String() + ", no longer running: 'wirelab down' removes what it left"
 	}
+}
+
+// outsideText says what a lab changed on this machine to reach an existing server.
+func outsideText(o *lab.Outside) string {
+	t := "on this machine"
+	if !o.Local {
+		t = "on another machine, via " + o.Via
+	}
+	t += fmt.Sprintf("; %d iptables rule(s) added", len(o.Rules))
+	if o.ForwardingWas != "" {
+		t += fmt.Sprintf(", net.ipv4.conf.%s.forwarding %s -> 1", o.Via, o.ForwardingWas)
+	}
+	return t + "; down undoes them"
 }

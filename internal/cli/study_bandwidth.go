@@ -74,7 +74,7 @@ func studyBandwidth(p *Process, args []string) error {
 	}
 	slow, fast := base, base
 	slow.RateBps, fast.RateBps = slowBps, fastBps
-	spec, err := bf.ready(p, "bandwidth", shaper, slow)
+	spec, err := bf.ready(p, "bandwidth", shaper, slow, slices.Contains(experiments, "n3"))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,10 @@ func studyTransport(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	spec, err := bf.ready(p, "transport", shaper, cond)
+	if err := bf.server.refuse("study transport", "its paths (unix socket, local TCP, socat hops) run on the server's own host, which an existing server's is not"); err != nil {
+		return err
+	}
+	spec, err := bf.ready(p, "transport", shaper, cond, false)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/go-sql-driver/mysql"
 	"gopkg.in/yaml.v3"
+
+	"github.com/wirelab/wirelab/internal/engine"
 )
 
 // Roles a host can have.
@@ -228,14 +229,12 @@ func (h Host) validateServer(where string) []error {
 	if s.DSN == "" {
 		return errs
 	}
-	cfg, err := mysql.ParseDSN(s.DSN)
+	_, err := engine.ParseDSN(s.DSN)
 	switch {
-	case err != nil:
-		bad("dsn %q: %v; want user@tcp(host:port)/db", s.DSN, err)
-	case cfg.Passwd != "":
+	case errors.Is(err, engine.ErrDSNPassword):
 		bad("dsn carries a password; remove it and use password_env or password_file")
-	case cfg.User == "":
-		bad("dsn %q has no user; want user@tcp(host:port)/db", s.DSN)
+	case err != nil:
+		bad("%v", err)
 	}
 	if (s.PasswordEnv == "") == (s.PasswordFile == "") {
 		bad("with dsn, set exactly one of password_env (an environment variable) or password_file")
@@ -256,11 +255,11 @@ func (h Host) Password(getenv func(string) string) (string, error) {
 		}
 		return v, nil
 	}
-	b, err := os.ReadFile(s.PasswordFile)
+	pw, err := engine.ReadPasswordFile(s.PasswordFile)
 	if err != nil {
 		return "", fmt.Errorf("host %s: server.password_file: %w", h.Name, err)
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	return pw, nil
 }
 
 // Role returns the hosts with role, in file order.

@@ -19,7 +19,8 @@ import (
 // long-running process it started, and what they forked, even in namespaces whose names are
 // gone) and whatever `ip netns pids` finds in its hosts (so nothing started by hand inside a
 // host survives either) — deletes the namespaces (which takes their veths, qdiscs and
-// iptables rules with them), the cgroup, the temp dir and the state file. It is idempotent
+// iptables rules with them), what the lab changed in this machine's own namespace to reach
+// an existing server, the cgroup, the temp dir and the state file. It is idempotent
 // and works on a half-built lab.
 func (l *Lab) Down(ctx context.Context) error { return DownState(ctx, l.base, l.State, l.log) }
 
@@ -53,6 +54,9 @@ func DownState(ctx context.Context, r execx.Runner, st *State, log *slog.Logger)
 			errs = append(errs, fmt.Errorf("delete host %s: %w", role, err))
 		}
 	}
+	// After the namespaces: the leg went with the server host, and nothing of the lab
+	// sends through the machine's tables any more.
+	errs = append(errs, undoOutside(ctx, r, st.Outside)...)
 	if st.Cgroup != "" {
 		if err := cg.Remove(st.Cgroup); err != nil {
 			errs = append(errs, err)
@@ -123,8 +127,8 @@ func alive(pids []int) []int { return aliveIn("/proc", pids) }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// OrphanStates describes the labs with namespaces or a cgroup but no state file in
-// stateDir (a lab killed before it could save, or whose state file was removed), so
+// OrphanStates describes the labs with namespaces, a cgroup or tagged iptables rules but no
+// state file in stateDir (a lab killed before it could save, or whose state file was removed), so
 // DownState can remove them like any other.
 func OrphanStates(ctx context.Context, r execx.Runner, stateDir, procRoot string) []*State {
 	byID := map[string]*State{}
@@ -145,6 +149,14 @@ func OrphanStates(ctx context.Context, r execx.Runner, stateDir, procRoot string
 		for _, rid := range OrphanCgroups(cg, stateDir) {
 			get(rid).Cgroup = cg.Dir(rid)
 		}
+	}
+	known := map[string]bool{}
+	ids, _ := List(stateDir)
+	for _, id := range ids {
+		known[id] = true
+	}
+	for rid, rules := range orphanRules(ctx, r, known) {
+		get(rid).Outside = &Outside{Rules: rules}
 	}
 	out := make([]*State, 0, len(byID))
 	for _, st := range byID {

@@ -80,7 +80,10 @@ type State struct {
 	// so teardown finds them even after the namespaces lost their names; "" where cgroups
 	// are not usable (then teardown finds them by namespace only).
 	Cgroup string `json:"cgroup,omitempty"`
-	Path   string `json:"-"`
+	// Outside is the way out to an existing server and what it changed on this machine;
+	// nil when the lab's server host runs its own database.
+	Outside *Outside `json:"outside,omitempty"`
+	Path    string   `json:"-"`
 }
 
 // NS returns the namespace name of a role.

@@ -31,6 +31,9 @@ type TunnelOptions struct {
 	GroupTimeout time.Duration
 	// ServerPort is the database server's port the exit forwards to; 0 = MariaDB's 3306.
 	ServerPort int
+	// ServerHost is the address the exit forwards to: "" = 127.0.0.1, the server host's
+	// own database; an existing server's address, which the server host routes to.
+	ServerHost string
 }
 
 // TunnelArgv is the command line of one end, with mutual TLS from certDir.
@@ -43,7 +46,11 @@ func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) 
 		if port == 0 {
 			port = 3306
 		}
-		listen, to = exit, net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		host := o.ServerHost
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		listen, to = exit, net.JoinHostPort(host, strconv.Itoa(port))
 		cert, key = tunnel.ExitCertFile, tunnel.ExitKeyFile
 	}
 	argv := []string{self, "tunnel", string(role), "--listen", listen, "--to", to,

@@ -20,3 +20,11 @@ func TestTunnelArgv(t *testing.T) {
 		t.Fatalf("entry argv\n got %s\nwant %s", entry, want)
 	}
 }
+
+// With an existing server the exit, in the server host, forwards on to the server's address.
+func TestTunnelArgvToAnExistingServer(t *testing.T) {
+	exit := strings.Join(TunnelArgv("/wl", tunnel.Exit, "/c", TunnelOptions{ServerHost: "198.18.250.1", ServerPort: 3307}), " ")
+	if !strings.Contains(exit, "--to 198.18.250.1:3307") {
+		t.Errorf("exit argv %s", exit)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type Options struct {
 	// CgroupRoot is the cgroup v2 directory under which the lab gets its cgroup: "" =
 	// detect (<cgroup2 mount>/wirelab), CgroupsOff = none.
 	CgroupRoot string
+	// Outside, when set, makes the server host a router to an existing server at this
+	// address instead of a database host (see reachOutside); the lab must have a server host.
+	Outside *Target
 }
 
 // CgroupsOff as Options.CgroupRoot makes a lab without a cgroup.
@@ -96,6 +100,9 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 			return nil, fmt.Errorf("lab host %q: want one of client, server, replica", h)
 		}
 	}
+	if o.Outside != nil && !slices.Contains(hosts, Server) {
+		return nil, fmt.Errorf("reach %s: the lab has no server host to route through", o.Outside.Addr)
+	}
 	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create state dir: %w", err)
 	}
@@ -129,6 +136,11 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 	}()
 	if err := l.build(ctx, hosts); err != nil {
 		return l, err
+	}
+	if o.Outside != nil {
+		if err := l.reachOutside(ctx, *o.Outside); err != nil {
+			return l, err
+		}
 	}
 	if err := l.Shape(ctx, o.Condition, o.Shaper, o.Self); err != nil {
 		return l, err

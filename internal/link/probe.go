@@ -47,6 +47,17 @@ func (p NetnsProber) inNetns(ns string, fn func() error) error {
 	return <-errc
 }
 
+// Dial opens a connection from inside namespace ns (a lab host): the socket stays there, so
+// what goes over it takes that host's routes, across the wire.
+func (p NetnsProber) Dial(ctx context.Context, ns, network, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := p.inNetns(ns, func() (err error) {
+		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+		return err
+	})
+	return c, err
+}
+
 // RTT implements Prober: one TCP connection (Nagle off), 8-byte echoes one after another.
 func (p NetnsProber) RTT(ctx context.Context, h CheckHosts, n int, budget time.Duration) ([]time.Duration, error) {
 	var ln net.Listener

@@ -24,7 +24,14 @@ type VerdictInput struct {
 	CPUServer, CPUClient, CPUTotal float64 // cores
 	CPUs                           int     // cores on the machine; <= 0 = unknown
 	RateBps                        int64   // configured link rate, only for the explanation
+	// ServerCPUUnknown: the server is not wirelab's (an existing server), so CPUServer is
+	// not a reading, and CPUTotal holds its CPU only when it runs on this machine.
+	ServerCPUUnknown bool
 }
+
+// LatencyOrServer is the verdict where nothing wirelab sees is saturated but the server's
+// CPU is not measured: round trips or the server itself set the pace.
+const LatencyOrServer = "latency-or-server"
 
 // Utilization is a direction's share of the link: bytesPerS*8 / rateBps, 0 when the
 // link is unlimited (rateBps <= 0).
@@ -47,7 +54,10 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 //     qualify, the larger consumer is named.
 //   - "latency" otherwise: nothing is saturated, so round trips set the pace.
 //
-// With CPUs unknown (<= 0) no CPU verdict is given.
+// With CPUs unknown (<= 0) no CPU verdict is given. With the server's CPU unknown (an
+// existing server) "server-cpu" is never given and "latency" becomes LatencyOrServer; the
+// client is CPU-bound when it alone uses >= CPUSideSaturated of the cores, or is the larger
+// part of a machine >= CPUMachineSaturated busy.
 func Verdict(in VerdictInput) (verdict string, why string) {
 	lk := "the link rate"
 	if in.RateBps > 0 {
@@ -69,6 +79,9 @@ func Verdict(in VerdictInput) (verdict string, why string) {
 	}
 	n := float64(in.CPUs)
 	cores := fmt.Sprintf("%d cores", in.CPUs)
+	if in.ServerCPUUnknown {
+		return unknownServerVerdict(in, netWhy, cores)
+	}
 	serverBig := in.CPUServer >= in.CPUClient
 	server := in.CPUServer >= CPUSideSaturated*n
 	client := in.CPUClient >= CPUSideSaturated*n
@@ -88,4 +101,21 @@ func Verdict(in VerdictInput) (verdict string, why string) {
 	}
 	return "latency", fmt.Sprintf("%s; server %.2f, client %.2f, machine %.2f of %s",
 		netWhy, in.CPUServer, in.CPUClient, in.CPUTotal, cores)
+}
+
+// unknownServerVerdict is Verdict's CPU part when the server's CPU is not measured: only
+// the client's CPU is known, the rest of a busy machine may be the server or the kernel.
+func unknownServerVerdict(in VerdictInput, netWhy, cores string) (string, string) {
+	n := float64(in.CPUs)
+	const unseen = "server CPU not measured (external server)"
+	rest := in.CPUTotal - in.CPUClient
+	switch {
+	case in.CPUClient >= CPUSideSaturated*n:
+		return "client-cpu", fmt.Sprintf("client %.2f of %s; %s", in.CPUClient, cores, unseen)
+	case in.CPUTotal >= CPUMachineSaturated*n && in.CPUClient >= rest:
+		return "client-cpu", fmt.Sprintf("machine %.2f of %s busy; client %.2f >= the rest %.2f; %s",
+			in.CPUTotal, cores, in.CPUClient, rest, unseen)
+	}
+	return LatencyOrServer, fmt.Sprintf("%s; client %.2f, machine %.2f of %s; %s: round trips or the server set the pace",
+		netWhy, in.CPUClient, in.CPUTotal, cores, unseen)
 }

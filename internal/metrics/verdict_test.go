@@ -36,6 +36,18 @@ func TestVerdict(t *testing.T) {
 			"client-cpu", nil},
 		{"network beats cpu", VerdictInput{DownUtil: 0.95, CPUServer: 2, CPUTotal: 2, CPUs: 2}, "network", nil},
 		{"cpus unknown", VerdictInput{CPUServer: 4, CPUTotal: 4}, "latency", []string{"cpu count unknown"}},
+		// An existing server: its CPU is not a reading, so it is never blamed from a 0 and
+		// "latency" cannot be claimed either.
+		{"external: busy machine, client smaller", VerdictInput{CPUClient: 0.6, CPUTotal: 1.9, CPUs: 2, ServerCPUUnknown: true},
+			LatencyOrServer, []string{"client 0.60", "machine 1.90 of 2 cores", "server CPU not measured"}},
+		{"external: busy machine, client larger", VerdictInput{CPUClient: 1.2, CPUTotal: 1.9, CPUs: 2, ServerCPUUnknown: true},
+			"client-cpu", []string{"client 1.20 >= the rest 0.70", "server CPU not measured"}},
+		{"external: client alone", VerdictInput{CPUClient: 1.7, CPUTotal: 1.75, CPUs: 2, ServerCPUUnknown: true},
+			"client-cpu", []string{"client 1.70 of 2 cores"}},
+		{"external: nothing seen saturated", VerdictInput{UpUtil: 0.3, CPUClient: 0.2, CPUTotal: 0.4, CPUs: 2, RateBps: 20_000_000, ServerCPUUnknown: true},
+			LatencyOrServer, []string{"up 0.30", "of 20mbit", "round trips or the server"}},
+		{"external: the link still wins", VerdictInput{DownUtil: 0.97, CPUTotal: 2, CPUs: 2, RateBps: 20_000_000, ServerCPUUnknown: true},
+			"network", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -154,7 +154,7 @@ type Point struct {
 	LinkUtilization   float64 `json:"link_utilization"`      // max over directions; 0 when unlimited
 	CPUServer         float64 `json:"cpu_server"`            // cores
 	CPUClient         float64 `json:"cpu_client"`            // cores
-	Bottleneck        string  `json:"bottleneck"`            // network|server-cpu|client-cpu|latency
+	Bottleneck        string  `json:"bottleneck"`            // network|server-cpu|client-cpu|latency|latency-or-server (an existing server, CPU unseen)
 	BottleneckWhy     string  `json:"bottleneck_why"`
 
 	DurationS  float64    `json:"duration_s"`

@@ -134,7 +134,7 @@ func (b BandwidthOptions) cells() []LoadCell {
 				v = "tunnel"
 			}
 			b.Bench.repeats(func(r, t int) {
-				c := tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r), b.Bench.port())
+				c := b.Bench.tcpCell(b.Bench.cell("bandwidth", SeriesName(cond, v), t, r))
 				c.Compression, c.TLS, c.Link = v == "compression", v == "tls", &cond
 				if tunnel {
 					c.Channel = ChannelTunnel
@@ -191,7 +191,7 @@ func (b *Bandwidth) calibrate(ctx context.Context, e *Env) error {
 	if err := e.Shape(ctx, link.Condition{Delay: fast.Delay, Jitter: fast.Jitter, LossPct: fast.LossPct}); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
-	c := tcpCell(b.o.Bench.cell("bandwidth", "calibration", b.o.CalibrateThreads, 1), b.o.Bench.port())
+	c := b.o.Bench.tcpCell(b.o.Bench.cell("bandwidth", "calibration", b.o.CalibrateThreads, 1))
 	p, err := b.Measure(ctx, e, c)
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)

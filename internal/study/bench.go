@@ -22,6 +22,8 @@ type Bench struct {
 	Engine            engine.Kind // the server's kind; "" = MariaDB
 	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
 	Shaper            string      // how delay is made ("" = auto)
+	// Existing is a server to measure instead of starting one; nil = the lab starts one.
+	Existing *engine.External
 }
 
 // spec is what results.json records of the knobs; the study adds series, link and extras.
@@ -44,7 +46,8 @@ func (b Bench) data() DataSet {
 // needs is a client + server lab with one database server and the driver's data set.
 func (b Bench) needs(c link.Condition, checkWire bool, spec result.Spec, notes []string) Needs {
 	return Needs{Hosts: []string{lab.Client, lab.Server},
-		Servers:   []Server{{Host: lab.Server, DB: lab.DBOptions{Engine: b.Engine, BufferPool: b.BufferPool}}},
+		Servers: []Server{{Host: lab.Server, DB: lab.DBOptions{Engine: b.Engine, BufferPool: b.BufferPool},
+			Existing: b.Existing}},
 		Data:      b.data(),
 		Condition: c, Shaper: b.Shaper, CheckWire: checkWire, Spec: spec, Notes: notes}
 }
@@ -64,7 +67,12 @@ func (b Bench) repeats(fn func(repeat, threads int)) {
 }
 
 // port is the server's TCP port.
-func (b Bench) port() int { return b.kind().Port() }
+func (b Bench) port() int {
+	if b.Existing != nil {
+		return b.Existing.Conn().Port
+	}
+	return b.kind().Port()
+}
 
 // kind is the server's engine, MariaDB unless set.
 func (b Bench) kind() engine.Kind {

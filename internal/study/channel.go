@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 )
 
@@ -19,6 +20,9 @@ const (
 // and points every tunnel cell at the entry.
 func startTunnel(ctx context.Context, e *Env, o lab.TunnelOptions, cells []LoadCell) error {
 	o.ServerPort = e.Servers[0].Conn().Port
+	if x, ok := e.Servers[0].(*engine.External); ok {
+		o.ServerHost = x.Conn().Host // the exit, in the server host, forwards on to it
+	}
 	addr, err := e.Lab.StartTunnel(ctx, e.Self, lab.Client, o)
 	if err != nil {
 		return err

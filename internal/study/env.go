@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,21 @@ type Env struct {
 	applied   []string // every wire applied, for the environment
 	progress  io.Writer
 	started   time.Time
+	// release undoes, in reverse order, what the session did outside the lab (an existing
+	// server's tables), before the lab is removed.
+	release []func(context.Context) error
+}
+
+// releaseAll runs the release steps, last first, each with a minute to finish.
+func (e *Env) releaseAll(ctx context.Context) error {
+	var errs []error
+	for i := len(e.release) - 1; i >= 0; i-- {
+		c, cancel := context.WithTimeout(ctx, time.Minute)
+		errs = append(errs, e.release[i](c))
+		cancel()
+	}
+	e.release = nil
+	return errors.Join(errs...)
 }
 
 // Progressf prints one progress line with the time since the session started.

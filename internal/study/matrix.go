@@ -129,14 +129,17 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
-	closedLoop(&p, c, ld, samples)
+	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
+	closedLoop(&p, c, ld, samples, srv.Pid() > 0)
 	return p, nil
 }
 
 // closedLoop fills a closed-loop point from its run, whichever driver made it: the series
 // and means, the mean latency (the driver's own over the window when it reports one each
 // second, else Little's law: threads ÷ TPS), the bottleneck verdict and the profile.
-func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample) {
+// Without the server's CPU (serverSeen false) the verdict cannot blame it and the point
+// has no profile: a model fitted to it would take the server's work for free.
+func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool) {
 	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
 	if t := ld.Totals; t != nil {
 		p.Errors, p.Reconnects = t.Errors, t.Reconnects
@@ -154,18 +157,24 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample)
 		// The machine's CPU, not only the lab's processes: the kernel's veth and
 		// forwarding work (softirq) is part of the lab's cost. This assumes a quiet
 		// machine; the session notes the load average it started under.
-		CPUTotal: avg.CPUMachine, CPUs: runtime.NumCPU(), RateBps: rate,
+		CPUTotal: avg.CPUMachine, CPUs: runtime.NumCPU(), RateBps: rate, ServerCPUUnknown: !serverSeen,
 	})
-	p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, avg.CPUMachine, runtime.NumCPU())
+	if serverSeen {
+		p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, avg.CPUMachine, runtime.NumCPU())
+	}
 	if p.TPS == 0 && p.Errors > 0 {
 		p.Failed, p.FailReason = true, fmt.Sprintf("no transaction completed, %d errors", p.Errors)
 	}
 }
 
-// tcpCell is a cell with the driver in the client host reaching the server, listening on
-// port, across the wire.
-func tcpCell(c LoadCell, port int) LoadCell {
+// tcpCell is a cell with the driver in the client host reaching the server across the
+// wire: the server host's address, or an existing server's own (the lab routes the
+// client's traffic there across the wire and through the server host).
+func (b Bench) tcpCell(c LoadCell) LoadCell {
 	c.Transport, c.Channel, c.ClientHost = "tcp", ChannelDirect, lab.Client
-	c.Host, c.Port = lab.HostAddr[lab.Server], port
+	c.Host, c.Port = lab.HostAddr[lab.Server], b.port()
+	if b.Existing != nil {
+		c.Host = b.Existing.Conn().Host
+	}
 	return c
 }

@@ -29,7 +29,7 @@ func NewRun(o RunOptions) *Run {
 	r := &Run{o: o, matrix: o.Bench.matrix()}
 	series := r.Series()
 	o.Bench.repeats(func(rep, t int) {
-		c := tcpCell(o.Bench.cell("run", series, t, rep), o.Bench.port())
+		c := o.Bench.tcpCell(o.Bench.cell("run", series, t, rep))
 		c.Compression, c.TLS, c.Channel = o.Compression, o.TLS, o.Channel
 		r.cells = append(r.cells, c)
 	})

@@ -61,7 +61,8 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	defer claim.Release()
 	l, err := lab.Up(hard, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
-		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: claim.Owner})
+		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: claim.Owner,
+		Outside: outside(needs)})
 	if err != nil {
 		return nil, err
 	}
@@ -69,20 +70,26 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	if err := claim.SetLab(l.State.RunID); err != nil {
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
+	e := &Env{Lab: l, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: l.State.Condition,
+		shaper: needs.Shaper, checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
 	defer func() {
 		st.Teardown()
+		if rerr := e.releaseAll(context.WithoutCancel(hard)); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		if derr := l.Down(context.WithoutCancel(hard)); derr != nil {
 			err = errors.Join(err, fmt.Errorf("tear down lab %s: %w", l.State.RunID, derr))
 		}
 	}()
-	e := &Env{Lab: l, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: l.State.Condition,
-		shaper: needs.Shaper, checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
 	e.Progressf("lab %s up: %s, wire %s", l.State.RunID, strings.Join(needs.Hosts, " + "), l.State.Condition)
 	if err := s.servers(hard, e, needs); err != nil {
 		return run, err
 	}
 	run.Environment = environment(hard, l, needs.Data)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
+	if f := run.Environment.Server; f != nil && f.External && f.Engine == string(engine.MariaDB) {
+		run.Environment.MariaDBVersion = f.Version // the lab's state names only servers it started
+	}
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
 	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
@@ -110,6 +117,10 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 
 // servers starts the study's database servers and prepares the data set on the first.
 func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
+	if x := needs.Servers[0].Existing; x != nil {
+		e.Servers = append(e.Servers, x)
+		return s.existing(ctx, e, x, needs.Data)
+	}
 	for _, sv := range needs.Servers {
 		srv, err := e.Lab.StartServer(ctx, sv.Host, sv.DB)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
@@ -57,8 +58,8 @@ type Needs struct {
 	// Hosts are the end hosts besides the wire. Hosts[0] is the one across the wire from
 	// the server (client or replica): the wire's "down" direction and `link check` face it.
 	Hosts []string
-	// Servers are the database servers to start, in order; the data set is prepared on
-	// the first one over its unix socket.
+	// Servers are the database servers to start, in order; the data set is prepared on the
+	// first one over its unix socket (an existing server's over TCP).
 	Servers []Server
 	Data    DataSet
 	// Condition is the wire the lab starts with; Shaper how delay is made ("" = auto).
@@ -76,4 +77,7 @@ type Needs struct {
 type Server struct {
 	Host string
 	DB   lab.DBOptions
+	// Existing, only on Servers[0], is a server wirelab does not start: Host then runs no
+	// database but routes to it (lab.Options.Outside), and DB is not used.
+	Existing *engine.External
 }

@@ -34,8 +34,13 @@ type Options struct {
 	Port     int
 	Socket   string
 	User     string
-	Password string // passed on the command line (visible in ps): lab passwords only
+	Password string // on the command line (visible in ps) unless HidePassword
 	DB       string
+	// HidePassword puts the password in a --config-file readable by root alone instead of
+	// on the command line, where ps shows it to every user: for an existing server's real
+	// password (a lab server's is throw-away).
+	HidePassword bool
+	configFile   string // set by the runner for HidePassword
 
 	// TLS with mysql needs CertDir: sysbench 1.0.20 loads client-key.pem,
 	// client-cert.pem and cacert.pem from its working directory, so the runner runs it
@@ -119,6 +124,7 @@ func (o Options) Args(cmd string) []string {
 	}
 	str(d+"-user", o.User)
 	str(d+"-password", o.Password)
+	str("config-file", o.configFile)
 	str(d+"-db", o.DB)
 	if o.TLS && d == DriverMySQL {
 		a = append(a, "--mysql-ssl=on")
@@ -186,4 +192,14 @@ func (o Options) Env() []string {
 func prepareOptions(o Options) Options {
 	o.Threads = max(1, min(o.Tables, 8))
 	return o
+}
+
+// TableNames are the tables prepare creates for n tables: sbtest1 ... sbtestN (the names
+// oltp_common.lua gives them).
+func TableNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = "sbtest" + strconv.Itoa(i+1)
+	}
+	return out
 }

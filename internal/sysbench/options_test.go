@@ -97,3 +97,9 @@ func writeTLSFiles(t *testing.T, dir string) {
 		}
 	}
 }
+
+func TestTableNames(t *testing.T) {
+	if got := TableNames(3); strings.Join(got, ",") != "sbtest1,sbtest2,sbtest3" {
+		t.Errorf("TableNames(3) = %v", got)
+	}
+}

@@ -152,3 +152,49 @@ func TestPrepareRunsCleanupThenPrepare(t *testing.T) {
 		t.Errorf("prepare should use min(tables, 8) threads: %q", calls[1])
 	}
 }
+
+// An existing server's password goes to sysbench in a 0600 config file, not on the command
+// line; the file is gone when sysbench is.
+func TestHidePasswordUsesAConfigFile(t *testing.T) {
+	bin, dir := fakeSysbench(t, `for a in "$@"; do case $a in --config-file=*) f=${a#--config-file=}; cat $f > `+"$(dirname $0)"+`/conf; stat -c %a $f > `+"$(dirname $0)"+`/mode;; esac; done`)
+	o := Options{Workload: "oltp_read_only", Binary: bin, User: "bench", Password: "s3cr#t=", HidePassword: true}
+	if err := Cleanup(context.Background(), o, nil); err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "argv"))
+	conf, _ := os.ReadFile(filepath.Join(dir, "conf"))
+	mode, _ := os.ReadFile(filepath.Join(dir, "mode"))
+	if strings.Contains(string(argv), "s3cr#t") || !strings.Contains(string(argv), "--config-file=") {
+		t.Errorf("argv %q: want the password out of it and a --config-file", argv)
+	}
+	if string(conf) != "mysql-password=s3cr#t=\n" || strings.TrimSpace(string(mode)) != "600" {
+		t.Errorf("config file %q mode %q", conf, mode)
+	}
+	path := strings.TrimPrefix(regexpField(string(argv), "--config-file="), "--config-file=")
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("config file %s left behind: %v", path, err)
+	}
+}
+
+func regexpField(s, prefix string) string {
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, prefix) {
+			return f
+		}
+	}
+	return ""
+}
+
+func TestHidePasswordRefusesBlanks(t *testing.T) {
+	bin, dir := fakeSysbench(t, "")
+	o := Options{Workload: "oltp_read_only", Binary: bin, Password: "p w", HidePassword: true}
+	if err := Cleanup(context.Background(), o, nil); err == nil || !strings.Contains(err.Error(), "blank") {
+		t.Fatalf("err %v, want the blank named", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "argv")); err == nil {
+		t.Error("sysbench ran with a password it would have cut")
+	}
+	if CheckHideable("pw#1=x") != nil {
+		t.Error("a password without blanks refused")
+	}
+}

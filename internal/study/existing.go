@@ -1,0 +1,70 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+// outside is where the lab's server host routes to when the study measures an existing
+// server; nil when the lab starts its own.
+func outside(needs Needs) *lab.Target {
+	if len(needs.Servers) == 0 || needs.Servers[0].Existing == nil {
+		return nil
+	}
+	c := needs.Servers[0].Existing.Conn()
+	return &lab.Target{Addr: c.Host, Port: c.Port}
+}
+
+// existing readies an existing server for the study. First a login from the lab's client
+// host: it proves the route there and back (across the wire, through the server host and
+// this machine) and that the server lets the client's address in, before a point fails
+// on it. Then the data set, prepared by sysbench over TCP from this machine's own
+// namespace — not across the shaped wire, so a slow link does not slow the load. The CLI
+// refused a database that already had these tables, so the ones dropped when the session
+// ends (release) are wirelab's own.
+func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
+	e.release = append(e.release, x.Stop) // wirelab's connection; the server stays up
+	c, ns := x.Conn(), e.Lab.State.NS(lab.Client)
+	e.Progressf("existing server %s (%s): logging in from the client host through the wire", x.DSN(), x.Version())
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return link.NetnsProber{}.Dial(ctx, ns, network, addr)
+	}
+	if err := x.PingVia(ctx, dial); err != nil {
+		return fmt.Errorf("from the lab's client host %s (through the wire and this machine): %w", lab.HostAddr[lab.Client], err)
+	}
+	tables := sysbench.TableNames(d.Tables)
+	// Registered before prepare: a prepare that fails half-way leaves tables too.
+	e.release = append(e.release, func(ctx context.Context) error { return x.DropTables(ctx, tables) })
+	e.Progressf("preparing %d tables x %d rows in %s on %s, from this machine outside the wire", d.Tables, d.TableSize, c.DB, x.DSN().Addr())
+	prep := SysbenchTo(c, sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize,
+		Host: c.Host, Port: c.Port, HidePassword: true, Cgroup: e.Lab.State.Cgroup})
+	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
+		return fmt.Errorf("prepare data set on %s: %w", x.DSN(), err)
+	}
+	e.Note("%s", existingNote(x, e.Lab.State.Outside, tables))
+	return nil
+}
+
+// existingNote says in the report what wirelab could and could not measure on an existing
+// server, and what it did there.
+func existingNote(x *engine.External, o *lab.Outside, tables []string) string {
+	where := "another machine, reached through this one (forwarding and masquerading the lab's client)"
+	cpu := "the machine's CPU does not include it"
+	if o != nil && o.Local {
+		where, cpu = "this machine", "the machine's CPU includes it"
+	}
+	return fmt.Sprintf("Existing server %s (%s) on %s: not started by wirelab. The client's traffic crosses the shaped wire to the server host, "+
+		"which routes it to the server, so wire bytes, utilisation and the link check mean what they mean with a lab server. "+
+		"The server's CPU is not measured (%s): a point whose link and client are not saturated is %q, not \"latency\", "+
+		"and points carry no per-transaction profile (wirelab predict needs the server's CPU). "+
+		"wirelab created %s in %s (prepared from this machine, outside the wire) and drops what it created when the run ends.",
+		x.DSN(), x.Version(), where, cpu, metrics.LatencyOrServer, strings.Join(tables, ", "), x.DSN().DB)
+}
