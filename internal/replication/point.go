@@ -46,7 +46,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 			return p, err
 		}
 	}
-	if _, err := r.rep.CatchUp(ctx, r.o.CatchUpTimeout); err != nil {
+	if err := r.settle(ctx); err != nil {
 		return p, fmt.Errorf("catch up before the point: %w", err)
 	}
 	src, rep := r.pair.Source, r.pair.Replica
@@ -145,6 +145,27 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 }
 
 // probeRTT measures the TCP echo round trip replica -> source once per wire.
+// settle waits until the replica has caught up and stays caught up before a point starts.
+// One catch-up that took long leaves the WAL or binlog written meanwhile behind it (a
+// PostgreSQL standby re-streams its current WAL segment after a channel switch, and
+// autovacuum writes after a heavy point), and a point that starts behind measures the
+// backlog, not its load: so catch up again until one catch-up takes under a second.
+func (r *Study) settle(ctx context.Context) error {
+	deadline := time.Now().Add(r.o.CatchUpTimeout)
+	for {
+		took, err := r.rep.CatchUp(ctx, time.Until(deadline))
+		if err != nil {
+			return err
+		}
+		if took < time.Second {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the replica kept falling behind with no load for %s", r.o.CatchUpTimeout)
+		}
+	}
+}
+
 func (r *Study) probeRTT(ctx context.Context, e *study.Env) {
 	if r.rttCond != nil && *r.rttCond == e.Cond {
 		return
