@@ -89,9 +89,12 @@ func (o Options) notes() []string {
 			lab.HostAddr[lab.Server], o.kind().Port(), lab.TunnelEntryPort, o.Tunnel.Compress, o.Tunnel.Mux, PostgresSlot),
 		"native-compressed is not available on PostgreSQL: its replication protocol has no compression (wal_compression only shrinks the full-page images inside the WAL), "+
 			"so the tunnel is the compressed channel.",
-		"The WAL carries full-page images: with full_page_writes=on the first change of a page after a checkpoint writes the whole 8 kB page "+
-			"(uncompressed with wal_compression=off). A point soon after a checkpoint (every checkpoint_timeout, and the base backup's own before the first point) "+
-			"can replicate several times the WAL per query of one long after it; the servers' settings are in the notes below.")
+		"Checkpoints are kept out of the run: with full_page_writes=on (the default, kept) the first change of a page after a checkpoint writes the whole 8 kB page "+
+			"into the WAL, so a point just after one replicates several times the WAL per query of a point long after it, "+
+			"and when a point ran, not its channel, would decide it. "+
+			"So the primary runs checkpoint_timeout=1h and max_wal_size=8GB, and before the first point, over the unshaped wire, every row of every table is updated twice "+
+			"(k+1, then k-1: the data is unchanged) and the tables are vacuumed, which gives every heap and index page its full-page image since the base backup's checkpoint. "+
+			"Every point then measures the steady WAL of its load; a production primary with checkpoints every few minutes sends more, in bursts after each one.")
 }
 
 // copyNote says how the replica got its copy of the data set and that it matched.

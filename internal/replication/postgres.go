@@ -26,7 +26,11 @@ const PostgresSlot = "wirelab_replica"
 // only then the WAL sender, within 3 × wal_writer_delay. At the default 200 ms that
 // cadence, not the wire, would be a lag floor of up to 0.6 s; MariaDB sends a transaction
 // at commit. 10 ms keeps the floor under the heartbeat's own 100 ms resolution.
-var postgresPrimaryExtra = map[string]string{"wal_writer_delay": "10ms"}
+//
+// checkpoint_timeout and max_wal_size keep checkpoints out of a run: after one, the first
+// change of every page writes its full 8 kB image into the WAL, and whether a point ran
+// just after a checkpoint would decide it, not its channel (see warmUp and the notes).
+var postgresPrimaryExtra = map[string]string{"wal_writer_delay": "10ms", "checkpoint_timeout": "1h", "max_wal_size": "8GB"}
 
 // postgresStandbyExtra is MariaDB's MASTER_CONNECT_RETRY=1 in PostgreSQL's words: a
 // failed connection (a switched channel whose slot the old WAL sender still holds) is
@@ -99,11 +103,32 @@ func (g *postgresReplicator) Start(ctx context.Context, timeout time.Duration) e
 		return fmt.Errorf("start standby: %w", err)
 	}
 	g.p.using(Native, g.up.Host, g.up.Port, false)
+	if err := g.warmUp(ctx); err != nil {
+		return err
+	}
 	if _, err := g.CatchUp(ctx, timeout); err != nil {
 		return fmt.Errorf("initial copy: %w", err)
 	}
 	if err := g.Verify(ctx); err != nil {
 		return fmt.Errorf("initial copy: %w", err)
+	}
+	return nil
+}
+
+// warmUp writes every heap and index page of the data set once, while the wire is still
+// unshaped: the base backup's checkpoint makes the next change of each page carry its
+// full image in the WAL, and without this the first points would replicate those images
+// instead of their load. Every row's k goes up by one and back (a non-HOT update, so the
+// k index is written too), and VACUUM then clears the dead versions, so autovacuum does
+// not do it during a point. The data ends as it was.
+func (g *postgresReplicator) warmUp(ctx context.Context) error {
+	for _, t := range g.p.Tables {
+		q := pq.QuoteIdentifier(t)
+		for _, stmt := range []string{"UPDATE " + q + " SET k = k + 1", "UPDATE " + q + " SET k = k - 1", "VACUUM " + q} {
+			if _, err := g.p.SrcDB.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("warm up %s: %s: %w", t, stmt, err)
+			}
+		}
 	}
 	return nil
 }
