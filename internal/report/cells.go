@@ -65,7 +65,7 @@ func (c *cell) tpsEstimate() stats.Estimate {
 			xs = append(xs, s.TPS)
 		}
 	}
-	e := stats.SeriesMean(xs)
+	e := stats.SeriesMean(xs, 1) // whole transactions each second
 	e.Mean = p.TPS
 	return e
 }

@@ -182,5 +182,5 @@ func (p Point) loadWire() stats.Estimate {
 	if len(xs) < 4 {
 		return stats.Estimate{Mean: p.WireBytesPerSDown}
 	}
-	return stats.SeriesMean(xs)
+	return stats.SeriesMean(xs, 1) // whole bytes each second
 }

@@ -49,7 +49,13 @@ const (
 // enough; fewer, longer batches absorb more autocorrelation at a larger t quantile. The
 // n mod b seconds left over are dropped from the start (nearest the warm-up) for the SE;
 // Mean is over all seconds. Fewer than 4 seconds give no spread.
-func SeriesMean(xs []float64) Estimate {
+//
+// resolution is the step of the readings (1 for transactions counted per second). Each
+// reading is then off by up to half a step, a uniform error of variance resolution²/12,
+// so the SE is never below resolution/√(12·m) for the m seconds used: a full link that
+// reports the same count every second has a spread below what the series can show, not
+// a spread of zero (a zero-width interval would call a 1% difference certain).
+func SeriesMean(xs []float64, resolution float64) Estimate {
 	n := len(xs)
 	b := max(minBatchLen, n/batchCount)
 	k := n / b
@@ -61,7 +67,8 @@ func SeriesMean(xs []float64) Estimate {
 	for i := range batches {
 		batches[i] = Mean(rest[i*b : (i+1)*b])
 	}
-	return Estimate{Mean: Mean(xs), SE: stddev(batches) / math.Sqrt(float64(k)), DF: k - 1}
+	se := max(stddev(batches)/math.Sqrt(float64(k)), resolution/math.Sqrt(12*float64(k*b)))
+	return Estimate{Mean: Mean(xs), SE: se, DF: k - 1}
 }
 
 // RatioCI is a ratio of two means with its 95% confidence interval. Known is false when
@@ -84,6 +91,9 @@ func (r RatioCI) Crosses1() bool { return r.Known && r.Lo <= 1 && r.Hi >= 1 }
 //
 // It is exact for normal means, and unlike the delta method it is asymmetric around the
 // ratio and honest when the denominator is uncertain: if a² ≤ t²·va the set is unbounded.
+// The means are of quantities that cannot be negative (throughputs, byte counts), so a
+// lower bound below 0 is cut at 0: a confidence set intersected with the possible values
+// keeps its coverage.
 // t is Student's 0.975 quantile at the smaller of the two degrees of freedom (a
 // conservative choice for two estimates of different size). An estimate with unknown
 // spread counts as exact; with both unknown the ratio has no interval.
@@ -118,7 +128,7 @@ func Ratio95(num, den Estimate) RatioCI {
 		return r
 	}
 	w := t * math.Sqrt(disc)
-	r.Lo, r.Hi = (a*b-w)/q, (a*b+w)/q
+	r.Lo, r.Hi = max((a*b-w)/q, 0), (a*b+w)/q
 	return r
 }
 

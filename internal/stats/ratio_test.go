@@ -18,20 +18,40 @@ func TestMeanOfAgreesWithCI95(t *testing.T) {
 }
 
 func TestSeriesMeanBatches(t *testing.T) {
-	if e := SeriesMean([]float64{1, 2, 3}); e.Known() {
+	if e := SeriesMean([]float64{1, 2, 3}, 1); e.Known() {
 		t.Errorf("3 seconds gave a spread: %+v", e)
 	}
-	// 25 steady seconds: batches of 2, 12 of them (the first second is left out of the SE).
+	// 25 seconds: batches of 2, 12 of them (the first second is left out of the SE).
 	xs := make([]float64, 25)
 	for i := range xs {
-		xs[i] = 100
+		xs[i] = 100 + float64(i%3)
 	}
-	if e := SeriesMean(xs); e.DF != 11 || e.SE != 0 || e.Mean != 100 {
-		t.Errorf("25 constant seconds: %+v, want DF 11, SE 0", e)
+	if e := SeriesMean(xs, 1); e.DF != 11 || e.SE <= 0 {
+		t.Errorf("25 seconds: %+v, want DF 11 and a spread", e)
 	}
 	// 300 seconds: ten batches of 30.
-	if e := SeriesMean(make([]float64, 300)); e.DF != 9 {
+	ys := make([]float64, 300)
+	for i := range ys {
+		ys[i] = float64(i % 7)
+	}
+	if e := SeriesMean(ys, 1); e.DF != 9 {
 		t.Errorf("300 seconds: DF %d, want 9", e.DF)
+	}
+	// A full link reports the same count every second: the spread is the counts'
+	// resolution (±0.5 transaction a reading), not zero.
+	flat := make([]float64, 24)
+	for i := range flat {
+		flat[i] = 56
+	}
+	e := SeriesMean(flat, 1)
+	if want := 1 / math.Sqrt(12*24); e.DF != 11 || math.Abs(e.SE-want) > 1e-12 {
+		t.Errorf("24 identical seconds: %+v, want DF 11 and SE %.4f (the resolution)", e, want)
+	}
+	// Four flat seconds each (a --quick point) of 56 and 55 TPS: one transaction a second
+	// apart is within what four readings can resolve, so the ratio's interval includes 1.
+	four := func(v float64) Estimate { return SeriesMean([]float64{v, v, v, v}, 1) }
+	if r := Ratio95(four(55), four(56)); !r.Crosses1() {
+		t.Errorf("55 vs 56 TPS over four flat seconds: %+v, want an interval that includes 1", r)
 	}
 }
 
@@ -43,9 +63,17 @@ func TestSeriesMeanSeesAutocorrelation(t *testing.T) {
 		xs[i] = 100 + 10*float64(1-2*((i/10)%2))
 	}
 	naive := stddev(xs) / math.Sqrt(float64(len(xs)))
-	e := SeriesMean(xs)
+	e := SeriesMean(xs, 1)
 	if e.SE < 3*naive {
 		t.Errorf("batch-means SE %.3f, naive %.3f: the correlation was missed", e.SE, naive)
+	}
+}
+
+// Throughputs cannot be negative: an uncertain numerator's interval starts at 0, not below.
+func TestRatio95LowerBoundIsCutAtZero(t *testing.T) {
+	r := Ratio95(Estimate{Mean: 220, SE: 200, DF: 3}, Estimate{Mean: 56, SE: 1, DF: 3})
+	if !r.Known || r.Lo != 0 || r.Hi <= r.Ratio {
+		t.Errorf("ratio %+v: want [0, hi] around %.2f", r, 220.0/56)
 	}
 }
 
