@@ -16,10 +16,9 @@ import (
 //
 // The bounds are 0.8× and 1.02× of 500. Above: the delayer never releases a packet early
 // by more than its 0.1 ms wake-up margin per direction (10 / 0.0198 s = 505 TPS at most).
-// Below: each transaction also spends the server's, pgbench's and the delayer's time; the
-// 2-core reference box measured 482-491 TPS (0.96-0.98×, 20.4-20.7 ms a transaction) in
-// three runs at 1-minute load averages of 2.4 to 32 from other work, and 0.8× leaves 5 ms
-// per transaction for a busier machine.
+// Below: each transaction also spends the server's, pgbench's and the delayer's time (a
+// fraction of a millisecond on an idle box: the README has the measured figure), and 0.8×
+// leaves 5 ms per transaction for a busy machine.
 func TestPgbenchSelectOnlyIsRoundTripBound(t *testing.T) {
 	skipUnlessRoot(t)
 	dir, err := postgres.FindBinDir()
