@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"github.com/wirelab/wirelab/internal/engine"
 	"sort"
 	"strconv"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/machinelock"
 )

@@ -22,15 +22,6 @@ func ping(db *sql.DB, where, user string) (*sql.DB, error) {
 	return db, nil
 }
 
-// Tables are sysbench's table names for n tables.
-func Tables(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("sbtest%d", i+1)
-	}
-	return out
-}
-
 // checksumFunc reads a checksum per table: table -> checksum, "NULL" for a table the
 // server does not have.
 type checksumFunc func(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error)

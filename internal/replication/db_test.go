@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 func TestCompareChecksums(t *testing.T) {
-	tables := Tables(3)
+	tables := sysbench.TableNames(3)
 	same := map[string]string{"sbtest1": "1", "sbtest2": "2", "sbtest3": "3"}
 	tests := []struct {
 		name string
@@ -28,7 +30,7 @@ func TestCompareChecksums(t *testing.T) {
 			}
 		})
 	}
-	many := CompareChecksums(Tables(5), map[string]string{}, nil)
+	many := CompareChecksums(sysbench.TableNames(5), map[string]string{}, nil)
 	if !strings.HasSuffix(many, "and 2 more") {
 		t.Fatalf("many differences: %q", many)
 	}

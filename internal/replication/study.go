@@ -11,6 +11,7 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Scenario names, as Point.Series.
@@ -109,7 +110,7 @@ func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 	if err != nil {
 		return err
 	}
-	p := &Pair{Lab: e.Lab, Tables: Tables(r.o.Tables), Self: e.Self, Tunnel: r.o.Tunnel,
+	p := &Pair{Lab: e.Lab, Tables: sysbench.TableNames(r.o.Tables), Self: e.Self, Tunnel: r.o.Tunnel,
 		Log: e.Logger.With("component", "replication")}
 	r.pair, r.dialect = p, b.dialect
 	if r.rep, err = b.open(ctx, p, e, r.o); err != nil {

@@ -1,9 +1,9 @@
 package study
 
 import (
-	"github.com/wirelab/wirelab/internal/engine"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
