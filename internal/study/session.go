@@ -87,8 +87,8 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run.Environment = environment(hard, l, needs.Data)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
-	if f := run.Environment.Server; f != nil && f.External && f.Engine == string(engine.MariaDB) {
-		run.Environment.MariaDBVersion = f.Version // the lab's state names only servers it started
+	if f := run.Environment.Server; f != nil && f.Engine == string(engine.MariaDB) {
+		run.Environment.MariaDBVersion = f.Version // the schema-2 field, kept for older readers
 	}
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
@@ -230,9 +230,6 @@ func environment(ctx context.Context, l *lab.Lab, d DataSet) result.Environment 
 		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
 			env.MemoryBytes = kb * 1024
 		}
-	}
-	if db := l.State.DB; db != nil && db.Conn().Engine == engine.MariaDB {
-		env.MariaDBVersion = db.Version
 	}
 	if d.Driver == DriverPgbench {
 		// Only the driver that ran is named: sysbench took no part.

@@ -19,8 +19,8 @@ func SysbenchTo(c engine.Conn, o sysbench.Options) sysbench.Options {
 }
 
 // PgbenchTo points pgbench options at a server: the bench user and database. As with
-// SysbenchTo, where to connect stays the caller's. TLS is sslmode=require, without the CA:
-// the lab measures what encryption costs on the wire, not certificate checking.
+// SysbenchTo, where to connect and TLS stay the caller's (TLS is sslmode=require, without the CA:
+// the lab measures what encryption costs on the wire, not certificate checking).
 func PgbenchTo(c engine.Conn, o pgbench.Options) pgbench.Options {
 	o.User, o.Password, o.DB = c.User, c.Password, c.DB
 	return o
