@@ -17,9 +17,12 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-// Env is what a Study sees of the Session: the lab with its servers, the wire as it is,
-// the last link check, the run being written, and progress output.
+// Env is what a Study sees of the Session: the machines with their servers, the wire as
+// it is, the last link check, the run being written, and progress output.
 type Env struct {
+	Backend Backend
+	// Lab is the namespace lab when the backend is one (nil otherwise), for the studies
+	// that need its namespaces themselves.
 	Lab     *lab.Lab
 	Servers []engine.Server // in Needs().Servers order
 	Logger  *slog.Logger
@@ -32,7 +35,6 @@ type Env struct {
 	Cond      link.Condition
 	WireCheck *result.WireCheck
 
-	shaper    string
 	checkWire bool
 	applied   []string // every wire applied, for the environment
 	progress  io.Writer
@@ -71,18 +73,18 @@ func (e *Env) Shape(ctx context.Context, c link.Condition) error {
 		return nil
 	}
 	if c != e.Cond {
-		if err := e.Lab.Shape(ctx, c, e.shaper, e.Self); err != nil {
+		if err := e.Backend.Shape(ctx, c); err != nil {
 			return err
 		}
 		e.Cond = c
 	}
-	st := e.Lab.State
+	w := e.Backend.Wire()
 	env := &e.Run.Environment
 	if s := c.String(); !slices.Contains(e.applied, s) {
 		e.applied = append(e.applied, s)
-		env.Link = append(env.Link, link.Directions(c, st.Shaper, st.WireIfaces)...)
+		env.Link = append(env.Link, w.Directions(c)...)
 	}
-	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = st.Shaper, strings.Join(e.applied, " | "), st.ReadBack
+	env.Shaper, env.LinkAsApplied, env.LinkAsReadBack = w.Shaper, strings.Join(e.applied, " | "), w.ReadBack
 	e.WireCheck = nil
 	if e.checkWire {
 		e.WireCheck = e.check(ctx)
@@ -90,7 +92,7 @@ func (e *Env) Shape(ctx context.Context, c link.Condition) error {
 	return nil
 }
 
-// CheckHosts are the two ends of the wire the study measures across.
+// CheckHosts are the two ends of the lab's wire the study measures across (lab only).
 func (e *Env) CheckHosts() link.CheckHosts {
 	st := e.Lab.State
 	return link.CheckHosts{ClientNS: st.NS(e.Far), ServerNS: st.NS(lab.Server),
@@ -98,7 +100,10 @@ func (e *Env) CheckHosts() link.CheckHosts {
 }
 
 func (e *Env) check(ctx context.Context) *result.WireCheck {
-	wc, err := link.Check(ctx, e.Lab.Runner(), e.CheckHosts(), e.Cond, link.CheckOptions{Duration: 3 * time.Second})
+	wc, ok, err := e.Backend.CheckWire(ctx, e.Cond, 3*time.Second)
+	if !ok {
+		return nil
+	}
 	if err != nil {
 		e.Logger.Warn("link check failed", "err", err)
 		return &result.WireCheck{Verdict: "check failed: " + err.Error()}
@@ -117,6 +122,9 @@ func (e *Env) BasePoint(study, series string) result.Point {
 
 // procPids are the pids of the lab's recorded helpers with these names.
 func (e *Env) procPids(names ...string) []int {
+	if e.Lab == nil {
+		return nil
+	}
 	var out []int
 	for _, p := range e.Lab.State.Procs {
 		if slices.Contains(names, p.Name) {

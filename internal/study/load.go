@@ -21,8 +21,8 @@ type Driver interface {
 	// Name is the driver as results.json records it: DriverSysbench or DriverPgbench.
 	Name() string
 	// Prepare creates the driver's data set on the server, dropping an old one first, over
-	// the server's unix socket from its host's namespace ns.
-	Prepare(ctx context.Context, e *Env, conn engine.Conn, ns string) error
+	// the server's unix socket from the server's host.
+	Prepare(ctx context.Context, e *Env, conn engine.Conn, host string) error
 	// Run loads the server for the cell's warm-up + duration with a report every second;
 	// onStart gets the client's pid (its CPU is the client's). The Load is returned with
 	// what was received also when the run failed.

@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
@@ -20,13 +19,9 @@ type Sides struct {
 
 // Sampled runs fn with the wire and CPU sampler running, and returns the per-second
 // samples and the totals over the whole window (fn's work, whatever it is: a load, a
-// catch-up after it). The wire is the wire host's interfaces facing the server (up,
-// client -> server) and Far (down, server -> client).
+// catch-up after it). Up is client -> server, down server -> client (toward Far).
 func (e *Env) Sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error) ([]metrics.Sample, metrics.Totals, error) {
-	st := e.Lab.State
-	src := metrics.Source{WireNS: st.NS(lab.Wire), UpIface: st.WireIfaces[lab.Server],
-		DownIface: st.WireIfaces[e.Far], ServerPIDs: sides.Server, ClientPIDs: sides.Client}
-	sampler := metrics.NewSampler(src, time.Second, e.Logger)
+	sampler := e.Backend.Sampler(sides)
 	if err := sampler.Start(ctx); err != nil {
 		return nil, metrics.Totals{}, fmt.Errorf("start wire sampler: %w", err)
 	}

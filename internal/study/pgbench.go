@@ -2,10 +2,15 @@ package study
 
 import (
 	"context"
+	"errors"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/pgbench"
 )
+
+// errPgbenchLabOnly: pgbench runs in the namespace lab only (the CLI refuses PostgreSQL on
+// other backends before anything is made).
+var errPgbenchLabOnly = errors.New("pgbench runs in the namespace lab only")
 
 // pgbenchDriver loads PostgreSQL with one of pgbench's built-in scripts on pgbench's own
 // tables at a scale.
@@ -15,15 +20,21 @@ type pgbenchDriver struct{ scale int }
 func (pgbenchDriver) Name() string { return DriverPgbench }
 
 // Prepare runs pgbench -i at the scale over the server's unix socket directory.
-func (d pgbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, ns string) error {
+func (d pgbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, host string) error {
+	if e.Lab == nil {
+		return errPgbenchLabOnly
+	}
 	o := PgbenchTo(conn, pgbench.Options{Scale: d.scale, Host: conn.Socket, Port: conn.Port,
-		NS: ns, Cgroup: e.Lab.State.Cgroup})
+		NS: e.Lab.State.NS(host), Cgroup: e.Lab.State.Cgroup})
 	return pgbench.Init(ctx, o, e.Logger)
 }
 
 // Run runs the cell's built-in script with the cell's threads as clients (pgbench picks
 // its own worker threads), a progress line every second, from the cell's client host.
 func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
+	if e.Lab == nil {
+		return nil, errPgbenchLabOnly
+	}
 	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
 		Time: c.Warmup + c.Duration, Progress: 1, Host: c.Host, Port: c.Port,
 		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart})

@@ -14,6 +14,7 @@ import (
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
@@ -32,6 +33,8 @@ type Session struct {
 	OutDir   string
 	Command  string // the wirelab subcommand, e.g. "study bandwidth": names the lock holder and lab owner
 	NoWait   bool   // fail instead of waiting when another measurement holds the machine
+	// Open builds the machines the study runs on; nil is a fresh namespace lab.
+	Open Opener
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -60,32 +63,37 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		return nil, err
 	}
 	defer claim.Release()
-	l, err := lab.Up(hard, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
-		StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: claim.Owner,
-		Outside: outside(needs)})
+	open := s.Open
+	if open == nil {
+		open = s.LabOpener()
+	}
+	b, err := open(hard, needs, claim.Owner)
 	if err != nil {
 		return nil, err
 	}
-	run.RunID = l.State.RunID
-	if err := claim.SetLab(l.State.RunID); err != nil {
+	run.RunID = b.ID()
+	if err := claim.SetLab(b.ID()); err != nil {
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
-	e := &Env{Lab: l, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: l.State.Condition,
-		shaper: needs.Shaper, checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
+	e := &Env{Backend: b, Lab: b.Lab(), Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
+		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
+	if e.Lab != nil {
+		e.Cond = e.Lab.State.Condition
+	}
 	defer func() {
 		st.Teardown()
 		if rerr := e.releaseAll(context.WithoutCancel(hard)); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		if derr := l.Down(context.WithoutCancel(hard)); derr != nil {
-			err = errors.Join(err, fmt.Errorf("tear down lab %s: %w", l.State.RunID, derr))
+		if derr := b.Down(context.WithoutCancel(hard)); derr != nil {
+			err = errors.Join(err, derr)
 		}
 	}()
-	e.Progressf("lab %s up: %s, wire %s", l.State.RunID, strings.Join(needs.Hosts, " + "), l.State.Condition)
+	e.Progressf("%s", b.Describe())
 	if err := s.servers(hard, e, needs); err != nil {
 		return run, err
 	}
-	run.Environment = environment(hard, l, needs.Data)
+	run.Environment = environment(hard, b.Wire(), e.Cond, needs.Data)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
 	if f := run.Environment.Server; f != nil && f.Engine == string(engine.MariaDB) {
 		run.Environment.MariaDBVersion = f.Version // the schema-2 field, kept for older readers
@@ -122,7 +130,7 @@ func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 		return s.existing(ctx, e, x, needs.Data)
 	}
 	for _, sv := range needs.Servers {
-		srv, err := e.Lab.StartServer(ctx, sv.Host, sv.DB)
+		srv, err := e.Backend.StartServer(ctx, sv)
 		if err != nil {
 			return err
 		}
@@ -130,7 +138,7 @@ func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 	}
 	d, first, host := needs.Data, e.Servers[0].Conn(), needs.Servers[0].Host
 	e.Progressf("preparing %s in %s (%s)", d, host, first.Engine.Title())
-	if err := driverFor(d).Prepare(ctx, e, first, e.Lab.State.NS(host)); err != nil {
+	if err := driverFor(d).Prepare(ctx, e, first, host); err != nil {
 		return fmt.Errorf("prepare data set: %w", err)
 	}
 	return nil
@@ -211,9 +219,9 @@ func (s *Session) serverFacts(ctx context.Context, servers []engine.Server) *res
 }
 
 // environment describes the machine, the lab and the load driver for results.json.
-func environment(ctx context.Context, l *lab.Lab, d DataSet) result.Environment {
-	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: l.State.Shaper,
-		LinkAsApplied: l.State.Condition.String(), LinkAsReadBack: l.State.ReadBack}
+func environment(ctx context.Context, w WireState, c link.Condition, d DataSet) result.Environment {
+	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: w.Shaper,
+		LinkAsApplied: c.String(), LinkAsReadBack: w.ReadBack}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.Kernel = strings.TrimSpace(string(b))
 	}

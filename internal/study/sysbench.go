@@ -14,10 +14,10 @@ type sysbenchDriver struct{ data DataSet }
 // Name is "sysbench".
 func (sysbenchDriver) Name() string { return DriverSysbench }
 
-// Prepare runs sysbench cleanup + prepare over the server's unix socket.
-func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, ns string) error {
+// Prepare runs sysbench cleanup + prepare over the server's unix socket, on its host.
+func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, host string) error {
 	o := SysbenchTo(conn, sysbench.Options{Workload: d.data.Workload, Tables: d.data.Tables,
-		TableSize: d.data.TableSize, Socket: conn.Socket, NS: ns, Cgroup: e.Lab.State.Cgroup})
+		TableSize: d.data.TableSize, Socket: conn.Socket, Launcher: e.Backend.Launcher(host)})
 	return sysbench.Prepare(ctx, o, e.Logger)
 }
 
@@ -27,7 +27,7 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
 		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.Host, Port: c.Port,
 		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
-		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup,
+		Launcher: e.Backend.Launcher(c.ClientHost),
 	})
 	sb, err := RunSysbench(ctx, o, onStart, e)
 	return sb.Load(), err

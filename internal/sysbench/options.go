@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // Database drivers (--db-driver).
@@ -54,6 +56,9 @@ type Options struct {
 	Extra          []string // more options, e.g. "--point-selects=25"; for every command
 	NS             string   // run inside this network namespace ("" = this one)
 	Cgroup         string   // cgroup v2 directory to start in ("" = this process's): the lab's
+	// Launcher runs sysbench on another host (NS and Cgroup are then not used); nil runs
+	// it here, in NS and Cgroup.
+	Launcher execx.Launcher
 
 	Binary string // sysbench executable, default "sysbench"
 	// OnStart is called once the process has started, with its pid (sysbench's own: ip
@@ -84,7 +89,7 @@ func (o Options) validate() error {
 	if o.TLS && o.CertDir == "" {
 		return errors.Join(ErrBadOptions, errors.New("TLS needs CertDir (sysbench reads the .pem files from its working directory)"))
 	}
-	if o.TLS {
+	if o.TLS && o.launcher().Local() {
 		// Without them libmariadb only says "TLS/SSL error: No such file or directory".
 		for _, f := range TLSFiles {
 			if _, err := os.Stat(filepath.Join(o.CertDir, f)); err != nil {
@@ -202,4 +207,12 @@ func TableNames(n int) []string {
 		out[i] = "sbtest" + strconv.Itoa(i+1)
 	}
 	return out
+}
+
+// launcher is where sysbench runs: Launcher, or this machine in NS and Cgroup.
+func (o Options) launcher() execx.Launcher {
+	if o.Launcher != nil {
+		return o.Launcher
+	}
+	return execx.Local{NS: o.NS, Cgroup: o.Cgroup}
 }

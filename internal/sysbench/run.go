@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -108,32 +107,35 @@ func execute(ctx context.Context, o Options, what string, onLine func(string), l
 	if bin == "" {
 		bin = "sysbench"
 	}
+	l := o.launcher()
 	if o.HidePassword && o.Password != "" {
-		path, err := writeConfigFile(o.driver(), o.Password)
-		if err != nil {
+		if err := CheckHideable(o.Password); err != nil {
 			return "", fmt.Errorf("sysbench %s: %w", what, err)
 		}
-		defer os.Remove(path)
+		// option=value lines, read with --config-file.
+		path, remove, err := l.TempFile(ctx, []byte(fmt.Sprintf("%s-password=%s\n", o.driver(), o.Password)))
+		if err != nil {
+			return "", fmt.Errorf("sysbench %s: password file: %w", what, err)
+		}
+		defer remove()
 		o.Password, o.configFile = "", path
 	}
-	name, args := bin, o.Args(what)
-	if o.NS != "" {
-		name, args = execx.InNetns(o.NS, bin, args...)
-	}
+	args := o.Args(what)
 	dir := ""
 	if o.TLS && o.CertDir != "" {
 		dir = o.CertDir
 	}
-	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{name}, args...)))
+	logger.Debug("starting sysbench", "cmd", what, "ns", o.NS, "argv", redact(append([]string{bin}, args...)))
 	// Everything sysbench says, FATAL lines included, goes to stdout.
-	text, stderr, err := execx.Streamed{Name: name, Args: args, Env: o.Env(), Dir: dir,
-		OnStart: o.OnStart, OnStdout: onLine, Cgroup: o.Cgroup}.Run(ctx)
+	text, stderr, err := l.Launch(ctx, execx.Streamed{Name: bin, Args: args, Env: o.Env(), Dir: dir,
+		OnStart: o.OnStart, OnStdout: onLine})
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return text, fmt.Errorf("sysbench %s: %w", what, context.Cause(ctx))
-	case errors.As(err, &exit):
-		return text, describeFailure(what, exit, text, stderr)
+	case errors.As(err, &exit), err != nil && !l.Local():
+		// A remote host's non-zero exit is its transport's error type.
+		return text, describeFailure(what, err, text, stderr)
 	case err != nil:
 		return text, fmt.Errorf("sysbench %s: %w", what, err)
 	}
@@ -147,27 +149,6 @@ func CheckHideable(password string) error {
 		return errors.New("the password has a blank: sysbench 1.0.20 reads it from a config file (kept off its command line, where ps would show it), and that file ends a value at the first blank; use a password without blanks")
 	}
 	return nil
-}
-
-// writeConfigFile writes the password as a sysbench --config-file (option=value lines),
-// mode 0600, and returns its path.
-func writeConfigFile(driver, password string) (string, error) {
-	if err := CheckHideable(password); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp("", "wirelab-sysbench-*.conf") // created 0600
-	if err != nil {
-		return "", fmt.Errorf("write the password file: %w", err)
-	}
-	_, err = fmt.Fprintf(f, "%s-password=%s\n", driver, password)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("write the password file: %w", err)
-	}
-	return f.Name(), nil
 }
 
 // describeFailure turns a failed run into an error that names sysbench's own reason.

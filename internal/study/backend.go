@@ -1,0 +1,61 @@
+package study
+
+import (
+	"context"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// Backend is where a Session measures: the hosts, the wire between them and the
+// processes on them. The namespace lab is one (backend_lab.go); package remote is the
+// other, the user's own machines over SSH. The Session and the studies that reach the
+// machines only through Env's methods (run, bandwidth) measure the same way on either
+// and write the same results.json; a study that needs the lab itself (transport's socket
+// hops, replication's wire faults) reads Env.Lab, which only the lab sets.
+type Backend interface {
+	// ID names the run (results.json's run_id); Describe says in one line what is up.
+	ID() string
+	Describe() string
+	// Lab is the namespace lab, nil on any other backend.
+	Lab() *lab.Lab
+	// StartServer starts the database server sv on its host.
+	StartServer(ctx context.Context, sv Server) (engine.Server, error)
+	// Launcher runs a load driver's commands on host (a lab role: lab.Client, lab.Server).
+	Launcher(host string) execx.Launcher
+	// Shape puts c on the wire; Wire describes the wire as it is now.
+	Shape(ctx context.Context, c link.Condition) error
+	Wire() WireState
+	// CheckWire measures the wire as shaped (`link check`); ok is false when the backend
+	// cannot, and the points then carry no wire check.
+	CheckWire(ctx context.Context, c link.Condition, d time.Duration) (wc *result.WireCheck, ok bool, err error)
+	// Sampler is the per-second wire and CPU sampler of one measurement.
+	Sampler(sides Sides) Sampler
+	// Down removes everything the backend made, on every host.
+	Down(ctx context.Context) error
+}
+
+// WireState is the wire as shaped, for the environment of results.json.
+type WireState struct {
+	Shaper   string // how the condition is made (htb+delayer, htb+netem, ...)
+	ReadBack string // the kernel's own account of the qdiscs
+	// Directions are the shaped directions of condition c, one per interface.
+	Directions func(c link.Condition) []result.LinkDirection
+}
+
+// Sampler samples the wire and both sides' CPU between Start and Stop
+// (*metrics.Sampler is one).
+type Sampler interface {
+	Start(ctx context.Context) error
+	Stop() []metrics.Sample
+	Totals() metrics.Totals
+}
+
+// Opener builds the backend a study needs once the machine lock is held; owner is
+// the process that holds it, recorded wherever the backend keeps state.
+type Opener func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error)

@@ -1,0 +1,93 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// labBackend is the namespace lab: hosts are network namespaces on this machine joined
+// through a wire host whose interfaces carry the shaping.
+type labBackend struct {
+	l      *lab.Lab
+	self   string
+	shaper string
+	hosts  []string
+}
+
+// LabOpener opens a fresh namespace lab for a study's needs: the Session's default.
+func (s *Session) LabOpener() Opener {
+	return func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error) {
+		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
+			StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
+			Outside: outside(needs)})
+		if err != nil {
+			return nil, err
+		}
+		return &labBackend{l: l, self: s.Self, shaper: needs.Shaper, hosts: needs.Hosts}, nil
+	}
+}
+
+func (b *labBackend) ID() string { return b.l.State.RunID }
+
+func (b *labBackend) Describe() string {
+	return fmt.Sprintf("lab %s up: %s, wire %s", b.l.State.RunID, strings.Join(b.hosts, " + "), b.l.State.Condition)
+}
+
+func (b *labBackend) Lab() *lab.Lab { return b.l }
+
+func (b *labBackend) StartServer(ctx context.Context, sv Server) (engine.Server, error) {
+	return b.l.StartServer(ctx, sv.Host, sv.DB)
+}
+
+func (b *labBackend) Launcher(host string) execx.Launcher {
+	return execx.Local{NS: b.l.State.NS(host), Cgroup: b.l.State.Cgroup}
+}
+
+func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
+	return b.l.Shape(ctx, c, b.shaper, b.self)
+}
+
+func (b *labBackend) Wire() WireState {
+	st := b.l.State
+	return WireState{Shaper: st.Shaper, ReadBack: st.ReadBack,
+		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
+}
+
+// CheckWire runs `link check` from the far host to the server host across the wire.
+func (b *labBackend) CheckWire(ctx context.Context, c link.Condition, d time.Duration) (*result.WireCheck, bool, error) {
+	wc, err := link.Check(ctx, b.l.Runner(), b.checkHosts(), c, link.CheckOptions{Duration: d})
+	return wc, true, err
+}
+
+// checkHosts are the two ends of the wire: the far host (Needs().Hosts[0]) and the server.
+func (b *labBackend) checkHosts() link.CheckHosts {
+	st := b.l.State
+	return link.CheckHosts{ClientNS: st.NS(b.hosts[0]), ServerNS: st.NS(lab.Server),
+		ServerAddr: lab.HostAddr[lab.Server], WireNS: st.NS(lab.Wire)}
+}
+
+// Sampler reads the wire host's interfaces facing the server (up, client -> server) and
+// the far host (down, server -> client), and the sides' processes from this machine's
+// /proc.
+func (b *labBackend) Sampler(sides Sides) Sampler {
+	st := b.l.State
+	src := metrics.Source{WireNS: st.NS(lab.Wire), UpIface: st.WireIfaces[lab.Server],
+		DownIface: st.WireIfaces[b.hosts[0]], ServerPIDs: sides.Server, ClientPIDs: sides.Client}
+	return metrics.NewSampler(src, time.Second, b.l.Logger())
+}
+
+func (b *labBackend) Down(ctx context.Context) error {
+	if err := b.l.Down(ctx); err != nil {
+		return fmt.Errorf("tear down lab %s: %w", b.l.State.RunID, err)
+	}
+	return nil
+}
