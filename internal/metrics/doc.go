@@ -7,4 +7,8 @@
 // Every kernel-facing sampler reads from an injectable procfs root (and, for the optional
 // `ip -j` wire counter, an injectable command runner), so the parsers are tested from
 // files captured on a real machine, without root.
+//
+// On real hosts (the SSH backend) the same counters are read by an Agent that wirelab runs
+// there (`wirelab agent sample`), printed as AgentLines, and handed back to a local Sampler
+// through Feeds, so the series are computed by the same code in both labs.
 package metrics

@@ -13,7 +13,8 @@ import (
 )
 
 // Source says what to sample. Leave UpIface and DownIface empty to skip the wire, and a
-// PIDs func nil to skip that side's CPU.
+// PIDs func nil to skip that side's CPU. A role given a feed in Feeds is read from that
+// remote agent's lines instead, and must not also name local interfaces or pids.
 type Source struct {
 	WireNS     string       // netns name ("" = current namespace, for tests on veth/lo)
 	UpIface    string       // wire iface whose TX is client->server
@@ -27,6 +28,9 @@ type Source struct {
 	// run through it, one process per sample. The default reads procfs from a file opened
 	// once inside the namespace, which needs no process per sample.
 	Runner execx.Runner
+
+	// Feeds reads roles from agents on remote hosts (`wirelab agent sample`) instead.
+	Feeds Feeds
 }
 
 // Sample is one interval: rates, not counters. T is the end of the interval, measured
@@ -62,6 +66,10 @@ type snapshot struct {
 	at                                   time.Time
 	upBytes, downBytes, upPkts, downPkts uint64
 	cpuServer, cpuClient, cpuTotal       uint64 // clock ticks
+
+	// fedAt is, for each part read from a feed, the agent's time (UnixNano) of the line
+	// its values come from; 0 while the feed has no line. Local parts leave it 0.
+	fedAt [nParts]int64
 }
 
 // collector fills its part of a snapshot with cumulative values. collect is called only
@@ -90,6 +98,9 @@ type Sampler struct {
 	totals  Totals
 	ticks   [3]uint64 // server, client, machine CPU over the window
 	tck     float64   // CLK_TCK: ticks per second
+
+	fed  [nParts]bool // parts read from feeds: their rates divide by the agent's interval
+	held [nParts]bool // the latest sample repeated the part's rate for want of a new line
 }
 
 // NewSampler returns a sampler; interval <= 0 means one second, a nil logger discards.
@@ -136,21 +147,37 @@ func (s *Sampler) Start(ctx context.Context) error {
 }
 
 func (s *Sampler) open() ([]collector, error) {
+	fd := s.src.Feeds
+	if err := s.src.checkFeeds(); err != nil {
+		return nil, err
+	}
 	var cs []collector
-	if s.src.UpIface != "" || s.src.DownIface != "" {
+	switch {
+	case fd.Wire != nil:
+		cs = append(cs, s.feedCollector(fd.Wire, partWire))
+	case s.src.UpIface != "" || s.src.DownIface != "":
 		c, err := s.openWire()
 		if err != nil {
 			return nil, err
 		}
 		cs = append(cs, c)
 	}
-	if s.src.ServerPIDs != nil {
+	switch {
+	case fd.ServerCPU != nil:
+		cs = append(cs, s.feedCollector(fd.ServerCPU, partServer))
+	case s.src.ServerPIDs != nil:
 		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ServerPIDs,
 			func(sn *snapshot, v uint64) { sn.cpuServer = v }))
 	}
-	if s.src.ClientPIDs != nil {
+	switch {
+	case fd.ClientCPU != nil:
+		cs = append(cs, s.feedCollector(fd.ClientCPU, partClient))
+	case s.src.ClientPIDs != nil:
 		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ClientPIDs,
 			func(sn *snapshot, v uint64) { sn.cpuClient = v }))
+	}
+	if fd.Machine != nil {
+		return append(cs, s.feedCollector(fd.Machine, partMachine)), nil
 	}
 	return append(cs, newMachineCPUCollector(s.src.ProcRoot)), nil
 }
@@ -230,10 +257,12 @@ func (s *Sampler) tick(final bool) {
 		return // too short to be a meaningful rate; it still counts in Totals
 	}
 	sec := dt.Seconds()
-	s.samples = append(s.samples, Sample{T: t.Elapsed,
+	sm := Sample{T: t.Elapsed,
 		UpBytesPerS: float64(d.upBytes) / sec, DownBytesPerS: float64(d.downBytes) / sec,
 		UpPktsPerS: float64(d.upPkts) / sec, DownPktsPerS: float64(d.downPkts) / sec,
-		CPUServer: srv / sec, CPUClient: cli / sec, CPUTotal: tot / sec})
+		CPUServer: srv / sec, CPUClient: cli / sec, CPUTotal: tot / sec}
+	s.feedRates(&sm, prev, snap, d)
+	s.samples = append(s.samples, sm)
 }
 
 // delta is cur-prev, or 0 when the counter went backwards (interface recreated).
