@@ -10,11 +10,15 @@ import (
 	"github.com/wirelab/wirelab/internal/hosts"
 )
 
-// cmdAgent is what wirelab runs on a remote host it copied itself to. Its one tool today is
-// the dead-man switch that removes the shaping of a NIC when wirelab stops renewing it.
+// cmdAgent is what wirelab runs on a remote host it copied itself to: the dead-man switch
+// that removes the shaping of a NIC when wirelab stops renewing it, and the MariaDB server
+// of a study (agent_mariadb.go).
 func cmdAgent(p *Process, args []string) error {
-	if len(args) == 0 || args[0] != "deadman" {
-		return usagef("agent: want a tool: deadman")
+	switch {
+	case len(args) > 0 && args[0] == "mariadb":
+		return cmdAgentMariaDB(p, args[1:])
+	case len(args) == 0 || args[0] != "deadman":
+		return usagef("agent: want a tool: deadman, mariadb")
 	}
 	fs := newFlagSet(p, "agent deadman", "internal: remove a NIC's shaping unless the renewal file is touched within the TTL",
 		"wirelab agent deadman --ttl 30s --renew /tmp/wirelab-x/deadman.renew --undo /tmp/wirelab-x/deadman.undo")
