@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -127,6 +128,16 @@ func (p *SSHPair) startSSHD(t testing.TB, ns, addr string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("ip", "netns", "exec", ns, SSHD, "-D", "-e", "-f", cfg)
+	if rc := rootBashrc(); rc != "" {
+		// bash sources root's ~/.bashrc in every SSH session: on a developer machine that
+		// can be slow (a pyenv rehash behind a lock, which a session KillNetns kills
+		// mid-way leaves stale for everyone). ip netns exec gives sshd a mount namespace
+		// of its own, so an empty file over it hides it from the test's sessions only.
+		empty := filepath.Join(d, "empty-bashrc")
+		must(empty, "")
+		cmd = exec.Command("ip", "netns", "exec", ns, "sh", "-c", `mount --bind "$0" "$1" && exec "$2" -D -e -f "$3"`,
+			empty, rc, SSHD, cfg)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start sshd in %s: %v", ns, err)
@@ -145,6 +156,19 @@ func (p *SSHPair) startSSHD(t testing.TB, ns, addr string) string {
 		t.Fatal(err)
 	}
 	return string(hp)
+}
+
+// rootBashrc is root's ~/.bashrc, "" when it has none.
+func rootBashrc() string {
+	u, err := user.Lookup("root")
+	if err != nil {
+		return ""
+	}
+	rc := filepath.Join(u.HomeDir, ".bashrc")
+	if _, err := os.Stat(rc); err != nil {
+		return ""
+	}
+	return rc
 }
 
 // DialIn returns a dialer whose connections are made from inside namespace ns: a locked
