@@ -213,26 +213,32 @@ func (m *MariaDB) Version() string { return m.st.Version }
 func (m *MariaDB) State() ServerState { return m.st }
 
 // Stop stops the agent (SIGTERM: it shuts mariadbd down cleanly) and waits up to
-// StopTimeout for mariadbd to be gone, then kills it. Idempotent.
+// StopTimeout for mariadbd to be gone, then kills it. It runs also when ctx has ended (a
+// second Ctrl-C), and then kills mariadbd at once instead of waiting. Idempotent. A
+// mariadbd whose /proc entry cannot be read (the connection lost) counts as gone.
 func (m *MariaDB) Stop(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.stopped {
 		return nil
 	}
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.StopTimeout+30*time.Second)
+	defer cancel()
 	// The agent's Stop gives it a few seconds before SIGKILL; mariadbd got its SIGTERM
 	// by then and finishes its shutdown without it.
-	stopErr := m.agent.Stop(ctx)
+	stopErr := m.agent.Stop(bg)
 	deadline := time.Now().Add(m.o.StopTimeout)
-	for m.alive(ctx, m.st.Pid, "mariadbd", "mysqld") {
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			killCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_, _ = m.h.Run(killCtx, "kill", "-KILL", strconv.Itoa(m.st.Pid))
-			return fmt.Errorf("host %s: stop mariadb (pid %d): still running after %s; killed it (agent: %v, ctx: %v)",
-				m.h.Name(), m.st.Pid, m.o.StopTimeout, stopErr, ctx.Err())
+	for m.alive(bg, m.st.Pid, "mariadbd", "mysqld") {
+		if time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(pollEvery)
+			continue
 		}
-		time.Sleep(pollEvery)
+		_, kerr := m.h.Run(bg, "kill", "-KILL", strconv.Itoa(m.st.Pid))
+		if ctx.Err() != nil {
+			return fmt.Errorf("host %s: stop mariadb (pid %d): %w: killed it (%v)", m.h.Name(), m.st.Pid, ctx.Err(), kerr)
+		}
+		return fmt.Errorf("host %s: stop mariadb (pid %d): still running %s after SIGTERM: killed it (%v; agent: %v)",
+			m.h.Name(), m.st.Pid, m.o.StopTimeout, kerr, stopErr)
 	}
 	if stopErr != nil {
 		return fmt.Errorf("host %s: stop mariadb: %w", m.h.Name(), stopErr)

@@ -154,6 +154,23 @@ func TestStopKillsAMariadbdThatStays(t *testing.T) {
 	}
 }
 
+// A Stop after the caller's context ended (a second Ctrl-C) still stops, without waiting.
+func TestStopWithAnEndedContextKillsAtOnce(t *testing.T) {
+	f := newFakeHost()
+	f.onStart = agentReports(readyState, "")
+	f.stopKeepsServer = true
+	m, err := StartMariaDB(context.Background(), f, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = m.Stop(ctx)
+	if !errors.Is(err, context.Canceled) || !slices.Contains(f.lines(), "stop 4001") || !slices.Contains(f.lines(), "kill -KILL 7001") {
+		t.Errorf("Stop: %v\n%s", err, strings.Join(f.lines(), "\n"))
+	}
+}
+
 func TestParseState(t *testing.T) {
 	if _, err := ParseState([]byte(`{"error": "boom"}`)); err == nil || err.Error() != "boom" {
 		t.Errorf("error state: %v", err)
