@@ -42,7 +42,7 @@ func TestAgentSampleFlagErrors(t *testing.T) {
 		})
 	}
 	p, _, errb, _ := testProcess(t, true)
-	if code := Main([]string{"agent", "nope"}, p); code != 2 || !strings.Contains(errb.String(), "deadman, sample") {
+	if code := Main([]string{"agent", "nope"}, p); code != 2 || !strings.Contains(errb.String(), "deadman, sample, mariadb") {
 		t.Errorf("unknown tool: exit %d, %q", code, errb.String())
 	}
 }

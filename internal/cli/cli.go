@@ -97,7 +97,7 @@ func commands() map[string]command {
 		"report":    {summary: "re-render a report from results.json", run: cmdReport},
 		"predict":   {summary: "predict TPS, latency and bottleneck on other links and machines from a run", run: cmdPredict},
 		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
-		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman)", run: cmdAgent, hidden: true},
+		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman, sample, mariadb)", run: cmdAgent, hidden: true},
 		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
 	}
 }

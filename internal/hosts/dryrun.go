@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -50,6 +51,18 @@ func (d *DryHost) ReadFile(_ context.Context, path string) ([]byte, error) {
 func (d *DryHost) Start(_ context.Context, name string, argv []string, logPath string) (Proc, error) {
 	d.say("start %s: setsid -f %s >>%s 2>&1", name, ShellJoin(argv), ShellQuote(logPath))
 	return dryProc{d: d, name: name}, nil
+}
+
+// Stream implements Host: it prints the command and runs nothing, so onStart and onLine
+// are never called and the output is empty.
+func (d *DryHost) Stream(_ context.Context, argv []string, env []string, _ func(int), _ func(string)) (string, string, error) {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString(k + "=" + ShellQuote(v) + " ")
+	}
+	d.say("stream: %s%s", b.String(), ShellJoin(argv))
+	return "", "", nil
 }
 
 // Close implements Host.

@@ -71,6 +71,28 @@ func (f *fakeHost) Start(_ context.Context, name string, argv []string, logPath 
 	return fakeProc{f: f, name: name, pid: 1000 + f.pid}, nil
 }
 
+// Stream answers like Run: Answer's output for a matching command line, fed line by line
+// to onLine after onStart got the next pid.
+func (f *fakeHost) Stream(ctx context.Context, argv []string, env []string, onStart func(int), onLine func(string)) (string, string, error) {
+	out, err := f.Run(ctx, append(append([]string(nil), env...), argv...)...)
+	if err != nil {
+		return "", err.Error(), err
+	}
+	f.mu.Lock()
+	f.pid++
+	pid := 1000 + f.pid
+	f.mu.Unlock()
+	if onStart != nil {
+		onStart(pid)
+	}
+	for _, l := range strings.SplitAfter(string(out), "\n") {
+		if l = strings.TrimSuffix(l, "\n"); l != "" && onLine != nil {
+			onLine(l)
+		}
+	}
+	return string(out), "", nil
+}
+
 func (f *fakeHost) Close() error { return nil }
 
 func (f *fakeHost) lines() []string {

@@ -26,6 +26,14 @@ type Host interface {
 	// logPath, and returns at once. The process outlives a lost connection; Proc.Stop
 	// ends it.
 	Start(ctx context.Context, name string, argv []string, logPath string) (Proc, error)
+	// Stream runs argv to completion (no shell, as Run) with env ("K=V") added to its
+	// environment, calls onStart with its pid on the host once it runs and onLine with
+	// each line of its standard output as it arrives (either may be nil; both run on a
+	// reading goroutine and must return quickly), and returns all it wrote to each stream,
+	// also on failure. When ctx ends the process and its process group are killed on the
+	// host and ctx's error is returned; a non-zero exit is an error carrying the command
+	// and the last lines of its standard error.
+	Stream(ctx context.Context, argv []string, env []string, onStart func(pid int), onLine func(line string)) (stdout, stderr string, err error)
 	Close() error
 }
 

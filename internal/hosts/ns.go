@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
 )
 
@@ -68,6 +69,34 @@ func (n NS) Start(_ context.Context, name string, argv []string, _ string) (Proc
 		return nil, fmt.Errorf("host %s: %w", n.Role, err)
 	}
 	return nsProc{l: n.Lab, name: name, pid: pid}, nil
+}
+
+// Stream implements Host with execx.Streamed through `ip netns exec` (which execs, so the
+// pid is the command's), in its own process group, killed with it when ctx ends. It starts
+// in the lab's cgroup, as the lab's other processes do, so lab teardown finds anything it
+// leaves behind.
+func (n NS) Stream(ctx context.Context, argv []string, env []string, onStart func(pid int), onLine func(line string)) (string, string, error) {
+	if len(argv) == 0 {
+		return "", "", fmt.Errorf("host %s: stream: empty command", n.Role)
+	}
+	ns := n.Lab.State.NS(n.Role)
+	if ns == "" {
+		return "", "", fmt.Errorf("host %s: stream %s: the lab has no such host", n.Role, ShellJoin(argv))
+	}
+	cgroup := n.Lab.State.Cgroup
+	if fi, err := os.Stat(cgroup); cgroup != "" && (err != nil || !fi.IsDir()) {
+		cgroup = "" // the lab's cgroup is gone (torn down): run where we run
+	}
+	name, args := execx.InNetns(ns, argv[0], argv[1:]...)
+	stdout, stderr, err := execx.Streamed{Name: name, Args: args, Env: env, OnStart: onStart,
+		OnStdout: onLine, Cgroup: cgroup}.Run(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return stdout, stderr, fmt.Errorf("host %s: %s: %w", n.Role, ShellJoin(argv), ctx.Err())
+	case err != nil:
+		return stdout, stderr, streamError(n.Role, argv, err, stderr)
+	}
+	return stdout, stderr, nil
 }
 
 // Close implements Host: the lab outlives its hosts' views.

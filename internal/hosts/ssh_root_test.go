@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 func TestSSHHostsInNamespaces(t *testing.T) {
@@ -337,7 +338,7 @@ func TestSSHDeadmanOnVeth(t *testing.T) {
 	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
 	ns := "wls-" + id + "-d"
 	mustRun(t, "ip", "netns", "add", ns)
-	t.Cleanup(func() { killNetns(ns) })
+	t.Cleanup(func() { nstest.KillNetns(ns) })
 	mustRun(t, "ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", "eth1", "netns", ns)
 	mustRun(t, "ip", "-n", ns, "link", "set", "eth0", "up")
 	p, err := PlanShape(ShapeTarget{Host: ns, NIC: "eth0", Peer: netip.MustParseAddr(addrB), KeepPorts: []uint16{22}}, link.Condition{RateBps: 1_000_000})

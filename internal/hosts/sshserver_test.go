@@ -13,13 +13,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
 )
 
 // testSSHServer is an SSH server on 127.0.0.1:0 inside the test: it accepts one public key
-// and runs each exec request with sh -c on this machine, as sshd would.
+// and runs each exec request with sh -c on this machine, in a session of its own, as sshd
+// would. Like OpenSSH's sshd it ignores a client's signal requests.
 type testSSHServer struct {
 	addr    string
 	hostKey ssh.Signer
@@ -100,6 +102,8 @@ func (srv *testSSHServer) serve(c net.Conn, cfg *ssh.ServerConfig) {
 				n := binary.BigEndian.Uint32(r.Payload)
 				cmd := exec.Command("sh", "-c", string(r.Payload[4:4+n]))
 				cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
+				// sshd makes each session's command a session leader.
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 				code := 0
 				if err := cmd.Run(); err != nil {
 					code = 1
