@@ -9,7 +9,7 @@ declare -A pkgs=(
   [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server [mariadb]=mariadb-client
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
-  [setpriv]=util-linux
+  [setpriv]=util-linux [sshd]=openssh-server [ssh-keygen]=openssh-client
 )
 # PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
 # /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a
@@ -45,6 +45,12 @@ fi
 if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q postgresql-15; then
   (pg_ctlcluster 15 main stop || service postgresql stop || true) >/dev/null 2>&1
   (update-rc.d postgresql disable || systemctl disable postgresql || true) >/dev/null 2>&1
+fi
+# openssh-server is for the SSH tests, which run their own sshd inside namespaces: a
+# service the install started on this machine's port 22 is stopped and kept from boot.
+if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q openssh-server; then
+  (service ssh stop || true) >/dev/null 2>&1
+  (update-rc.d ssh disable || systemctl disable ssh || true) >/dev/null 2>&1
 fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go >= 1.22 in PATH)" >&2; exit 1; }

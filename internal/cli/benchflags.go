@@ -33,6 +33,7 @@ type benchFlags struct {
 	engine    engineFlag
 	driver    driverFlags
 	server    *serverFlags
+	hosts     *hostsFlags // run and bandwidth only: nil elsewhere
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
@@ -131,6 +132,9 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	}
 	if err := requireRoot(p); err != nil {
 		return spec, err
+	}
+	if b.hosts.given() {
+		return spec, nil // the hosts are checked when connected, before anything changes there
 	}
 	if err := preflight(p, shaper, c); err != nil {
 		return spec, err

@@ -37,6 +37,11 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	const dsn = "bench@tcp(198.18.250.1:3306)/wl"
+	hostsFile := filepath.Join(t.TempDir(), "hosts.yaml")
+	if err := os.WriteFile(hostsFile, []byte("hosts:\n  - {name: app, role: client, address: 198.18.20.1, nic: eth1, user: root}\n"+
+		"  - {name: db, role: server, address: 198.18.20.2, user: root, server: {start: mariadb}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ext := func(args ...string) []string {
 		return append([]string{"run", "--server-dsn", dsn, "--server-password-file", pwFile}, args...)
 	}
@@ -98,6 +103,16 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"run", "--engine", "postgres", "--driver", "pgbench", "--compression"}, "--compression: PostgreSQL has no protocol compression"},
 		{[]string{"study", "bandwidth", "--engine", "postgres", "--driver", "pgbench"}, "--driver pgbench: study bandwidth runs sysbench only"},
 		{[]string{"study", "transport", "--engine", "postgres", "--driver", "pgbench"}, "--driver pgbench: study transport runs sysbench only"},
+		{[]string{"run", "--dry-run"}, "--dry-run applies only with --hosts"},
+		{[]string{"study", "bandwidth", "--insecure-host-key"}, "--insecure-host-key applies only with --hosts"},
+		{[]string{"run", "--hosts", "/nonexistent/hosts.yaml"}, "--hosts: "},
+		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres"}, "--hosts: --engine postgres: on real hosts wirelab starts MariaDB only"},
+		{[]string{"run", "--hosts", hostsFile, "--server-dsn", dsn}, "--hosts: --server-dsn does not apply on real hosts"},
+		{[]string{"run", "--hosts", hostsFile, "--shaper", "netem"}, "--hosts: --shaper does not apply"},
+		{[]string{"run", "--hosts", hostsFile, "--channel", "tunnel"}, "--channel tunnel is not available on real hosts"},
+		{[]string{"run", "--hosts", hostsFile, "--deadman-ttl", "1s"}, "--deadman-ttl 1s: want 3s..1h"},
+		{[]string{"study", "transport", "--hosts", hostsFile}, "flag provided but not defined: -hosts"},
+		{[]string{"down", "--hosts", hostsFile, "--all"}, "down --hosts: --all does not apply"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 		{[]string{"exec", "client"}, "want HOST -- COMMAND"},
 	}

@@ -22,11 +22,18 @@ func cmdDown(p *Process, args []string) error {
 	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
 	all := fs.Bool("all", false, "remove every lab on this machine, and lab namespaces and cgroups left without a state file")
 	force := fs.Bool("force", false, "also remove labs a running run or study owns: stop it first (it tears its own lab down; SIGKILL after 60s)")
+	hf := addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("down: unexpected argument %q", fs.Arg(0))
+	}
+	if hf.given() {
+		return downHosts(p, fs, hf)
+	}
+	if given(fs, "insecure-host-key") || given(fs, "dry-run") || given(fs, "deadman-ttl") {
+		return usagef("down: --insecure-host-key, --dry-run and --deadman-ttl apply only with --hosts")
 	}
 	if err := requireRoot(p); err != nil {
 		return err

@@ -17,6 +17,7 @@ func cmdRun(p *Process, args []string) error {
 	tls := fs.Bool("tls", false, "TLS between the load driver and the server (sysbench --mysql-ssl=on; sslmode=require on PostgreSQL)")
 	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: the load driver reaches the server through wirelab's tunnel (entry in the client host, exit in the server host)")
 	tf := addTunnelFlags(fs, "auto")
+	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,11 +40,21 @@ func cmdRun(p *Process, args []string) error {
 			return err
 		}
 	}
+	ho, err := bf.hosts.options(p, bf)
+	if err != nil {
+		return err
+	}
+	if ho != nil && *channel == study.ChannelTunnel {
+		return usagef("--hosts: --channel tunnel is not available on real hosts yet (the tunnel's ends would run on both); drop it, or measure the tunnel in the namespace lab")
+	}
 	spec, err := bf.ready(p, "run", shaper, cond, *tls)
 	if err != nil {
 		return err
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,
 		TLS: *tls, Channel: *channel, Tunnel: topts})
+	if ho != nil {
+		return bf.hosts.run(p, ho, st, spec.measure())
+	}
 	return runStudy(p, st, spec.measure())
 }

@@ -34,6 +34,7 @@ func studyBandwidth(p *Process, args []string) error {
 	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
 	bf := addBenchFlags(fs, joinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
 	tf := addTunnelFlags(fs, "auto") // N2's channel on PostgreSQL, which has no protocol compression
+	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -72,6 +73,10 @@ func studyBandwidth(p *Process, args []string) error {
 	if err := bandwidthTunnelFlagsApply(fs, bf, experiments); err != nil {
 		return err
 	}
+	ho, err := bf.hosts.options(p, bf)
+	if err != nil {
+		return err
+	}
 	slow, fast := base, base
 	slow.RateBps, fast.RateBps = slowBps, fastBps
 	spec, err := bf.ready(p, "bandwidth", shaper, slow, slices.Contains(experiments, "n3"))
@@ -84,6 +89,9 @@ func studyBandwidth(p *Process, args []string) error {
 	}
 	st := study.NewBandwidth(o)
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
+	if ho != nil {
+		return bf.hosts.run(p, ho, st, spec.measure())
+	}
 	return runStudy(p, st, spec.measure())
 }
 

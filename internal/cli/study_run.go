@@ -14,6 +14,8 @@ type measureOptions struct {
 	Out    string
 	Awake  bool // hold the CPUs out of deep idle while measuring
 	NoWait bool // fail instead of waiting for another measurement
+	// Open builds the machines; nil is the namespace lab.
+	Open study.Opener
 }
 
 // runStudy runs a study in a session with Ctrl-C handling, the machine lock and the CPUs
@@ -25,7 +27,7 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 	idle, release := keepAwake(p, o.Awake)
 	defer release()
 	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, LockDir: p.lockDir(), Self: p.Self,
-		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait}
+		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)
 	if run != nil && len(run.Points) > 0 {

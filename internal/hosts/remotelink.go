@@ -181,3 +181,15 @@ func (l *RemoteLink) Clear(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ClearNIC removes wirelab's shaping of nic on h and retires its dead-man switch, without
+// any state of the run that made them: `wirelab down --hosts` after a kill -9.
+func ClearNIC(ctx context.Context, h Host, nic string) error {
+	if _, err := h.Run(ctx, "sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pidFile(nic)))); err != nil {
+		return fmt.Errorf("host %s: retire the dead-man switch of %s: %w", h.Name(), nic, err)
+	}
+	if err := RunUndo(ctx, Runner(h), UndoShape(nic)); err != nil {
+		return fmt.Errorf("host %s: remove the shaping of %s: %w", h.Name(), nic, err)
+	}
+	return nil
+}

@@ -20,6 +20,9 @@ type ShapeTarget struct {
 	// destination, either way: the SSH ports of client and server, so a wirelab that runs
 	// on the client itself keeps an unshaped control connection to the server.
 	KeepPorts []uint16
+	// Count keeps the classes on an unshaped link too (at a rate far above any NIC), so the
+	// peer's bytes are counted by the same classes on every link a study measures.
+	Count bool
 }
 
 // Plan is the exact commands (argv, no shell) that shape a target and undo it.
@@ -81,7 +84,7 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 	}
 	ifb := IFBName(t.NIC)
 	p := Plan{IFB: ifb, Undo: UndoShape(t.NIC)}
-	if c.Unlimited() && !delayLine {
+	if c.Unlimited() && !delayLine && !t.Count {
 		return p, nil // an unshaped link: nothing to apply
 	}
 	f := filterSpec{dev: t.NIC, proto: "ip", match: "ip", peer: t.Peer.String() + "/32"}

@@ -1,0 +1,386 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/hosts"
+	"github.com/wirelab/wirelab/internal/inventory"
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+// Options say how to reach an inventory's hosts and what to leave where.
+type Options struct {
+	Inventory       *inventory.Inventory
+	InsecureHostKey bool
+	// DryRun, when set, receives every remote command, copy and start instead of the
+	// host: nothing is changed anywhere.
+	DryRun io.Writer
+	// Self is this wirelab binary, copied to every host for its agents.
+	Self string
+	// StateDir is this machine's state directory: the run's remote state is mirrored
+	// there so `wirelab down --hosts` finds it after a kill -9.
+	StateDir string
+	// TTL is the dead-man switch's: how long a shaped NIC outlives a silent wirelab.
+	TTL    time.Duration
+	Logger *slog.Logger
+	// Dial opens the TCP connection to a host's sshd; nil = a plain dial (tests reach
+	// hosts inside network namespaces through it).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Timeout bounds each host's connect and handshake; 0 = 10 s.
+	Timeout time.Duration
+}
+
+// host is one inventory host, connected and staged.
+type host struct {
+	inv   inventory.Host
+	h     hosts.Host
+	stage hosts.Staged
+}
+
+// Backend is a study's client and server on the user's own machines, reached over SSH:
+// the client's NIC is shaped toward the server (hosts.RemoteLink, under a dead-man
+// switch), sysbench runs on the client, MariaDB on the server, and `wirelab agent
+// sample` on both streams the per-second wire and CPU counters back.
+type Backend struct {
+	o      Options
+	id     string
+	client *host
+	server *host
+	link   *hosts.RemoteLink
+	target hosts.ShapeTarget
+	cond   link.Condition
+	shaped bool
+	log    *slog.Logger
+
+	mu     sync.Mutex
+	procs  []hosts.Proc // long-running processes to stop at Down, in start order
+	closed bool
+}
+
+// Opener opens a Backend for a study's needs: study.Session's Open.
+func Opener(o Options) study.Opener {
+	return func(ctx context.Context, needs study.Needs, _ *lab.Owner) (study.Backend, error) {
+		return Open(ctx, o, needs)
+	}
+}
+
+// Open connects to the inventory's client and server, checks everything a study needs
+// there before it changes anything (the NIC, the programs, netem for delay), then stages
+// wirelab on both. A failure after staging removes what was staged.
+func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := supported(needs); err != nil {
+		return nil, err
+	}
+	inv := o.Inventory
+	cl, sv := inv.Role(inventory.Client)[0], inv.Role(inventory.Server)[0]
+	if sv.Server == nil || sv.Server.Start != "mariadb" {
+		return nil, fmt.Errorf("%s: host %s: --hosts measures a server wirelab starts (server: {start: mariadb}); "+
+			"for an existing server use --server-dsn, which measures it through the lab's wire", inv.Path, sv.Name)
+	}
+	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition,
+		log: o.Logger.With("component", "remote")}
+	var err error
+	if b.client, err = b.connect(ctx, cl); err != nil {
+		return nil, err
+	}
+	if b.server, err = b.connect(ctx, sv); err != nil {
+		b.client.h.Close()
+		return nil, err
+	}
+	fail := func(err error) (*Backend, error) {
+		return nil, errors.Join(err, b.Down(context.WithoutCancel(ctx)))
+	}
+	peer, err := netip.ParseAddr(sv.PeerAddress())
+	if err != nil {
+		return fail(fmt.Errorf("%s: host %s: the server's data address %q must be an IP address (the shaping matches it): set data_address", inv.Path, sv.Name, sv.PeerAddress()))
+	}
+	if err := b.preflight(ctx); err != nil {
+		return fail(err)
+	}
+	netem := false
+	if needsNetem(needs.Condition) {
+		if netem, err = hosts.DetectNetem(ctx, b.client.h); err != nil {
+			return fail(err)
+		}
+	}
+	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Netem: netem, Count: true,
+		KeepPorts: keepPorts(cl, sv)}
+	// Every plan is checked before a host is touched: delay on a kernel without netem is
+	// refused here, not half-way through a study.
+	if _, err := hosts.PlanShape(b.target, needs.Condition); err != nil {
+		return fail(err)
+	}
+	for _, h := range []*host{b.client, b.server} {
+		if h.stage, err = hosts.Stage(ctx, h.h, o.Self); err != nil {
+			return fail(err)
+		}
+	}
+	if err := b.save(); err != nil {
+		return fail(err)
+	}
+	b.link = &hosts.RemoteLink{Host: b.client.h, Target: b.target, Dir: b.client.stage.Dir,
+		Agent: b.client.stage.Agent, TTL: o.TTL, Log: b.log}
+	if err := b.Shape(ctx, needs.Condition); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+// supported refuses, before anything is made, what this backend does not run: it
+// carries a client and one MariaDB server (the run and bandwidth studies' shape).
+func supported(needs study.Needs) error {
+	if len(needs.Hosts) != 2 || needs.Hosts[0] != lab.Client || len(needs.Servers) != 1 || needs.Servers[0].Host != lab.Server {
+		return errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run` and `study bandwidth`")
+	}
+	sv := needs.Servers[0]
+	if sv.Existing != nil {
+		return errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
+	}
+	if sv.DB.Engine != "" && sv.DB.Engine != engine.MariaDB {
+		return fmt.Errorf("--hosts: --engine %s: on real hosts wirelab starts MariaDB only; use the namespace lab (no --hosts) for %s", sv.DB.Engine, sv.DB.Engine.Title())
+	}
+	return nil
+}
+
+// needsNetem says whether c needs a delay line.
+func needsNetem(c link.Condition) bool { return c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0 }
+
+// keepPorts are the SSH ports between client and server, never shaped: wirelab's own
+// control connections when it runs on the client.
+func keepPorts(hs ...inventory.Host) []uint16 {
+	var out []uint16
+	for _, h := range hs {
+		p := uint16(h.Port)
+		if p == 0 {
+			p = 22
+		}
+		dup := false
+		for _, q := range out {
+			dup = dup || q == p
+		}
+		if !dup {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// connect dials one host (or, with DryRun, stands in a printing host for it).
+func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error) {
+	if b.o.DryRun != nil {
+		return &host{inv: ih, h: &hosts.DryHost{Host: ih.Name, W: b.o.DryRun}}, nil
+	}
+	inv := b.o.Inventory
+	h, err := hosts.DialSSH(ctx, hosts.SSHConfig{Name: ih.Name, Addr: ih.SSHAddr(), User: ih.User, KeyFile: ih.Key,
+		AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
+		Timeout: b.o.Timeout, Dial: b.o.Dial})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inv.Path, err)
+	}
+	return &host{inv: ih, h: h}, nil
+}
+
+// preflight checks, changing nothing, that the client's NIC can be shaped and both
+// hosts have the programs the study runs there.
+func (b *Backend) preflight(ctx context.Context) error {
+	if err := hosts.CheckNIC(ctx, b.client.h, b.client.inv.NIC); err != nil {
+		return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
+	}
+	need := []struct {
+		h     *host
+		progs []string
+		why   string
+	}{
+		{b.client, []string{"tc", "ip", "sysbench"}, "the client shapes its NIC and runs sysbench"},
+		{b.server, []string{"mariadbd", "mariadb-install-db", "mariadb", "sysbench"},
+			"the server runs MariaDB and prepares the data set over its socket"},
+	}
+	for _, n := range need {
+		for _, p := range n.progs {
+			if _, err := n.h.h.Run(ctx, "sh", "-c", "command -v "+hosts.ShellQuote(p)+" || [ -x /usr/sbin/"+p+" ]"); err != nil {
+				return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install mariadb-server sysbench iproute2)", n.h.inv.Name, p, n.why)
+			}
+		}
+	}
+	return nil
+}
+
+// ID implements study.Backend.
+func (b *Backend) ID() string { return b.id }
+
+// Describe implements study.Backend.
+func (b *Backend) Describe() string {
+	return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + server %s (%s), wire %s", b.id, b.client.inv.Name,
+		b.client.inv.Address, b.client.inv.NIC, b.server.inv.Name, b.server.inv.PeerAddress(), b.cond)
+}
+
+// Lab implements study.Backend: these are not the namespace lab.
+func (b *Backend) Lab() *lab.Lab { return nil }
+
+// Launcher implements study.Backend.
+func (b *Backend) Launcher(role string) execx.Launcher {
+	h := b.client
+	if role == lab.Server {
+		h = b.server
+	}
+	return launcher{h: h.h, dir: h.stage.Dir}
+}
+
+// Shape implements study.Backend: the client's NIC toward the server, under the
+// dead-man switch.
+func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
+	if err := b.link.Shape(ctx, c); err != nil {
+		return err
+	}
+	b.cond, b.shaped = c, true
+	return nil
+}
+
+// Wire implements study.Backend: egress of the client's NIC delivers to the server, its
+// IFB (the ingress redirected) to the client.
+func (b *Backend) Wire() study.WireState {
+	shaper := "htb"
+	if needsNetem(b.cond) {
+		shaper = "htb+netem"
+	}
+	nic := b.target.NIC
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var rb []string
+	for _, dev := range []string{nic, hosts.IFBName(nic)} {
+		if out, err := b.client.h.Run(ctx, "tc", "qdisc", "show", "dev", dev); err == nil {
+			rb = append(rb, b.client.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
+		}
+	}
+	return study.WireState{Shaper: shaper, ReadBack: strings.Join(rb, "; "),
+		Directions: func(c link.Condition) []result.LinkDirection {
+			return link.Directions(c, shaper, map[string]string{lab.Server: nic, lab.Client: hosts.IFBName(nic)})
+		}}
+}
+
+// CheckWire implements study.Backend: `link check` needs iperf3 on both hosts and is not
+// run on real hosts; points carry no wire check there.
+func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*result.WireCheck, bool, error) {
+	return nil, false, nil
+}
+
+// StartServer implements study.Backend: MariaDB from the server's package in a temp
+// datadir, through `wirelab agent mariadb`; its TLS client files are copied to the
+// client, where sysbench reads them.
+func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
+	s, err := StartMariaDB(ctx, b.server.h, MariaDBOptions{Agent: b.server.stage.Agent,
+		Dir: path.Join(b.server.stage.Dir, "mariadb"), Bind: b.server.inv.PeerAddress(), BufferPool: sv.DB.BufferPool})
+	if err != nil {
+		return nil, err
+	}
+	b.track(stopper{s})
+	certs := path.Join(b.client.stage.Dir, "certs")
+	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
+		return nil, err
+	}
+	conn := s.Conn()
+	for _, f := range sysbench.TLSFiles {
+		data, err := b.server.h.ReadFile(ctx, path.Join(conn.CertDir, f))
+		if err != nil {
+			return nil, fmt.Errorf("copy MariaDB's TLS client files to %s: %w", b.client.inv.Name, err)
+		}
+		if err := b.client.h.Copy(ctx, strings.NewReader(string(data)), path.Join(certs, f), 0o600); err != nil {
+			return nil, fmt.Errorf("copy MariaDB's TLS client files to %s: %w", b.client.inv.Name, err)
+		}
+	}
+	return clientView{MariaDB: s, certDir: certs}, nil
+}
+
+// clientView is the remote server as the client host's sysbench reaches it: its TLS
+// files are the client's copies.
+type clientView struct {
+	*MariaDB
+	certDir string
+}
+
+func (v clientView) Conn() engine.Conn {
+	c := v.MariaDB.Conn()
+	c.CertDir = v.certDir
+	return c
+}
+
+// stopper makes an engine.Server something Down stops.
+type stopper struct{ s engine.Server }
+
+func (s stopper) Pid() int                       { return s.s.Pid() }
+func (s stopper) Stop(ctx context.Context) error { return s.s.Stop(ctx) }
+
+// track records a long-running process for Down.
+func (b *Backend) track(p hosts.Proc) {
+	b.mu.Lock()
+	b.procs = append(b.procs, p)
+	b.mu.Unlock()
+	if err := b.save(); err != nil {
+		b.log.Warn("record the remote state", "err", err)
+	}
+}
+
+// Down implements study.Backend: stops what it started (last first), removes the
+// shaping and the switch, removes the staged directories and closes the connections.
+// It is idempotent and tries every step.
+func (b *Backend) Down(ctx context.Context) error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	procs := b.procs
+	b.procs = nil
+	b.mu.Unlock()
+	var errs []error
+	for i := len(procs) - 1; i >= 0; i-- {
+		c, cancel := context.WithTimeout(ctx, time.Minute)
+		errs = append(errs, procs[i].Stop(c))
+		cancel()
+	}
+	if b.link != nil {
+		c, cancel := context.WithTimeout(ctx, time.Minute)
+		errs = append(errs, b.link.Clear(c))
+		cancel()
+	}
+	for _, h := range []*host{b.client, b.server} {
+		if h == nil {
+			continue
+		}
+		if h.stage.Dir != "" {
+			c, cancel := context.WithTimeout(ctx, time.Minute)
+			errs = append(errs, hosts.Unstage(c, h.h, h.stage))
+			cancel()
+		}
+		errs = append(errs, h.h.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove what wirelab made on the hosts (state kept in %s for `wirelab down --hosts`): %w", b.statePath(), err)
+	}
+	if b.o.StateDir != "" {
+		_ = os.Remove(b.statePath())
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/inventory"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+const testInventory = `known_hosts: /nonexistent/known_hosts
+defaults:
+  user: root
+hosts:
+  - name: app
+    role: client
+    address: 198.18.20.1
+    nic: eth1
+  - name: db
+    role: server
+    address: 198.18.20.2
+    port: 2222
+    data_address: 198.18.21.2
+    server:
+      start: mariadb
+`
+
+func dryOptions(t *testing.T, out *bytes.Buffer) Options {
+	t.Helper()
+	inv, err := inventory.Parse([]byte(testInventory), "/root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Path = "hosts.yaml"
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Inventory: inv, DryRun: out, Self: self, TTL: 30 * time.Second}
+}
+
+func bandwidth(kind engine.Kind) *study.Bandwidth {
+	return study.NewBandwidth(study.BandwidthOptions{
+		Bench: study.Bench{Threads: []int{1, 16}, Duration: time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: kind},
+		Slow: link.Condition{RateBps: 20_000_000}, Fast: link.Condition{}, Experiments: []string{"n1"}})
+}
+
+// The dry run prints, host by host, the whole life of a study on real hosts and contacts
+// nobody: staging, the dead-man switch armed before the NIC is touched, each link shaped
+// toward the server's data address only with the SSH port kept out, the server's agent,
+// and the teardown in reverse.
+func TestDryRunPrintsEveryRemoteStep(t *testing.T) {
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), dryOptions(t, &out), bandwidth(engine.MariaDB)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	want := []string{
+		"app: ip link show dev eth1",                  // the NIC exists
+		"db: sh -c 'command -v mariadbd",              // the programs
+		"app: mktemp -d /tmp/wirelab-XXXXXX",          // staging
+		"agent deadman --ttl 30s",                     // the switch before the shaping
+		"tc class replace dev eth1 parent 1: classid 1:1 htb rate 20000000bit", // the slow link
+		"match ip dst 198.18.21.2/32 match ip protocol 6 0xff match ip dport 22 0xffff flowid 1:",
+		"match ip dst 198.18.21.2/32 match ip protocol 6 0xff match ip dport 2222 0xffff flowid 1:",
+		"rate 100000000000bit", // the unlimited link keeps its counting classes
+		"agent mariadb --dir /tmp/wirelab-XXXXXX/mariadb --bind 198.18.21.2",
+		"app: tc qdisc del dev eth1 root",
+		"rm -rf -- /tmp/wirelab-XXXXXX",
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("dry run lacks %q:\n%s", w, text)
+		}
+	}
+	if i, j := strings.Index(text, "agent deadman"), strings.Index(text, "tc qdisc replace dev eth1 root"); i < 0 || j < 0 || i > j {
+		t.Errorf("the dead-man switch must be armed before the NIC is shaped:\n%s", text)
+	}
+}
+
+func TestOpenRefusesWhatRealHostsDoNotRun(t *testing.T) {
+	var out bytes.Buffer
+	o := dryOptions(t, &out)
+	_, err := Open(context.Background(), o, bandwidth(engine.Postgres).Needs())
+	if err == nil || !strings.Contains(err.Error(), "--engine postgres") {
+		t.Errorf("PostgreSQL on real hosts: %v, want a refusal naming --engine postgres", err)
+	}
+	needs := bandwidth(engine.MariaDB).Needs()
+	needs.Hosts = []string{"replica", "server"}
+	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "run` and `study bandwidth") {
+		t.Errorf("a replica study on real hosts: %v, want a refusal naming the studies that run there", err)
+	}
+	if out.Len() != 0 && strings.Contains(out.String(), "tc qdisc replace") {
+		t.Errorf("a refused study changed a NIC:\n%s", out.String())
+	}
+}
+
+func TestKeepPortsAreEachHostsSSHPortOnce(t *testing.T) {
+	got := keepPorts(inventory.Host{Access: inventory.Access{Port: 22}}, inventory.Host{Access: inventory.Access{Port: 2222}}, inventory.Host{Access: inventory.Access{Port: 22}})
+	if len(got) != 2 || got[0] != 22 || got[1] != 2222 {
+		t.Errorf("keepPorts = %v, want [22 2222]", got)
+	}
+}

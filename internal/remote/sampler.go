@@ -1,0 +1,124 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/hosts"
+	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+// firstLineWithin bounds how long a measurement waits for both agents' first lines: an
+// SSH session, the agent's start and one /proc read.
+const firstLineWithin = 15 * time.Second
+
+// sampler runs `wirelab agent sample` on the client (the wire: the shaped classes of the
+// NIC and its IFB, which carry only the client <-> server flows; sysbench's CPU) and on
+// the server (mariadbd's CPU and the machine's) for one measurement, and turns their
+// cumulative counters into the same per-second samples as the lab's sampler.
+type sampler struct {
+	b      *Backend
+	inner  *metrics.Sampler
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	errs   []error
+}
+
+// Sampler implements study.Backend. The sides' pids are this machine's view and do not
+// apply: each agent finds its side's processes by name on its own host.
+func (b *Backend) Sampler(study.Sides) study.Sampler { return &sampler{b: b} }
+
+// agentArgv is the sample agent's command line on a host.
+func agentArgv(agent string, extra ...string) []string {
+	return append([]string{agent, "agent", "sample", "--every", "1s", "--for", "6h"}, extra...)
+}
+
+func (s *sampler) Start(ctx context.Context) error {
+	ctx, s.cancel = context.WithCancel(ctx)
+	b := s.b
+	nic := b.target.NIC
+	client, server := metrics.NewFeed(), metrics.NewFeed()
+	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, "--up-class", nic+":1:1",
+		"--down-class", hosts.IFBName(nic)+":1:1", "--comm", "sysbench"), client)
+	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "mariadbd"), server)
+	wait, cancel := context.WithTimeout(ctx, firstLineWithin)
+	defer cancel()
+	if err := waitFirst(wait, client, server); err != nil {
+		s.Stop()
+		return fmt.Errorf("start the sample agents: %w", errors.Join(append(s.failures(), err)...))
+	}
+	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: client,
+		ServerCPU: server, Machine: server}}, time.Second, b.log)
+	return s.inner.Start(ctx)
+}
+
+// waitFirst waits until every feed has its first line (its baseline), so the sampler's
+// first second is measured from both agents' starts.
+func waitFirst(ctx context.Context, feeds ...*metrics.Feed) error {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		ready := true
+		for _, f := range feeds {
+			_, ok := f.Latest()
+			ready = ready && ok
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no counters from an agent within %s: %w", firstLineWithin, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// run streams one agent's lines into f until ctx ends.
+func (s *sampler) run(ctx context.Context, h hosts.Host, argv []string, f *metrics.Feed) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_, _, err := h.Stream(ctx, argv, nil, nil, func(line string) {
+			if err := f.Line(line); err != nil {
+				s.b.log.Warn("sample agent line", "host", h.Name(), "err", err)
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			s.mu.Lock()
+			s.errs = append(s.errs, fmt.Errorf("sample agent on %s: %w", h.Name(), err))
+			s.mu.Unlock()
+		}
+	}()
+}
+
+func (s *sampler) failures() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.errs...)
+}
+
+func (s *sampler) Stop() []metrics.Sample {
+	var out []metrics.Sample
+	if s.inner != nil {
+		out = s.inner.Stop()
+	}
+	s.cancel()
+	s.wg.Wait()
+	for _, err := range s.failures() {
+		s.b.log.Warn("sampling", "err", err)
+	}
+	return out
+}
+
+func (s *sampler) Totals() metrics.Totals {
+	if s.inner == nil {
+		return metrics.Totals{}
+	}
+	return s.inner.Totals()
+}

@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// The SSH tests run wirelab between two real hosts: network namespaces with Debian's
+// sshd each (nstest.SSHPair), joined by a veth pair of their own. wirelab itself runs in
+// the client's namespace, as it would on the client machine, and reaches both hosts over
+// SSH only; the server's MariaDB is started through SSH.
+
+// sshHosts builds the pair and writes its inventory; it returns the pair and the file.
+func sshHosts(t *testing.T, addrA, addrB string) (*nstest.SSHPair, string) {
+	t.Helper()
+	skipUnlessRoot(t)
+	nstest.SkipUnlessSSHD(t)
+	p := nstest.NewSSHPair(t, addrA, addrB)
+	inv := fmt.Sprintf(`known_hosts: %s
+defaults:
+  user: root
+  port: 22
+  key: %s
+hosts:
+  - name: app
+    role: client
+    address: %s
+    nic: eth0
+  - name: db
+    role: server
+    address: %s
+    server:
+      start: mariadb
+`, p.KnownHosts, p.Key, addrA, addrB)
+	file := filepath.Join(p.Dir, "hosts.yaml")
+	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, file
+}
+
+// inClient is wirelab run inside the client host's namespace.
+func inClient(p *nstest.SSHPair, stateDir string, args ...string) *exec.Cmd {
+	cmd := exec.Command("ip", append([]string{"netns", "exec", p.NSA, bin}, args...)...)
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+stateDir)
+	return cmd
+}
+
+// assertHostsClean fails unless the client's NIC is unshaped, its IFB gone, no wirelab
+// directory is left on the hosts (they share this machine's /tmp) and nothing of
+// wirelab's runs in either namespace (sshd, which the pair started, may).
+func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
+	t.Helper()
+	q, _ := exec.Command("ip", "netns", "exec", p.NSA, "tc", "qdisc", "show", "dev", "eth0").CombinedOutput()
+	if strings.Contains(string(q), "htb") || strings.Contains(string(q), "ingress") {
+		t.Errorf("the client's NIC is still shaped: %s", q)
+	}
+	if exec.Command("ip", "-n", p.NSA, "link", "show", "dev", "wlifb-eth0").Run() == nil {
+		t.Errorf("the client's IFB wlifb-eth0 is still there")
+	}
+	dirs, _ := filepath.Glob("/tmp/wirelab-*")
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "wirelab-run")); err == nil && !contains(before, d) {
+			t.Errorf("wirelab directory %s left on a host", d)
+		}
+	}
+	for _, ns := range []string{p.NSA, p.NSB} {
+		out, _ := exec.Command("ip", "netns", "pids", ns).Output()
+		for _, pid := range strings.Fields(string(out)) {
+			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
+			c := strings.TrimSpace(string(comm))
+			st, _ := os.ReadFile("/proc/" + pid + "/stat")
+			if c == "" || c == "sshd" || strings.Contains(string(st), ") Z ") {
+				continue
+			}
+			t.Errorf("process %s (%s) still runs in %s", pid, c, ns)
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSSHBandwidthQuick runs the quick bandwidth study between the two SSH hosts and
+// checks the run is what the lab writes: every point measured, wire bytes and both sides'
+// CPU seen, the 20 mbit link full from 16 threads on, and nothing left on the hosts.
+func TestSSHBandwidthQuick(t *testing.T) {
+	p, inv := sshHosts(t, "198.18.12.1", "198.18.12.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	state, out := t.TempDir(), t.TempDir()
+	cmd := inClient(p, state, "study", "bandwidth", "--hosts", inv, "--quick", "--out", out)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("study bandwidth --hosts: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run result.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Points) != 30 {
+		t.Errorf("%d points, want 30 (n1, n2, n3 on two links, 5 thread counts)", len(run.Points))
+	}
+	for _, pt := range run.Points {
+		name := fmt.Sprintf("%s threads=%d", pt.Series, pt.Threads)
+		if pt.Failed || pt.TPS <= 0 {
+			t.Errorf("%s: failed=%v (%s), TPS %.1f", name, pt.Failed, pt.FailReason, pt.TPS)
+			continue
+		}
+		if pt.WireBytesPerSDown <= 0 || pt.WireBytesPerSUp <= 0 || pt.CPUServer <= 0 || pt.CPUClient <= 0 {
+			t.Errorf("%s: wire %.0f/%.0f B/s, CPU server %.2f client %.2f: an agent's counters are missing",
+				name, pt.WireBytesPerSUp, pt.WireBytesPerSDown, pt.CPUServer, pt.CPUClient)
+		}
+		if pt.LinkRateBps == 20_000_000 && pt.Threads >= 16 && pt.LinkUtilization < 0.8 {
+			t.Errorf("%s: link %.0f%% used, want the 20 mbit link full", name, 100*pt.LinkUtilization)
+		}
+	}
+	if s := run.Environment.Server; s == nil || s.Engine != "mariadb" || s.Version == "" {
+		t.Errorf("environment.server = %+v, want the remote MariaDB's facts", s)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	assertHostsClean(t, p, before)
+}
+
+// TestSSHKill9DeadmanAndDown kills wirelab with SIGKILL in the middle of a run on the SSH
+// hosts: the client's shaping must be gone within the dead-man switch's TTL without any
+// help, and `wirelab down --hosts` must remove the rest (the server, the directories).
+func TestSSHKill9DeadmanAndDown(t *testing.T) {
+	p, inv := sshHosts(t, "198.18.13.1", "198.18.13.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	state, out := t.TempDir(), t.TempDir()
+	const ttl = 6 * time.Second
+	cmd := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "4", "--duration", "120s",
+		"--tables", "1", "--table-size", "10000", "--deadman-ttl", ttl.String(), "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		_ = inClient(p, state, "down", "--hosts", inv).Run()
+	}()
+	shaped := func() bool {
+		q, _ := exec.Command("ip", "netns", "exec", p.NSA, "tc", "qdisc", "show", "dev", "eth0").Output()
+		return strings.Contains(string(q), "htb")
+	}
+	running := func() bool {
+		o, _ := exec.Command("ip", "netns", "pids", p.NSA).Output()
+		for _, pid := range strings.Fields(string(o)) {
+			if c, _ := os.ReadFile("/proc/" + pid + "/comm"); strings.TrimSpace(string(c)) == "sysbench" {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for !(shaped() && running()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no shaped load within 3 minutes (shaped %v, sysbench %v)", shaped(), running())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed = true
+	start := time.Now()
+	// The switch polls every TTL/10 and undoes once the renewal is older than the TTL,
+	// counted from the last renewal (at most TTL/3 before the kill).
+	for shaped() {
+		if time.Since(start) > ttl+3*time.Second {
+			t.Fatalf("the client's NIC is still shaped %s after SIGKILL (TTL %s)", time.Since(start).Round(time.Second), ttl)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("shaping removed by the dead-man switch %s after SIGKILL (TTL %s)", time.Since(start).Round(100*time.Millisecond), ttl)
+	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
+		t.Fatalf("down --hosts: %v\n%s", err, b)
+	}
+	// sysbench ends when its SSH session is gone (its output pipe closes) or at its
+	// --time; down does not chase it: give it the time a broken pipe takes.
+	deadline = time.Now().Add(15 * time.Second)
+	for running() && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assertHostsClean(t, p, before)
+	if m, _ := filepath.Glob(filepath.Join(state, "hosts-*.json")); len(m) > 0 {
+		t.Errorf("down --hosts left the run's local state: %v", m)
+	}
+}
