@@ -63,10 +63,10 @@ func TestDryRunPrintsEveryRemoteStep(t *testing.T) {
 	}
 	text := out.String()
 	want := []string{
-		"app: ip link show dev eth1",                  // the NIC exists
-		"db: sh -c 'command -v mariadbd",              // the programs
-		"app: mktemp -d /tmp/wirelab-XXXXXX",          // staging
-		"agent deadman --ttl 30s",                     // the switch before the shaping
+		"app: ip link show dev eth1",                                           // the NIC exists
+		"db: sh -c 'command -v mariadbd",                                       // the programs
+		"app: mktemp -d /tmp/wirelab-XXXXXX",                                   // staging
+		"agent deadman --ttl 30s",                                              // the switch before the shaping
 		"tc class replace dev eth1 parent 1: classid 1:1 htb rate 20000000bit", // the slow link
 		"match ip dst 198.18.21.2/32 match ip protocol 6 0xff match ip dport 22 0xffff flowid 1:",
 		"match ip dst 198.18.21.2/32 match ip protocol 6 0xff match ip dport 2222 0xffff flowid 1:",
