@@ -102,3 +102,24 @@ func TestIFBName(t *testing.T) {
 		t.Errorf("long names: %q must fit IFNAMSIZ, be stable and differ", long)
 	}
 }
+
+// Count keeps the classes on an unshaped link, far above any NIC's rate, so the study's
+// bytes are counted there too; the kept ports still bypass them.
+func TestPlanShapeCountKeepsClassesUnshaped(t *testing.T) {
+	p, err := PlanShape(ShapeTarget{Host: "client1", NIC: "eth0", Peer: netip.MustParseAddr("198.18.10.2"),
+		KeepPorts: []uint16{22}, Count: true}, link.Condition{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := joinAll(p.Apply)
+	for _, w := range []string{
+		"tc class replace dev eth0 parent 1: classid 1:1 htb rate 100000000000bit",
+		"tc class replace dev wlifb-eth0 parent 1: classid 1:1 htb rate 100000000000bit",
+		"match ip dport 22 0xffff flowid 1:\n",
+		"match ip dst 198.18.10.2/32 flowid 1:1\n",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("counting plan lacks %q:\n%s", w, got)
+		}
+	}
+}
