@@ -68,6 +68,8 @@ type Backend struct {
 	target hosts.ShapeTarget
 	cond   link.Condition
 	shaped bool
+	// serverPid is mariadbd's pid on the server host, once started.
+	serverPid int
 	log    *slog.Logger
 
 	mu     sync.Mutex
@@ -295,6 +297,7 @@ func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Serv
 		return nil, err
 	}
 	b.track(stopper{s})
+	b.serverPid = s.Pid()
 	certs := path.Join(b.client.stage.Dir, "certs")
 	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
 		return nil, err

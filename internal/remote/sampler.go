@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,7 +46,13 @@ func (s *sampler) Start(ctx context.Context) error {
 	client, server := metrics.NewFeed(), metrics.NewFeed()
 	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, "--up-class", nic+":1:1",
 		"--down-class", hosts.IFBName(nic)+":1:1", "--comm", "sysbench"), client)
-	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "mariadbd"), server)
+	// The server is watched by its pid, so a production mariadbd on the same host is not
+	// counted; sysbench, which starts after the agent, by its name.
+	watch := []string{"--comm", "mariadbd"}
+	if b.serverPid > 0 {
+		watch = []string{"--pid", strconv.Itoa(b.serverPid)}
+	}
+	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, watch...), server)
 	wait, cancel := context.WithTimeout(ctx, firstLineWithin)
 	defer cancel()
 	if err := waitFirst(wait, client, server); err != nil {
