@@ -67,7 +67,6 @@ type Backend struct {
 	link   *hosts.RemoteLink
 	target hosts.ShapeTarget
 	cond   link.Condition
-	shaped bool
 	// serverPid is mariadbd's pid on the server host, once started.
 	serverPid int
 	log    *slog.Logger
@@ -255,7 +254,7 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 	if err := b.link.Shape(ctx, c); err != nil {
 		return err
 	}
-	b.cond, b.shaped = c, true
+	b.cond = c
 	return nil
 }
 
