@@ -69,7 +69,7 @@ type Backend struct {
 	cond   link.Condition
 	// serverPid is mariadbd's pid on the server host, once started.
 	serverPid int
-	log    *slog.Logger
+	log       *slog.Logger
 
 	mu     sync.Mutex
 	procs  []hosts.Proc // long-running processes to stop at Down, in start order
