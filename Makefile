@@ -31,6 +31,9 @@ bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity ta
 bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
 	bash scripts/bench-tunnel.sh
 
+bench-ssh: build ## the quick bandwidth study over SSH (two sshd hosts in namespaces) and in the lab, alternating, per point side by side
+	$(GO) test -run '^$$' -bench SSHvsLab -benchtime 2x -timeout 60m ./test/e2e/
+
 bench-link: build ## link fidelity: asked vs measured rate and RTT
 	bash scripts/bench-link.sh
 
@@ -40,4 +43,4 @@ bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimit
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-link bench-model clean
+.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-model clean

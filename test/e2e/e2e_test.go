@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func skipUnlessRoot(t *testing.T) {
+func skipUnlessRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root and not -short: network namespaces, tc, iptables, real servers (a lab measures; -short is for unit tests)")

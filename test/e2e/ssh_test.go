@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/nstest"
-	"github.com/wirelab/wirelab/internal/result"
 )
 
 // The SSH tests run wirelab between two real hosts: network namespaces with Debian's
@@ -21,7 +19,7 @@ import (
 // SSH only; the server's MariaDB is started through SSH.
 
 // sshHosts builds the pair and writes its inventory; it returns the pair and the file.
-func sshHosts(t *testing.T, addrA, addrB string) (*nstest.SSHPair, string) {
+func sshHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
 	t.Helper()
 	skipUnlessRoot(t)
 	nstest.SkipUnlessSSHD(t)
@@ -109,14 +107,7 @@ func TestSSHBandwidthQuick(t *testing.T) {
 	if err != nil {
 		t.Fatalf("study bandwidth --hosts: %v\n%s", err, b)
 	}
-	data, err := os.ReadFile(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var run result.Run
-	if err := json.Unmarshal(data, &run); err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, out)
 	if len(run.Points) != 30 {
 		t.Errorf("%d points, want 30 (n1, n2, n3 on two links, 5 thread counts)", len(run.Points))
 	}
