@@ -90,3 +90,18 @@ func readLines(r io.Reader, all *strings.Builder, on func(string)) {
 		_, _ = io.Copy(io.Discard, r)
 	}
 }
+
+// LastLines is the last n non-blank lines of a command's output, trimmed and joined with
+// sep: the part of a long log an error message quotes.
+func LastLines(s string, n int, sep string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, sep)
+}

@@ -270,3 +270,20 @@ func (p *sshProc) Stop(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DialSSHWait is DialSSH retried while the host is unreachable, for up to within: a host
+// whose sshd is still starting (a test's, a machine booting). Any other error is final.
+func DialSSHWait(ctx context.Context, cfg SSHConfig, within time.Duration) (*SSH, error) {
+	deadline := time.Now().Add(within)
+	for {
+		h, err := DialSSH(ctx, cfg)
+		if err == nil || !errors.Is(err, ErrUnreachable) || time.Now().After(deadline) {
+			return h, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

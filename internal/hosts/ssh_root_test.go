@@ -98,7 +98,7 @@ func (n *sshNet) remoteLink(h Host, agent string, ttl time.Duration) *RemoteLink
 
 func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	skipUnlessSSHRoot(t)
-	agent := wirelabBinary(t)
+	agent := nstest.WirelabBinary(t)
 	n := newSSHNet(t)
 	ctx := context.Background()
 	a, b := n.dial(t, "client1", addrA), n.dial(t, "server1", addrB)
@@ -223,7 +223,7 @@ func TestSSHHelperShapeAndRenew(t *testing.T) {
 
 func TestSSHDeadmanAfterSIGKILL(t *testing.T) {
 	skipUnlessSSHRoot(t)
-	agent := wirelabBinary(t)
+	agent := nstest.WirelabBinary(t)
 	n := newSSHNet(t)
 	n.dial(t, "client1", addrA) // sshd is up
 	const ttl = 2 * time.Second
@@ -334,7 +334,7 @@ func TestSSHBadInput(t *testing.T) {
 // renews, and checks the qdiscs and the IFB are gone after the TTL.
 func TestSSHDeadmanOnVeth(t *testing.T) {
 	skipUnlessSSHRoot(t)
-	agent := wirelabBinary(t)
+	agent := nstest.WirelabBinary(t)
 	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
 	ns := "wls-" + id + "-d"
 	mustRun(t, "ip", "netns", "add", ns)

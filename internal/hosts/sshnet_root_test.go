@@ -2,10 +2,8 @@ package hosts
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,38 +69,12 @@ func (n *sshNet) cfg(name, addr string) SSHConfig {
 // dial connects, waiting up to 5 s for sshd to listen.
 func (n *sshNet) dial(t *testing.T, name, addr string) *SSH {
 	t.Helper()
-	var err error
-	for i := 0; i < 50; i++ {
-		var h *SSH
-		if h, err = DialSSH(context.Background(), n.cfg(name, addr)); err == nil {
-			t.Cleanup(func() { h.Close() })
-			return h
-		}
-		if !errors.Is(err, ErrUnreachable) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	h, err := DialSSHWait(context.Background(), n.cfg(name, addr), 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", name, err)
 	}
-	t.Fatalf("dial %s: %v", name, err)
-	return nil
-}
-
-// wirelabBinary builds ./cmd/wirelab into a directory of its own for the remote agent, or
-// takes WIRELAB_TEST_BINARY (built before taking the measurement lock).
-func wirelabBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("WIRELAB_TEST_BINARY"); b != "" {
-		return b
-	}
-	out := filepath.Join(t.TempDir(), "wirelab")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/wirelab")
-	cmd.Dir = "../.."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build wirelab: %v: %s", err, b)
-	}
-	return out
+	t.Cleanup(func() { h.Close() })
+	return h
 }
 
 // qdiscs is `tc qdisc show dev eth0` in ns.

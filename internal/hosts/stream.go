@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // stderrTailLines is how many of a failed command's last stderr lines its error carries.
@@ -36,24 +38,11 @@ func checkEnv(host string, env []string) error {
 	return nil
 }
 
-// tailLines returns the last n non-empty lines of s, joined by "; ".
-func tailLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
-}
 
 // streamError is a finished command's failure: the host, the command, the cause and the
 // last lines of its stderr.
 func streamError(host string, argv []string, err error, stderr string) error {
-	if t := tailLines(stderr, stderrTailLines); t != "" {
+	if t := execx.LastLines(stderr, stderrTailLines, "; "); t != "" {
 		return fmt.Errorf("host %s: %s: %w: %s", host, ShellJoin(argv), err, t)
 	}
 	return fmt.Errorf("host %s: %s: %w", host, ShellJoin(argv), err)

@@ -23,20 +23,12 @@ func dialPair(t *testing.T, p *nstest.SSHPair, name, addr string) *SSH {
 	t.Helper()
 	cfg := SSHConfig{Name: name, Addr: addr, User: "root", KeyFile: p.Key, KnownHosts: p.KnownHosts,
 		Timeout: 3 * time.Second, Dial: nstest.DialIn(p.NSA)}
-	var err error
-	for i := 0; i < 50; i++ {
-		var h *SSH
-		if h, err = DialSSH(context.Background(), cfg); err == nil {
-			t.Cleanup(func() { h.Close() })
-			return h
-		}
-		if !errors.Is(err, ErrUnreachable) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	h, err := DialSSHWait(context.Background(), cfg, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", name, err)
 	}
-	t.Fatalf("dial %s: %v", name, err)
-	return nil
+	t.Cleanup(func() { h.Close() })
+	return h
 }
 
 func TestSSHStreamOnRealSSHD(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // DelayerCommand is the command line of `wirelab __delayer`, kept here (not in cli) so the
@@ -157,7 +158,7 @@ func startDetached(self string, args []string, pidFile, logFile string) (int, er
 		_ = cmd.Process.Kill()
 		_, _ = cmd.Process.Wait()
 		tail, _ := os.ReadFile(logFile)
-		return 0, fmt.Errorf("delayer did not start: %s", lastLines(string(tail), 5))
+		return 0, fmt.Errorf("delayer did not start: %s", tailOrNone(string(tail)))
 	}
 	pid := cmd.Process.Pid
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
@@ -169,13 +170,11 @@ func startDetached(self string, args []string, pidFile, logFile string) (int, er
 	return pid, nil
 }
 
-func lastLines(s string, n int) string {
-	l := strings.Split(strings.TrimSpace(s), "\n")
-	if len(l) > n {
-		l = l[len(l)-n:]
+
+// tailOrNone is the delayer log's last lines, or says it wrote none.
+func tailOrNone(log string) string {
+	if t := execx.LastLines(log, 5, " | "); t != "" {
+		return t
 	}
-	if l[0] == "" {
-		return "no log output"
-	}
-	return strings.Join(l, " | ")
+	return "no log output"
 }

@@ -212,3 +212,23 @@ func DialIn(ns string) func(ctx context.Context, network, addr string) (net.Conn
 		return r.c, r.err
 	}
 }
+
+// WirelabBinary builds ./cmd/wirelab into a directory of the test's own (the agent that
+// tests copy to their SSH hosts), or returns WIRELAB_TEST_BINARY when set (a binary built
+// before the test takes the measurement lock). The caller's package is two directories
+// below the module root, as every package of internal/ is.
+func WirelabBinary(t testing.TB) string {
+	t.Helper()
+	if b := os.Getenv("WIRELAB_TEST_BINARY"); b != "" {
+		return b
+	}
+	out := filepath.Join(t.TempDir(), "wirelab")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/wirelab")
+	cmd.Dir = "../.."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build wirelab: %v: %s", err, b)
+	}
+	return out
+}

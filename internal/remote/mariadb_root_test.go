@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,42 +18,16 @@ import (
 // uses: A (the client, where wirelab and the mariadb client are) and B (the server).
 const rootAddrA, rootAddrB = "198.18.11.5", "198.18.11.6"
 
-// wirelabBinary builds ./cmd/wirelab for the agent, or takes WIRELAB_TEST_BINARY (built
-// before taking the measurement lock).
-func wirelabBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("WIRELAB_TEST_BINARY"); b != "" {
-		return b
-	}
-	out := filepath.Join(t.TempDir(), "wirelab")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "./cmd/wirelab")
-	cmd.Dir = "../.."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build wirelab: %v: %s", err, b)
-	}
-	return out
-}
-
 func dialB(t *testing.T, p *nstest.SSHPair) *hosts.SSH {
 	t.Helper()
 	cfg := hosts.SSHConfig{Name: "server1", Addr: rootAddrB, User: "root", KeyFile: p.Key, KnownHosts: p.KnownHosts,
 		Timeout: 3 * time.Second, Dial: nstest.DialIn(p.NSA)}
-	var err error
-	for i := 0; i < 50; i++ {
-		var h *hosts.SSH
-		if h, err = hosts.DialSSH(context.Background(), cfg); err == nil {
-			t.Cleanup(func() { h.Close() })
-			return h
-		}
-		if !errors.Is(err, hosts.ErrUnreachable) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	h, err := hosts.DialSSHWait(context.Background(), cfg, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial server1: %v", err)
 	}
-	t.Fatalf("dial server1: %v", err)
-	return nil
+	t.Cleanup(func() { h.Close() })
+	return h
 }
 
 // netnsProcs lists what runs in ns as "pid comm".
@@ -74,7 +47,7 @@ func TestRemoteMariaDBOverSSH(t *testing.T) {
 	if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
 		t.Skip("needs mariadbd (apt-get install mariadb-server)")
 	}
-	bin := wirelabBinary(t)
+	bin := nstest.WirelabBinary(t)
 	p := nstest.NewSSHPair(t, rootAddrA, rootAddrB)
 	h := dialB(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -156,7 +156,7 @@ func describeFailure(what string, err error, stdout, stderr string) error {
 	fatal := FatalLines(stdout + "\n" + stderr)
 	reason := strings.Join(fatal, "; ")
 	if reason == "" {
-		reason = lastLines(stdout+stderr, 5)
+		reason = execx.LastLines(stdout+stderr, 5, " | ")
 	}
 	// libmariadb and libpq say it differently.
 	if strings.Contains(stdout, "unable to connect to MySQL server") || strings.Contains(stdout, "Connection to database failed") {
@@ -165,18 +165,6 @@ func describeFailure(what string, err error, stdout, stderr string) error {
 	return fmt.Errorf("sysbench %s: %w: %s", what, err, reason)
 }
 
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
 
 // redact hides the password in logged command lines.
 func redact(argv []string) []string {
