@@ -38,7 +38,6 @@ func checkEnv(host string, env []string) error {
 	return nil
 }
 
-
 // streamError is a finished command's failure: the host, the command, the cause and the
 // last lines of its stderr.
 func streamError(host string, argv []string, err error, stderr string) error {

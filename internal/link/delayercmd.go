@@ -170,7 +170,6 @@ func startDetached(self string, args []string, pidFile, logFile string) (int, er
 	return pid, nil
 }
 
-
 // tailOrNone is the delayer log's last lines, or says it wrote none.
 func tailOrNone(log string) string {
 	if t := execx.LastLines(log, 5, " | "); t != "" {

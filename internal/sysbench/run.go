@@ -165,7 +165,6 @@ func describeFailure(what string, err error, stdout, stderr string) error {
 	return fmt.Errorf("sysbench %s: %w: %s", what, err, reason)
 }
 
-
 // redact hides the password in logged command lines.
 func redact(argv []string) []string {
 	out := make([]string, len(argv))
