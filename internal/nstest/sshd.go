@@ -63,6 +63,9 @@ func NewSSHPair(t testing.TB, addrA, addrB string, moreB ...string) *SSHPair {
 	mustRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wirelab-test", "-f", p.Key)
 	p.PubA = p.startSSHD(t, p.NSA, addrA)
 	p.PubB = p.startSSHD(t, p.NSB, addrB)
+	for _, h := range []struct{ ns, addr string }{{p.NSA, addrA}, {p.NSB, addrB}} {
+		waitListening(t, h.ns, net.JoinHostPort(h.addr, "22"))
+	}
 	p.KnownHosts = filepath.Join(p.Dir, "known_hosts")
 	kh := addrA + " " + p.PubA + addrB + " " + p.PubB
 	if err := os.WriteFile(p.KnownHosts, []byte(kh), 0o600); err != nil {
@@ -231,4 +234,26 @@ func WirelabBinary(t testing.TB) string {
 		t.Fatalf("build wirelab: %v: %s", err, b)
 	}
 	return out
+}
+
+// waitListening waits up to 10 s until addr accepts a TCP connection from inside ns: sshd
+// was started, not yet listening, and a client that cannot retry (wirelab's CLI) would
+// find it unreachable.
+func waitListening(t testing.TB, ns, addr string) {
+	t.Helper()
+	dial := DialIn(ns)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c, err := dial(ctx, "tcp", addr)
+		cancel()
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd in %s does not listen on %s: %v", ns, addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -144,14 +144,18 @@ func TestSSHKill9DeadmanAndDown(t *testing.T) {
 	const ttl = 6 * time.Second
 	cmd := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "4", "--duration", "120s",
 		"--tables", "1", "--table-size", "10000", "--deadman-ttl", ttl.String(), "--out", out)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	killed := false
 	defer func() {
 		if !killed {
 			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+			<-exited
 		}
 		_ = inClient(p, state, "down", "--hosts", inv).Run()
 	}()
@@ -170,16 +174,21 @@ func TestSSHKill9DeadmanAndDown(t *testing.T) {
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for !(shaped() && running()) {
+		select {
+		case err := <-exited:
+			killed = true
+			t.Fatalf("wirelab run --hosts ended before the load ran: %v\n%s", err, log.String())
+		case <-time.After(200 * time.Millisecond):
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no shaped load within 3 minutes (shaped %v, sysbench %v)", shaped(), running())
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(2 * time.Second)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	<-exited
 	killed = true
 	start := time.Now()
 	// The switch polls every TTL/10 and undoes once the renewal is older than the TTL,
