@@ -290,6 +290,11 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 // datadir, through `wirelab agent mariadb`; its TLS client files are copied to the
 // client, where sysbench reads them.
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
+	// mariadbd runs as mysql and must reach its datadir inside wirelab's directory (0700
+	// from mktemp): searchable, not listable; its own files keep their modes.
+	if _, err := b.server.h.Run(ctx, "chmod", "0711", b.server.stage.Dir); err != nil {
+		return nil, fmt.Errorf("let MariaDB's user reach %s: %w", b.server.stage.Dir, err)
+	}
 	s, err := StartMariaDB(ctx, b.server.h, MariaDBOptions{Agent: b.server.stage.Agent,
 		Dir: path.Join(b.server.stage.Dir, "mariadb"), Bind: b.server.inv.PeerAddress(), BufferPool: sv.DB.BufferPool})
 	if err != nil {
