@@ -24,6 +24,7 @@ type framer struct {
 	policy    *autoPolicy
 	probe     *wanProbe    // TCP_INFO of the WAN socket; nil without one
 	level     *levelPolicy // nil: the level stays fixed
+	cal       *calibrator  // with level: samples the traffic to calibrate the levels
 	c         *counters
 	encDur    time.Duration
 	lastProbe time.Time
@@ -41,9 +42,14 @@ func (f *framer) begin() (frameType, error) {
 	if f.policy.switches != before {
 		f.c.switches.Add(1)
 	}
+	if f.cal != nil {
+		if cal, ok := f.cal.poll(); ok {
+			f.level.calibrated(cal)
+		}
+	}
 	if typ == frameZstd {
 		if f.level != nil {
-			if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
+			if l, changed := f.level.decide(now); changed {
 				f.enc.setLevel(l)
 				f.c.levelChanges.Add(1)
 			}
@@ -56,6 +62,9 @@ func (f *framer) begin() (frameType, error) {
 
 // add appends p to the frame, timing the encoder for the policies.
 func (f *framer) add(typ frameType, p []byte) error {
+	if f.cal != nil {
+		f.cal.add(p, time.Now())
+	}
 	if typ != frameZstd {
 		return f.enc.add(p)
 	}
@@ -92,12 +101,16 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 	}
 	f.policy.observe(typ, f.enc.raw, len(frame), f.encDur, t2.Sub(t1), t2)
 	if typ == frameZstd && f.level != nil {
-		f.level.observe(f.enc.raw, f.encDur)
+		f.level.observe(f.enc.raw, len(frame), f.encDur)
 	}
 	if f.probe != nil && t2.Sub(f.lastProbe) >= probeEvery {
 		f.lastProbe = t2
 		if q, ok := f.probe.sample(); ok {
 			f.c.probed(q, f.policy.observeQueue(q, t2))
+			if f.level != nil {
+				f.level.observeLink(q.acked, t2)
+				f.c.linkRate.Store(int64(f.level.linkRate))
+			}
 		}
 	}
 	return nil
