@@ -3,6 +3,7 @@ package tunnel
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 )
 
@@ -25,6 +26,7 @@ type framer struct {
 	probe     *wanProbe    // TCP_INFO of the WAN socket; nil without one
 	level     *levelPolicy // nil: the level stays fixed
 	cal       *calibrator  // with level: samples the traffic to calibrate the levels
+	log       *slog.Logger // with level: level changes are logged
 	c         *counters
 	encDur    time.Duration
 	lastProbe time.Time
@@ -49,9 +51,10 @@ func (f *framer) begin() (frameType, error) {
 	}
 	if typ == frameZstd {
 		if f.level != nil {
-			if l, changed := f.level.decide(now); changed {
+			if l, changed, why := f.level.decide(now); changed {
 				f.enc.setLevel(l)
 				f.c.levelChanges.Add(1)
+				f.logLevel(l, why)
 			}
 		}
 		f.c.level.Store(int64(f.enc.level))
@@ -106,14 +109,24 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 	if f.probe != nil && t2.Sub(f.lastProbe) >= probeEvery {
 		f.lastProbe = t2
 		if q, ok := f.probe.sample(); ok {
-			f.c.probed(q, f.policy.observeQueue(q, t2))
+			queued := f.policy.observeQueue(q, t2)
+			f.c.probed(q, queued)
 			if f.level != nil {
+				f.level.observeQueue(queued)
 				f.level.observeLink(q.acked, t2)
 				f.c.linkRate.Store(int64(f.level.linkRate))
 			}
 		}
 	}
 	return nil
+}
+
+// logLevel reports a level change with the figures behind it.
+func (f *framer) logLevel(level int, why string) {
+	if f.log == nil {
+		return
+	}
+	f.log.Info("tunnel zstd level", "level", level, "why", why)
 }
 
 // close releases the encoder.

@@ -1,6 +1,7 @@
 package tunnel
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -25,10 +26,12 @@ import (
 // The policy picks the strongest level whose speed is at least levelKeep × the raw rate
 // the link drains at that level (the encoder then is busy at most 1/levelKeep of the time
 // at full link), keeps the current one while it still makes levelHoldK ×, and steps down
-// at once when the encoder is busy more than levelDown of the wall time (it is the
-// bottleneck whatever the estimates say); a level left that way is not tried again for
-// levelRetry. A change of level starts a new zstd stream and loses the history, so a new
-// level is held at least levelHold.
+// at once when the encoder is busy more than levelDown of the wall time; a level left that
+// way is not tried again for levelRetry. While the link stays backlogged (most TCP_INFO
+// samples of the last decision interval show a queue) the encoder is keeping up, whatever
+// its busy share or the estimates say (on a shared CPU the encoder's wall time includes
+// its preemptions): then the level only moves up. A change of level starts a new zstd
+// stream and loses the history, so a new level is held at least levelHold.
 //
 // The levels are klauspost's four encoders. Level 11 (best) fits only slow links: on the
 // lab's 2 cores it encodes MariaDB's replies at ~20 MB/s, against ~12 MB/s of raw bytes a
@@ -56,9 +59,9 @@ const (
 	// availGuess: the share of a CPU assumed for the encoder before it is measured (the
 	// lab's 2 cores are shared with the database and the clients).
 	availGuess = 0.5
-	// liveDecay: the current level's live figures are halved beyond this many raw bytes,
+	// liveDecay: the current level's live figures are multiplied by this at each decision,
 	// so they follow the traffic and the CPU load of the last few seconds.
-	liveDecay = 8 << 20
+	liveDecay = 0.8
 	// linkEvery is the least span of one drain-rate sample; linkHalfLife ages the maximum.
 	linkEvery    = 500 * time.Millisecond
 	linkHalfLife = 30 * time.Second
@@ -78,6 +81,7 @@ type levelPolicy struct {
 	// live figures of the current level, decayed (liveDecay)
 	liveRaw, liveWire, liveEnc float64
 	intEnc                     float64 // encoder seconds since the last decision
+	qYes, qAll                 int     // TCP_INFO samples since the last decision: queued, all
 	last, changedAt            time.Time
 	linkRate                   float64 // bytes/s, decaying maximum of the drain rate
 	linkAcked                  uint64
@@ -94,8 +98,13 @@ func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
 	l.liveWire += float64(wire)
 	l.liveEnc += enc.Seconds()
 	l.intEnc += enc.Seconds()
-	if l.liveRaw > liveDecay {
-		l.liveRaw, l.liveWire, l.liveEnc = l.liveRaw/2, l.liveWire/2, l.liveEnc/2
+}
+
+// observeQueue feeds whether one TCP_INFO sample of the WAN socket showed a queue.
+func (l *levelPolicy) observeQueue(queued bool) {
+	l.qAll++
+	if queued {
+		l.qYes++
 	}
 }
 
@@ -122,34 +131,45 @@ func (l *levelPolicy) calibrated(c []levelCal) {
 	}
 }
 
-// decide returns the level to use; changed reports a new level.
-func (l *levelPolicy) decide(now time.Time) (level int, changed bool) {
+// decide returns the level to use; changed reports a new level, why says what decided.
+func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string) {
 	if l.last.IsZero() {
 		l.last = now
 	}
 	elapsed := now.Sub(l.last)
 	if elapsed < levelEvery {
-		return adaptLevels[l.idx], false
+		return adaptLevels[l.idx], false, ""
 	}
 	busy := l.intEnc / elapsed.Seconds()
-	l.intEnc, l.last = 0, now
+	backlogged := l.qAll > 0 && 2*l.qYes >= l.qAll
+	l.intEnc, l.qYes, l.qAll, l.last = 0, 0, 0, now
 	if now.After(l.ceilingTo) {
 		l.ceiling = len(adaptLevels)
 	}
 	prev := l.idx
+	ready := l.cal != nil && l.linkRate > 0 && now.Sub(l.changedAt) >= levelHold
 	switch {
+	case backlogged:
+		if ready {
+			in := l.levelInputs()
+			l.idx = max(l.idx, pickLevel(in))
+			why = in.String() + ", link backlogged"
+		}
 	case busy > levelDown && l.idx > 0:
 		l.idx--
 		l.ceiling, l.ceilingTo = prev, now.Add(levelRetry)
-	case l.cal == nil || l.linkRate <= 0 || now.Sub(l.changedAt) < levelHold:
-	default:
-		l.idx = pickLevel(l.levelInputs())
+		why = fmt.Sprintf("encoder busy %.0f%% and the link not backlogged", busy*100)
+	case ready:
+		in := l.levelInputs()
+		l.idx = pickLevel(in)
+		why = in.String()
 	}
+	l.liveRaw, l.liveWire, l.liveEnc = l.liveRaw*liveDecay, l.liveWire*liveDecay, l.liveEnc*liveDecay
 	if l.idx == prev {
-		return adaptLevels[l.idx], false
+		return adaptLevels[l.idx], false, ""
 	}
 	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt = 0, 0, 0, now
-	return adaptLevels[l.idx], true
+	return adaptLevels[l.idx], true, why
 }
 
 // levelInputs are the figures pickLevel decides from.
@@ -160,6 +180,10 @@ type levelInputs struct {
 	avail     float64 // share of a CPU the encoder gets: live speed / calibrated speed
 	liveRatio float64 // the current level's live ratio (0: unmeasured)
 	linkRate  float64 // bytes/s the link delivers
+}
+
+func (in levelInputs) String() string {
+	return fmt.Sprintf("link drains %.0f KB/s, encoder gets %.2f of a CPU", in.linkRate/1e3, in.avail)
 }
 
 func (l *levelPolicy) levelInputs() levelInputs {

@@ -80,11 +80,24 @@ func newLevelClock(t *testing.T) *levelClock {
 // its end.
 func (c *levelClock) second(rate float64, busy float64) (int, bool) {
 	c.t.Helper()
+	return c.secondQueued(rate, busy, false)
+}
+
+// secondQueued is second with every TCP_INFO sample showing a queue, or none.
+func (c *levelClock) secondQueued(rate float64, busy float64, queued bool) (int, bool) {
+	c.t.Helper()
 	c.at = c.at.Add(time.Second)
 	c.acked += uint64(rate)
 	c.l.observeLink(c.acked, c.at)
+	for range 10 {
+		c.l.observeQueue(queued)
+	}
 	c.l.observe(3<<20, 1<<20, time.Duration(busy*float64(time.Second)))
-	return c.l.decide(c.at)
+	lvl, changed, why := c.l.decide(c.at)
+	if changed == (why == "") {
+		c.t.Fatalf("changed %v with reason %q", changed, why)
+	}
+	return lvl, changed
 }
 
 // TestLevelPolicy: the level waits for a calibration and a drain rate, then moves straight
@@ -101,7 +114,7 @@ func TestLevelPolicy(t *testing.T) {
 	lvl, changed := c.second(20*mbit, 0.001)
 	expect("no calibration yet", lvl, changed, 1, false)
 	c.l.calibrated(testCal)
-	if lvl, _ := c.l.decide(c.at.Add(time.Millisecond)); lvl != 1 {
+	if lvl, _, _ := c.l.decide(c.at.Add(time.Millisecond)); lvl != 1 {
 		t.Fatalf("decided within levelEvery: level %d", lvl)
 	}
 	// An idle encoder (3 MiB in 1 ms: avail 1) on 20 mbit: level 7 (11 needs 25 MB/s of 20).
@@ -125,6 +138,23 @@ func TestLevelPolicy(t *testing.T) {
 	}
 	lvl, changed = c.second(8000*mbit, 0.001)
 	expect("fast link after levelHold", lvl, changed, 1, true)
+
+	// On a backlogged link the encoder keeps up: a busy share over levelDown or a CPU
+	// estimate that would pick a weaker level does not step down; a stronger one is taken.
+	c = newLevelClock(t)
+	c.l.calibrated(testCal)
+	lvl, changed = c.secondQueued(20*mbit, 0.001, true)
+	expect("backlogged 20mbit", lvl, changed, 7, true)
+	for i := range 5 {
+		lvl, changed = c.secondQueued(20*mbit, 0.9, true)
+		expect(fmt.Sprintf("backlogged, encoder busy 90%%, second %d", i), lvl, changed, 7, false)
+	}
+	for range 3 {
+		c.secondQueued(2*mbit, 0.001, true)
+	}
+	c.at = c.at.Add(4 * linkHalfLife)
+	lvl, changed = c.secondQueued(2*mbit, 0.001, true)
+	expect("backlogged and slower", lvl, changed, 11, true)
 
 	// A slow link ends at the best level, loaded or not.
 	c = newLevelClock(t)
