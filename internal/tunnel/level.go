@@ -33,9 +33,8 @@ import (
 // its preemptions): then the level only moves up. A change of level starts a new zstd
 // stream and loses the history, so a new level is held at least levelHold.
 //
-// The levels are klauspost's four encoders. Level 11 (best) fits only slow links: on the
-// lab's 2 cores it encodes MariaDB's replies at ~20 MB/s, against ~12 MB/s of raw bytes a
-// 20 mbit link drains at ratio 5.
+// The levels are klauspost's four encoders. Level 11 (best) is several times slower than
+// 7, so it fits only slow links; the calibration decides where.
 var adaptLevels = []int{1, 3, 7, 11}
 
 const (
@@ -56,8 +55,8 @@ const (
 	// live speed and ratio are trusted; before that avail is availGuess and the ratio the
 	// calibration's.
 	levelMinLive = 64 << 10
-	// availGuess: the share of a CPU assumed for the encoder before it is measured (the
-	// lab's 2 cores are shared with the database and the clients).
+	// availGuess: the share of a CPU assumed for the encoder before it is measured (a
+	// tunnel end usually shares its cores with the database or the clients).
 	availGuess = 0.5
 	// liveDecay: the current level's live figures are multiplied by this at each decision,
 	// so they follow the traffic and the CPU load of the last few seconds.
