@@ -29,6 +29,7 @@ type framer struct {
 	log       *slog.Logger // with level: level changes are logged
 	c         *counters
 	encDur    time.Duration
+	started   time.Time // when the current frame began
 	lastProbe time.Time
 }
 
@@ -40,6 +41,7 @@ func newFramer(dst io.Writer, cfg Config, c *counters) *framer {
 func (f *framer) begin() (frameType, error) {
 	before := f.policy.switches
 	now := time.Now()
+	f.started = now
 	typ := f.policy.choose(now)
 	if f.policy.switches != before {
 		f.c.switches.Add(1)
@@ -66,7 +68,7 @@ func (f *framer) begin() (frameType, error) {
 // add appends p to the frame, timing the encoder for the policies.
 func (f *framer) add(typ frameType, p []byte) error {
 	if f.cal != nil {
-		f.cal.add(p, time.Now())
+		f.cal.add(p, f.started)
 	}
 	if typ != frameZstd {
 		return f.enc.add(p)
