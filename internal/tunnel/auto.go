@@ -110,10 +110,10 @@ type autoPolicy struct {
 	// queue (notsent above TCP_NOTSENT_LOWAT, itself above queuedBytes), which the samples
 	// see and can tell from a receiver that does not read; so blocked writes are ignored.
 	probed bool
-	// levelled: a levelPolicy picks the level by the encoder's busy share (level.go), so
-	// the encoder's speed against the kernel's delivery rate is not judged here. That
-	// figure errs high on a narrow link (40-140 MB/s read on 20 mbit) and sent a mux link
-	// at level 7 raw while it was compressing 4.5x at 275 TPS (2.6x protocol compression).
+	// levelled: a levelPolicy picks the level from the encoder's measured speed against the
+	// link's drain rate (level.go), so the encoder's speed against the kernel's delivery rate
+	// is not judged here: that figure errs high on a narrow link (tens of MB/s read on a
+	// 20 mbit one) and would send a well-compressing link raw.
 	levelled bool
 }
 
@@ -136,13 +136,6 @@ func (a *autoPolicy) choose(now time.Time) frameType {
 		return frameZstd
 	}
 	return frameRaw
-}
-
-// linkBound reports whether the WAN was recently the bottleneck: a queue on it, or a
-// blocked write.
-func (a *autoPolicy) linkBound(now time.Time) bool {
-	queued, blocked := a.bound(now)
-	return queued || blocked
 }
 
 func (a *autoPolicy) bound(now time.Time) (queued, blocked bool) {

@@ -3,6 +3,7 @@ package tunnel
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 )
 
@@ -24,8 +25,11 @@ type framer struct {
 	policy    *autoPolicy
 	probe     *wanProbe    // TCP_INFO of the WAN socket; nil without one
 	level     *levelPolicy // nil: the level stays fixed
+	cal       *calibrator  // with level: samples the traffic to calibrate the levels
+	log       *slog.Logger // with level: level changes are logged
 	c         *counters
 	encDur    time.Duration
+	started   time.Time // when the current frame began
 	lastProbe time.Time
 }
 
@@ -37,15 +41,22 @@ func newFramer(dst io.Writer, cfg Config, c *counters) *framer {
 func (f *framer) begin() (frameType, error) {
 	before := f.policy.switches
 	now := time.Now()
+	f.started = now
 	typ := f.policy.choose(now)
 	if f.policy.switches != before {
 		f.c.switches.Add(1)
 	}
+	if f.cal != nil {
+		if cal, ok := f.cal.poll(); ok {
+			f.level.calibrated(cal)
+		}
+	}
 	if typ == frameZstd {
 		if f.level != nil {
-			if l, changed := f.level.decide(now, f.policy.linkBound(now)); changed {
+			if l, changed, why := f.level.decide(now); changed {
 				f.enc.setLevel(l)
 				f.c.levelChanges.Add(1)
+				f.logLevel(l, why)
 			}
 		}
 		f.c.level.Store(int64(f.enc.level))
@@ -56,6 +67,9 @@ func (f *framer) begin() (frameType, error) {
 
 // add appends p to the frame, timing the encoder for the policies.
 func (f *framer) add(typ frameType, p []byte) error {
+	if f.cal != nil {
+		f.cal.add(p, f.started)
+	}
 	if typ != frameZstd {
 		return f.enc.add(p)
 	}
@@ -92,15 +106,29 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 	}
 	f.policy.observe(typ, f.enc.raw, len(frame), f.encDur, t2.Sub(t1), t2)
 	if typ == frameZstd && f.level != nil {
-		f.level.observe(f.enc.raw, f.encDur)
+		f.level.observe(f.enc.raw, len(frame), f.encDur)
 	}
 	if f.probe != nil && t2.Sub(f.lastProbe) >= probeEvery {
 		f.lastProbe = t2
 		if q, ok := f.probe.sample(); ok {
-			f.c.probed(q, f.policy.observeQueue(q, t2))
+			queued := f.policy.observeQueue(q, t2)
+			f.c.probed(q, queued)
+			if f.level != nil {
+				f.level.observeQueue(queued)
+				f.level.observeLink(q.acked, t2)
+				f.c.linkRate.Store(int64(f.level.linkRate))
+			}
 		}
 	}
 	return nil
+}
+
+// logLevel reports a level change with the figures behind it.
+func (f *framer) logLevel(level int, why string) {
+	if f.log == nil {
+		return
+	}
+	f.log.Info("tunnel zstd level", "level", level, "why", why)
 }
 
 // close releases the encoder.

@@ -1,77 +1,221 @@
 package tunnel
 
-import "time"
+import (
+	"fmt"
+	"math"
+	"time"
+)
 
 // On a mux link with --level auto the zstd level follows the link, like zstd's --adapt:
-// the strongest level whose encoder still keeps the WAN full. While the link is the
-// bottleneck (auto's queue signal, queue.go) the sender writes as fast as the WAN delivers,
-// so the share of wall time the encoder is busy says how much stronger a level the CPU
-// can afford: at levelUp or less the next level (typically 2-4x slower) still keeps up;
-// above levelDown the encoder is about to become the bottleneck. The time is measured where
-// the encoder runs, on whatever CPU the box has left. A change of level starts a new zstd
-// stream and loses the history, so decisions are rare, and a level left for being too slow
-// is not tried again for levelRetry.
+// the strongest level whose encoder still keeps the WAN full. Two figures decide it.
 //
-// The levels are klauspost's fastest, default and better encoders. In the lab at 20 mbit
-// (32 threads of oltp_read_only, 2 cores shared with MariaDB and sysbench) a mux link
-// compressed replies 2.9x at level 1 (161 TPS), 3.3x at 3 (181 TPS) and 4.5x at 7 (275
-// TPS, 2.6x protocol compression's). The best encoder (11) is left out: it was not seen to
-// keep the link full on that box.
-var adaptLevels = []int{1, 3, 7}
+//   - The link's drain rate: bytes the WAN socket delivered (TCP_INFO's bytes acked) per
+//     second, the most seen recently (a decaying maximum). Bytes are acknowledged at the
+//     narrowest hop's rate whenever a queue stands before it, so a backlogged interval
+//     reads the link's rate, and an interval with spare room reads less (the load): the
+//     maximum keeps the former. Acked bytes cannot overshoot the way bytes written can
+//     (socket buffer and qdisc absorb the first second's writes). At level L the link
+//     drains raw bytes at that rate times L's ratio.
+//   - Each level's encode speed: a calibration encodes a sample of the link's own recent
+//     bytes at every level on a locked thread, timed in thread CPU time (calibrate.go), so
+//     the figures are the levels' relative costs on this traffic, not the box's load. The
+//     current level's live speed (raw bytes per second of wall time spent encoding, where
+//     the encoder runs, preemption included) against its calibrated speed says how much of
+//     a CPU the encoder really gets (avail); other levels' speeds are scaled by the same.
+//
+// The policy picks the strongest level whose speed is at least levelKeep × the raw rate
+// the link drains at that level (the encoder then is busy at most 1/levelKeep of the time
+// at full link), keeps the current one while it still makes levelHoldK ×, and steps down
+// at once when the encoder is busy more than levelDown of the wall time; a level left that
+// way is not tried again for levelRetry. While the link stays backlogged (most TCP_INFO
+// samples of the last decision interval show a queue) the encoder is keeping up, whatever
+// its busy share or the estimates say (on a shared CPU the encoder's wall time includes
+// its preemptions): then the level only moves up. A change of level starts a new zstd
+// stream and loses the history, so a new level is held at least levelHold.
+//
+// The levels are klauspost's four encoders. Level 11 (best) is several times slower than
+// 7, so it fits only slow links; the calibration decides where.
+var adaptLevels = []int{1, 3, 7, 11}
 
 const (
 	// levelEvery is the least time between two level decisions.
-	levelEvery = 5 * time.Second
-	// levelMinRaw is how many bytes the current level must have encoded to be judged.
-	levelMinRaw = 1 << 20
-	// levelUp: step up while the encoder is busy at most this share of the time.
-	levelUp = 0.2
-	// levelDown: step down when it is busy more than this share.
+	levelEvery = time.Second
+	// levelHold is the least time a new level is kept (unless the encoder is the bottleneck).
+	levelHold = 3 * time.Second
+	// levelKeep: a level is chosen when its speed is at least this many times the raw
+	// rate the link drains at it.
+	levelKeep = 2.0
+	// levelHoldK: the current level is kept while its speed is at least this multiple.
+	levelHoldK = 1.25
+	// levelDown: step down when the encoder is busy more than this share of the wall time.
 	levelDown = 0.6
-	// levelRetry: how long a level stepped down from stays out of reach.
+	// levelRetry: how long a level stepped down from for being busy stays out of reach.
 	levelRetry = time.Minute
+	// levelMinLive is how many raw bytes the current level must have encoded before its
+	// live speed and ratio are trusted; before that avail is availGuess and the ratio the
+	// calibration's.
+	levelMinLive = 64 << 10
+	// availGuess: the share of a CPU assumed for the encoder before it is measured (a
+	// tunnel end usually shares its cores with the database or the clients).
+	availGuess = 0.5
+	// liveDecay: the current level's live figures are multiplied by this at each decision,
+	// so they follow the traffic and the CPU load of the last few seconds.
+	liveDecay = 0.8
+	// linkEvery is the least span of one drain-rate sample; linkHalfLife ages the maximum.
+	linkEvery    = 500 * time.Millisecond
+	linkHalfLife = 30 * time.Second
 )
 
-// levelPolicy picks the zstd level of a mux link's sender.
+// levelCal is one level's calibration: raw bytes encoded per CPU second, and raw/encoded.
+type levelCal struct {
+	speed float64
+	ratio float64
+}
+
+// levelPolicy picks the zstd level of a mux link's sender. One goroutine at a time uses it
+// (the framer's holder).
 type levelPolicy struct {
-	idx       int     // index in adaptLevels
-	raw       float64 // bytes encoded at this level since the last decision
-	enc       float64 // seconds spent encoding them
-	last      time.Time
-	ceiling   int // adaptLevels index not to reach before ceilingTo
-	ceilingTo time.Time
+	idx int        // index in adaptLevels
+	cal []levelCal // per adaptLevels entry; nil until the first calibration
+	// live figures of the current level, decayed (liveDecay)
+	liveRaw, liveWire, liveEnc float64
+	intEnc                     float64 // encoder seconds since the last decision
+	qYes, qAll                 int     // TCP_INFO samples since the last decision: queued, all
+	last, changedAt            time.Time
+	linkRate                   float64 // bytes/s, decaying maximum of the drain rate
+	linkAcked                  uint64
+	linkAt                     time.Time
+	ceiling                    int // adaptLevels index not to reach before ceilingTo
+	ceilingTo                  time.Time
 }
 
 func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
 
-// observe feeds one zstd frame: raw bytes in and encoder time.
-func (l *levelPolicy) observe(raw int, enc time.Duration) {
-	l.raw += float64(raw)
-	l.enc += enc.Seconds()
+// observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time.
+func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
+	l.liveRaw += float64(raw)
+	l.liveWire += float64(wire)
+	l.liveEnc += enc.Seconds()
+	l.intEnc += enc.Seconds()
 }
 
-// decide returns the level to use; linkBound says the WAN is the bottleneck now. changed
-// reports a new level.
-func (l *levelPolicy) decide(now time.Time, linkBound bool) (level int, changed bool) {
+// observeQueue feeds whether one TCP_INFO sample of the WAN socket showed a queue.
+func (l *levelPolicy) observeQueue(queued bool) {
+	l.qAll++
+	if queued {
+		l.qYes++
+	}
+}
+
+// observeLink feeds the WAN socket's count of acknowledged bytes at now.
+func (l *levelPolicy) observeLink(acked uint64, now time.Time) {
+	if l.linkAt.IsZero() || acked < l.linkAcked {
+		l.linkAcked, l.linkAt = acked, now
+		return
+	}
+	dt := now.Sub(l.linkAt)
+	if dt < linkEvery {
+		return
+	}
+	rate := float64(acked-l.linkAcked) / dt.Seconds()
+	aged := l.linkRate * math.Exp2(-dt.Seconds()/linkHalfLife.Seconds())
+	l.linkRate = max(rate, aged)
+	l.linkAcked, l.linkAt = acked, now
+}
+
+// calibrated sets the levels' calibration (one entry per adaptLevels entry).
+func (l *levelPolicy) calibrated(c []levelCal) {
+	if len(c) == len(adaptLevels) {
+		l.cal = c
+	}
+}
+
+// decide returns the level to use; changed reports a new level, why says what decided.
+func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string) {
 	if l.last.IsZero() {
 		l.last = now
 	}
-	elapsed := now.Sub(l.last).Seconds()
-	if elapsed < levelEvery.Seconds() || l.raw < levelMinRaw {
-		return adaptLevels[l.idx], false
+	elapsed := now.Sub(l.last)
+	if elapsed < levelEvery {
+		return adaptLevels[l.idx], false, ""
 	}
-	busy := l.enc / elapsed
-	prev := l.idx
+	busy := l.intEnc / elapsed.Seconds()
+	backlogged := l.qAll > 0 && 2*l.qYes >= l.qAll
+	l.intEnc, l.qYes, l.qAll, l.last = 0, 0, 0, now
 	if now.After(l.ceilingTo) {
 		l.ceiling = len(adaptLevels)
 	}
+	prev := l.idx
+	ready := l.cal != nil && l.linkRate > 0 && now.Sub(l.changedAt) >= levelHold
 	switch {
+	case backlogged:
+		if ready {
+			in := l.levelInputs()
+			l.idx = max(l.idx, pickLevel(in))
+			why = in.String() + ", link backlogged"
+		}
 	case busy > levelDown && l.idx > 0:
 		l.idx--
 		l.ceiling, l.ceilingTo = prev, now.Add(levelRetry)
-	case busy <= levelUp && linkBound && l.idx+1 < min(len(adaptLevels), l.ceiling):
-		l.idx++
+		why = fmt.Sprintf("encoder busy %.0f%% and the link not backlogged", busy*100)
+	case ready:
+		in := l.levelInputs()
+		l.idx = pickLevel(in)
+		why = in.String()
 	}
-	l.raw, l.enc, l.last = 0, 0, now
-	return adaptLevels[l.idx], l.idx != prev
+	l.liveRaw, l.liveWire, l.liveEnc = l.liveRaw*liveDecay, l.liveWire*liveDecay, l.liveEnc*liveDecay
+	if l.idx == prev {
+		return adaptLevels[l.idx], false, ""
+	}
+	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt = 0, 0, 0, now
+	return adaptLevels[l.idx], true, why
+}
+
+// levelInputs are the figures pickLevel decides from.
+type levelInputs struct {
+	cal       []levelCal
+	cur       int     // current index
+	ceiling   int     // indexes from here up are out of reach
+	avail     float64 // share of a CPU the encoder gets: live speed / calibrated speed
+	liveRatio float64 // the current level's live ratio (0: unmeasured)
+	linkRate  float64 // bytes/s the link delivers
+}
+
+func (in levelInputs) String() string {
+	return fmt.Sprintf("link drains %.0f KB/s, encoder gets %.2f of a CPU", in.linkRate/1e3, in.avail)
+}
+
+func (l *levelPolicy) levelInputs() levelInputs {
+	in := levelInputs{cal: l.cal, cur: l.idx, ceiling: l.ceiling, avail: availGuess, linkRate: l.linkRate}
+	if l.liveRaw >= levelMinLive && l.liveEnc > 0 && l.liveWire > 0 {
+		if s := l.cal[l.idx].speed; s > 0 {
+			in.avail = min(max(l.liveRaw/l.liveEnc/s, 0.02), 1)
+		}
+		in.liveRatio = l.liveRaw / l.liveWire
+	}
+	return in
+}
+
+// pickLevel returns the index of the level to use: the strongest below the ceiling whose
+// speed is at least levelKeep × the raw rate the link drains at it, or the current one
+// while it still makes levelHoldK × and nothing stronger qualifies.
+func pickLevel(in levelInputs) int {
+	fits := func(i int, k float64) bool {
+		c := in.cal[i]
+		ratio := c.ratio
+		if in.liveRatio > 0 && in.cal[in.cur].ratio > 0 {
+			ratio = in.liveRatio * c.ratio / in.cal[in.cur].ratio
+		}
+		return c.speed*in.avail >= k*in.linkRate*max(ratio, 1)
+	}
+	best := 0
+	for i := 1; i < min(len(in.cal), in.ceiling); i++ {
+		if fits(i, levelKeep) {
+			best = i
+		}
+	}
+	if best < in.cur && in.cur < in.ceiling && fits(in.cur, levelHoldK) {
+		return in.cur
+	}
+	return best
 }

@@ -1,58 +1,224 @@
 package tunnel
 
 import (
+	"bytes"
+	"fmt"
 	"testing"
 	"time"
 )
 
-// TestLevelPolicy: on a link-bound WAN the level steps up while the encoder is busy at most
-// levelUp of the time, steps down above levelDown and does not retry the level it left for
-// levelRetry; it holds without a bottleneck, between decisions and on too few bytes.
+// testCal is a calibration shaped like klauspost's levels on database replies: each
+// stronger level several times slower for a better ratio (speeds in raw bytes per CPU second).
+var testCal = []levelCal{{400e6, 3}, {200e6, 3.3}, {80e6, 4.5}, {20e6, 5}}
+
+const (
+	mbit     = 1e6 / 8 // bytes/s of one Mbit/s
+	idxOf1   = 0
+	idxOf3   = 1
+	idxOf7   = 2
+	idxOf11  = 3
+	noCeil   = 4
+	halfACPU = 0.5
+)
+
+// TestPickLevel: the strongest level whose speed (calibrated × avail) is at least levelKeep ×
+// the raw rate the link drains at it; the current level is kept down to levelHoldK ×.
+func TestPickLevel(t *testing.T) {
+	if len(adaptLevels) != len(testCal) {
+		t.Fatalf("adaptLevels %v: the test calibration has %d levels", adaptLevels, len(testCal))
+	}
+	for _, tc := range []struct {
+		name string
+		in   levelInputs
+		want int
+	}{
+		// 2.5 MB/s × 4.5 × 2 = 22.5 MB/s ≤ 80 × 0.5; level 11: 25 MB/s > 20 × 0.5.
+		{"20mbit from level 1", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 20 * mbit}, idxOf7},
+		{"2mbit: the best level", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 2 * mbit}, idxOf11},
+		{"100mbit: level 3", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 100 * mbit}, idxOf3},
+		{"unshaped: level 1", levelInputs{cur: idxOf7, avail: halfACPU, linkRate: 8000 * mbit}, idxOf1},
+		{"2mbit under a ceiling", levelInputs{cur: idxOf1, ceiling: idxOf11, avail: halfACPU, linkRate: 2 * mbit}, idxOf7},
+		// level 7 at avail 0.2 makes 16 MB/s: under 2 × 11.25, over 1.25 × 11.25: kept.
+		{"20mbit, busy CPU: level 7 held", levelInputs{cur: idxOf7, avail: 0.2, linkRate: 20 * mbit}, idxOf7},
+		// at avail 0.1 level 7 makes 8 MB/s, under 1.25 × 11.25: the strongest that fits, 3.
+		{"20mbit, starved CPU: down to 3", levelInputs{cur: idxOf7, avail: 0.1, linkRate: 20 * mbit}, idxOf3},
+		{"starved everywhere: level 1", levelInputs{cur: idxOf7, avail: 0.01, linkRate: 20 * mbit}, idxOf1},
+		// the live ratio is twice the calibration's: level 7 drains 9×, 45 MB/s > 40.
+		{"live ratio scales the need", levelInputs{cur: idxOf1, avail: halfACPU, liveRatio: 6, linkRate: 20 * mbit}, idxOf3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in
+			in.cal = testCal
+			if in.ceiling == 0 {
+				in.ceiling = noCeil
+			}
+			if got := pickLevel(in); got != tc.want {
+				t.Fatalf("pickLevel = level %d, want %d", adaptLevels[got], adaptLevels[tc.want])
+			}
+		})
+	}
+}
+
+// levelClock drives a levelPolicy on a synthetic clock: a link that delivers rate bytes/s
+// and an encoder busy the given share of each second.
+type levelClock struct {
+	t     *testing.T
+	l     *levelPolicy
+	at    time.Time
+	acked uint64
+}
+
+func newLevelClock(t *testing.T) *levelClock {
+	c := &levelClock{t: t, l: newLevelPolicy(), at: time.Unix(1000, 0)}
+	c.l.observeLink(0, c.at)
+	c.l.decide(c.at)
+	return c
+}
+
+// second passes one second: the link delivers rate bytes, the encoder encodes 1 MiB at
+// ratio 3 (the calibration's level-1 ratio) in busy seconds; it returns the decision at
+// its end.
+func (c *levelClock) second(rate float64, busy float64) (int, bool) {
+	c.t.Helper()
+	return c.secondQueued(rate, busy, false)
+}
+
+// secondQueued is second with every TCP_INFO sample showing a queue, or none.
+func (c *levelClock) secondQueued(rate float64, busy float64, queued bool) (int, bool) {
+	c.t.Helper()
+	c.at = c.at.Add(time.Second)
+	c.acked += uint64(rate)
+	c.l.observeLink(c.acked, c.at)
+	for range 10 {
+		c.l.observeQueue(queued)
+	}
+	c.l.observe(3<<20, 1<<20, time.Duration(busy*float64(time.Second)))
+	lvl, changed, why := c.l.decide(c.at)
+	if changed == (why == "") {
+		c.t.Fatalf("changed %v with reason %q", changed, why)
+	}
+	return lvl, changed
+}
+
+// TestLevelPolicy: the level waits for a calibration and a drain rate, then moves straight
+// to the level pickLevel names, holds it levelHold, steps down when the encoder is busy
+// over levelDown and does not retry that level for levelRetry.
 func TestLevelPolicy(t *testing.T) {
-	at := time.Unix(1000, 0)
-	l := newLevelPolicy()
-	// step feeds levelEvery of traffic with the encoder busy the given share of it, then decides.
-	step := func(busy float64, bound bool) (int, bool) {
-		l.observe(4<<20, time.Duration(busy*float64(levelEvery)))
-		at = at.Add(levelEvery)
-		return l.decide(at, bound)
-	}
-	if lvl, changed := l.decide(at, true); lvl != 1 || changed {
-		t.Fatalf("start: level %d changed %v, want 1", lvl, changed)
-	}
-	l.observe(4<<20, time.Millisecond)
-	if _, changed := l.decide(at.Add(time.Second), true); changed {
-		t.Fatal("changed level before levelEvery")
-	}
-	top := adaptLevels[len(adaptLevels)-1]
-	below := adaptLevels[len(adaptLevels)-2]
-	for i := range adaptLevels {
-		want := adaptLevels[min(i+1, len(adaptLevels)-1)]
-		if lvl, _ := step(0.05, true); lvl != want {
-			t.Fatalf("idle encoder on a bound link, decision %d: level %d, want %d", i, lvl, want)
+	expect := func(step string, lvl int, changed bool, want int, wantChanged bool) {
+		t.Helper()
+		if lvl != want || changed != wantChanged {
+			t.Fatalf("%s: level %d changed %v, want %d changed %v", step, lvl, changed, want, wantChanged)
 		}
 	}
-	if lvl, changed := step(0.4, true); lvl != top || changed {
-		t.Fatalf("encoder busy 40%%: level %d changed %v, want %d kept", lvl, changed, top)
+	c := newLevelClock(t)
+	lvl, changed := c.second(20*mbit, 0.001)
+	expect("no calibration yet", lvl, changed, 1, false)
+	c.l.calibrated(testCal)
+	if lvl, _, _ := c.l.decide(c.at.Add(time.Millisecond)); lvl != 1 {
+		t.Fatalf("decided within levelEvery: level %d", lvl)
 	}
-	if lvl, changed := step(0.9, true); lvl != below || !changed {
-		t.Fatalf("encoder busy 90%%: level %d changed %v, want %d", lvl, changed, below)
+	// An idle encoder (3 MiB in 1 ms: avail 1) on 20 mbit: level 7 (11 needs 25 MB/s of 20).
+	lvl, changed = c.second(20*mbit, 0.001)
+	expect("calibrated, 20mbit", lvl, changed, 7, true)
+	lvl, changed = c.second(20*mbit, 0.9)
+	expect("encoder busy 90%", lvl, changed, 3, true)
+	for i := range 5 {
+		lvl, changed = c.second(20*mbit, 0.001)
+		expect(fmt.Sprintf("after leaving 7, second %d", i), lvl, changed, 3, false)
 	}
-	if lvl, _ := step(0.05, true); lvl != below {
-		t.Fatalf("right after leaving %d for being slow: level %d, want %d held", top, lvl, below)
+	c.at = c.at.Add(levelRetry)
+	c.acked += uint64(20 * mbit * levelRetry.Seconds())
+	lvl, changed = c.second(20*mbit, 0.001)
+	expect("after levelRetry", lvl, changed, 7, true)
+	// A link that becomes fast (unshaped): the drain rate's maximum rises at once, the
+	// level follows once levelHold has passed.
+	for i := range 2 {
+		lvl, changed = c.second(8000*mbit, 0.001)
+		expect(fmt.Sprintf("fast link within levelHold, second %d", i), lvl, changed, 7, false)
 	}
-	at = at.Add(levelRetry)
-	if lvl, _ := step(0.05, true); lvl != top {
-		t.Fatalf("after levelRetry: level %d, want %d tried again", lvl, top)
+	lvl, changed = c.second(8000*mbit, 0.001)
+	expect("fast link after levelHold", lvl, changed, 1, true)
+
+	// On a backlogged link the encoder keeps up: a busy share over levelDown or a CPU
+	// estimate that would pick a weaker level does not step down; a stronger one is taken.
+	c = newLevelClock(t)
+	c.l.calibrated(testCal)
+	lvl, changed = c.secondQueued(20*mbit, 0.001, true)
+	expect("backlogged 20mbit", lvl, changed, 7, true)
+	for i := range 5 {
+		lvl, changed = c.secondQueued(20*mbit, 0.9, true)
+		expect(fmt.Sprintf("backlogged, encoder busy 90%%, second %d", i), lvl, changed, 7, false)
 	}
-	l2 := newLevelPolicy()
-	l2.decide(at, true)
-	l2.observe(4<<20, 0)
-	if _, changed := l2.decide(at.Add(levelEvery), false); changed {
-		t.Fatal("stepped up while the link is not the bottleneck")
+	for range 3 {
+		c.secondQueued(2*mbit, 0.001, true)
 	}
-	l2.observe(1000, 0)
-	if _, changed := l2.decide(at.Add(3*levelEvery), true); changed {
-		t.Fatal("changed level on fewer than levelMinRaw bytes")
+	c.at = c.at.Add(4 * linkHalfLife)
+	lvl, changed = c.secondQueued(2*mbit, 0.001, true)
+	expect("backlogged and slower", lvl, changed, 11, true)
+
+	// A slow link ends at the best level, loaded or not.
+	c = newLevelClock(t)
+	c.l.calibrated(testCal)
+	lvl, changed = c.second(2*mbit/3, 0.001)
+	expect("2mbit a third used", lvl, changed, 11, true)
+}
+
+// TestLevelLinkRate: the drain rate is acked bytes per second over spans of at least
+// linkEvery, its maximum aged with linkHalfLife; a counter that goes back restarts it.
+func TestLevelLinkRate(t *testing.T) {
+	l := newLevelPolicy()
+	at := time.Unix(1000, 0)
+	l.observeLink(1000, at)
+	l.observeLink(2000, at.Add(linkEvery/2))
+	if l.linkRate != 0 {
+		t.Fatalf("rate from a span under linkEvery: %v", l.linkRate)
+	}
+	l.observeLink(1000+2_500_000, at.Add(time.Second))
+	if l.linkRate != 2_500_000 {
+		t.Fatalf("rate %v, want 2.5e6", l.linkRate)
+	}
+	l.observeLink(1000+2_600_000, at.Add(2*time.Second))
+	if l.linkRate < 2_400_000 {
+		t.Fatalf("a light second lowered the maximum to %v", l.linkRate)
+	}
+	l.observeLink(1000+2_600_000, at.Add(2*time.Second+2*linkHalfLife))
+	if l.linkRate > 700_000 {
+		t.Fatalf("two half-lives later the maximum is %v, want about a quarter", l.linkRate)
+	}
+	l.observeLink(5, at.Add(3*linkHalfLife))
+	if l.linkAcked != 5 {
+		t.Fatal("a counter that went back did not restart the span")
+	}
+}
+
+// TestCalibrate: every level gets a speed and a ratio on compressible bytes; the sample is
+// taken from the traffic once it is full and not again before calibEvery.
+func TestCalibrate(t *testing.T) {
+	var b bytes.Buffer
+	for i := 0; b.Len() < calibSample; i++ {
+		fmt.Fprintf(&b, "row %d|%d|name-%d|%d\n", i, i*7%1000, i%50, i*31)
+	}
+	cal := calibrate(b.Bytes()[:calibSample], adaptLevels)
+	for i, c := range cal {
+		t.Logf("level %d: %.0f MB/s of CPU, ratio %.2f", adaptLevels[i], c.speed/1e6, c.ratio)
+		if c.speed <= 0 || c.ratio < 1.5 {
+			t.Errorf("level %d: speed %.0f B/s ratio %.2f", adaptLevels[i], c.speed, c.ratio)
+		}
+	}
+	cr := newCalibrator()
+	at := time.Unix(1000, 0)
+	cr.add(b.Bytes()[:calibSample/2], at)
+	if _, ok := cr.poll(); ok || cr.running {
+		t.Fatal("calibration started on half a sample")
+	}
+	cr.add(b.Bytes(), at)
+	got := <-cr.out
+	cr.running = false
+	if len(got) != len(adaptLevels) {
+		t.Fatalf("calibration has %d levels", len(got))
+	}
+	cr.add(b.Bytes(), at.Add(calibEvery/2))
+	if cr.running || len(cr.sample) != 0 {
+		t.Fatal("sampled again before calibEvery")
 	}
 }

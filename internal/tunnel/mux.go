@@ -79,7 +79,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
 	m.fr.policy.probed = m.fr.probe != nil
 	if cfg.Level == 0 && m.fr.probe != nil {
-		m.fr.level = newLevelPolicy()
+		m.fr.level, m.fr.cal, m.fr.log = newLevelPolicy(), newCalibrator(), m.log
 		m.fr.policy.levelled = true
 		m.fr.enc.setLevel(adaptLevels[0])
 	}

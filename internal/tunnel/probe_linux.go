@@ -68,10 +68,20 @@ func (p *wanProbe) sample() (s queueSample, ok bool) {
 		srtt:     time.Duration(in.Rtt) * time.Microsecond,
 		minRTT:   time.Duration(in.Min_rtt) * time.Microsecond,
 		delivery: float64(in.Delivery_rate),
+		acked:    in.Bytes_acked,
 	}
 	if busy := in.Busy_time - p.prevBusy; busy > 0 && in.Busy_time >= p.prevBusy && in.Rwnd_limited >= p.prevRwnd {
 		s.rwndShare = float64(in.Rwnd_limited-p.prevRwnd) / float64(busy)
 	}
 	p.prevBusy, p.prevRwnd = in.Busy_time, in.Rwnd_limited
 	return s, true
+}
+
+// threadCPU is the CPU time the calling thread has used (the caller locks its thread).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -36,6 +36,7 @@ type queueSample struct {
 	minRTT    time.Duration // lowest RTT seen: the path without queues
 	delivery  float64       // bytes/s, the kernel's recent delivery-rate estimate
 	rwndShare float64       // share of busy time since the last sample limited by the peer's window
+	acked     uint64        // bytes the peer has acknowledged since the socket opened
 }
 
 // queued reports whether the link is the bottleneck: a queue in the socket or on the path,

@@ -56,6 +56,7 @@ type MuxStats struct {
 	Level        int   // zstd level of the last zstd frame sent
 	LevelChanges int64 // level changes by --level auto
 	Window       int   // zstd window of this end's sending direction
+	LinkRate     int64 // bytes/s the WAN delivers, as --level auto reckons it (0: not measured)
 }
 
 // ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
@@ -81,7 +82,8 @@ func (m MuxStats) String() string {
 	if m.Links == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s", m.Links, m.Level, m.LevelChanges, FormatSize(int64(m.Window)))
+	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s link=%s/s", m.Links, m.Level, m.LevelChanges,
+		FormatSize(int64(m.Window)), human(m.LinkRate))
 }
 
 func human(n int64) string {
@@ -122,6 +124,7 @@ type counters struct {
 	flushIdle, flushInline         atomic.Int64
 	switches                       atomic.Int64
 	level, levelChanges, window    atomic.Int64 // zstd level and window last used
+	linkRate                       atomic.Int64 // bytes/s, the level policy's drain rate
 	wans                           atomic.Int64 // mux links opened (entry) or accepted (exit)
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
@@ -146,7 +149,7 @@ func (c *counters) snapshot(role Role) Stats {
 			Inline: c.flushInline.Load()},
 		AutoSwitches: c.switches.Load(),
 		Mux: MuxStats{Links: c.wans.Load(), Level: int(c.level.Load()), LevelChanges: c.levelChanges.Load(),
-			Window: int(c.window.Load())},
+			Window: int(c.window.Load()), LinkRate: c.linkRate.Load()},
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}
