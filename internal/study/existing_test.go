@@ -21,9 +21,11 @@ func existingBench() Bench {
 
 // sysbench dials the existing server's own address, and the lab routes the server host to it.
 func TestRunOnAnExistingServer(t *testing.T) {
-	r := NewRun(RunOptions{Bench: existingBench(), Link: link.Condition{RateBps: 20_000_000}})
+	b := existingBench()
+	r := NewRun(RunOptions{Bench: b, Link: link.Condition{RateBps: 20_000_000}})
+	e := &Env{Servers: []engine.Server{b.Existing}}
 	for _, c := range r.cells {
-		if c.Host != "198.18.250.1" || c.Port != 3307 || c.ClientHost != lab.Client || c.Transport != "tcp" {
+		if c.target(e) != "198.18.250.1" || c.Port != 3307 || c.ClientHost != lab.Client || c.Transport != "tcp" {
 			t.Errorf("cell %+v: want the client host dialling 198.18.250.1:3307", c)
 		}
 	}

@@ -168,13 +168,20 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 }
 
 // tcpCell is a cell with the driver in the client host reaching the server across the
-// wire: the server host's address, or an existing server's own (the lab routes the
-// client's traffic there across the wire and through the server host).
+// wire, at the server's own TCP address (Host ""): the lab server host's, an existing
+// server's (the lab routes the client's traffic there across the wire and through the
+// server host) or a real server host's, known once the server runs.
 func (b Bench) tcpCell(c LoadCell) LoadCell {
 	c.Transport, c.Channel, c.ClientHost = "tcp", ChannelDirect, lab.Client
-	c.Host, c.Port = lab.HostAddr[lab.Server], b.port()
-	if b.Existing != nil {
-		c.Host = b.Existing.Conn().Host
-	}
+	c.Host, c.Port = "", b.port()
 	return c
+}
+
+// target is where the cell's driver connects over TCP: the cell's host, or the first
+// server's own address when the cell leaves it to the server ("" and no socket).
+func (c LoadCell) target(e *Env) string {
+	if c.Host == "" && c.Socket == "" && len(e.Servers) > 0 {
+		return e.Servers[0].Conn().Host
+	}
+	return c.Host
 }

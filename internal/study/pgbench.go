@@ -36,7 +36,7 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 		return nil, errPgbenchLabOnly
 	}
 	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
-		Time: c.Warmup + c.Duration, Progress: 1, Host: c.Host, Port: c.Port,
+		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.Port,
 		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart})
 	if c.Socket != "" {
 		o.Host = c.Socket // libpq takes the socket's directory as its host

@@ -25,7 +25,7 @@ func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, h
 func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
 	o := SysbenchTo(e.Servers[0].Conn(), sysbench.Options{
 		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
-		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.Host, Port: c.Port,
+		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.Port,
 		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
 		Launcher: e.Backend.Launcher(c.ClientHost),
 	})
