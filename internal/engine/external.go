@@ -169,7 +169,7 @@ func (x *External) Facts(ctx context.Context) (Facts, error) {
 	if !strings.Contains(x.version, "MariaDB") {
 		f.Engine = "mysql"
 	}
-	for _, name := range mariadbSettings {
+	for _, name := range MariaDBSettings {
 		var v sql.NullString
 		err := x.row(ctx, "SELECT @@"+name, &v)
 		var me *mysql.MySQLError

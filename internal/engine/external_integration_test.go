@@ -72,7 +72,7 @@ func TestExternalAgainstRealMariaDB(t *testing.T) {
 	}
 	defer x.Stop(ctx)
 	f, err := x.Facts(ctx)
-	if err != nil || !f.External || f.Engine != "mariadb" || !strings.Contains(f.Version, "MariaDB") || len(f.Settings) != len(mariadbSettings) {
+	if err != nil || !f.External || f.Engine != "mariadb" || !strings.Contains(f.Version, "MariaDB") || len(f.Settings) != len(MariaDBSettings) {
 		t.Errorf("facts %+v, %v", f, err)
 	}
 	if x.Pid() != 0 || x.Pids() != nil || x.Conn().Socket != "" {

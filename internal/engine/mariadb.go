@@ -28,13 +28,15 @@ func (s *MariaDBServer) Pid() int { return s.Server.Pid }
 // Pids is mariadbd alone: one process serves every connection.
 func (s *MariaDBServer) Pids() []int { return []int{s.Server.Pid} }
 
-// mariadbSettings are the variables that shape what goes over the wire.
-var mariadbSettings = []string{"have_ssl", "max_connections", "max_allowed_packet", "innodb_flush_log_at_trx_commit"}
+// MariaDBSettings are the variables that shape what goes over the wire: what every
+// MariaDB server's facts report, whoever reads them (the lab, an external server, a
+// server on a real host).
+var MariaDBSettings = []string{"have_ssl", "max_connections", "max_allowed_packet", "innodb_flush_log_at_trx_commit"}
 
 // Facts reads the version and the wire's settings.
 func (s *MariaDBServer) Facts(ctx context.Context) (Facts, error) {
 	f := Facts{Engine: string(MariaDB), Version: s.Server.Version}
-	for _, name := range mariadbSettings {
+	for _, name := range MariaDBSettings {
 		out, err := s.Exec(ctx, "SELECT @@"+name)
 		if err != nil {
 			return f, err

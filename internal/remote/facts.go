@@ -9,11 +9,6 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-// mariadbSettings are the variables that shape what goes over the wire: the ones
-// engine.MariaDBServer reports for a lab server (a test keeps the two lists equal), so a
-// remote server's report reads the same.
-var mariadbSettings = []string{"have_ssl", "max_connections", "max_allowed_packet", "innodb_flush_log_at_trx_commit"}
-
 // clientArgv is the mariadb client on the server host, as root over the unix socket
 // (unix_socket authentication), one batch of SQL, rows tab-separated without a header.
 // --no-defaults first so no option file of the host is read; no TLS over the socket.
@@ -22,11 +17,12 @@ func clientArgv(socket, sql string) []string {
 		"--batch", "--raw", "--skip-column-names", "--connect-timeout=5", "--skip-ssl", "--execute=" + sql}
 }
 
-// Facts reads the wire's settings with the mariadb client on the server host.
+// Facts reads engine.MariaDBSettings with the mariadb client on the server host, so a
+// remote server's report names the same settings as a lab server's.
 func (m *MariaDB) Facts(ctx context.Context) (engine.Facts, error) {
 	f := engine.Facts{Engine: string(engine.MariaDB), Version: m.st.Version}
-	cols := make([]string, len(mariadbSettings))
-	for i, name := range mariadbSettings {
+	cols := make([]string, len(engine.MariaDBSettings))
+	for i, name := range engine.MariaDBSettings {
 		cols[i] = "@@" + name
 	}
 	out, err := m.h.Run(ctx, clientArgv(m.st.Socket, "SELECT "+strings.Join(cols, ", "))...)
@@ -34,11 +30,11 @@ func (m *MariaDB) Facts(ctx context.Context) (engine.Facts, error) {
 		return f, fmt.Errorf("host %s: read mariadb's settings: %w", m.h.Name(), err)
 	}
 	vals := strings.Split(strings.TrimRight(string(out), "\r\n"), "\t")
-	if len(vals) != len(mariadbSettings) {
+	if len(vals) != len(engine.MariaDBSettings) {
 		return f, fmt.Errorf("host %s: read mariadb's settings: want %d tab-separated values, got %q",
-			m.h.Name(), len(mariadbSettings), out)
+			m.h.Name(), len(engine.MariaDBSettings), out)
 	}
-	for i, name := range mariadbSettings {
+	for i, name := range engine.MariaDBSettings {
 		f.Settings = append(f.Settings, result.Setting{Name: name, Value: vals[i]})
 	}
 	return f, nil

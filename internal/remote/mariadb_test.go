@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/mariadb"
 )
 
 const testDir = "/tmp/wirelab-ab12/mariadb"
@@ -194,26 +193,5 @@ func TestParseState(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, StateFile)); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v: it holds the password", fi.Mode())
-	}
-}
-
-// The lab's server and a remote one report the same settings: engine.MariaDBServer's are
-// read here by running it against a stand-in mariadb client.
-func TestFactsSettingsMatchTheLab(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "mariadb"), []byte("#!/bin/sh\necho 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	lab, err := engine.FromMariaDB(&mariadb.Server{Socket: "/nonexistent.sock"}).Facts(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, s := range lab.Settings {
-		names = append(names, s.Name)
-	}
-	if !slices.Equal(names, mariadbSettings) {
-		t.Errorf("the lab reports %q, a remote server %q", names, mariadbSettings)
 	}
 }
