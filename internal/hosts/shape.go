@@ -41,10 +41,10 @@ var ErrNetemNeeded = errors.New("delay, jitter and loss on a real NIC need sch_n
 // direct queue, unshaped: there is no default class, because any class has a rate and
 // would cap the host's other traffic.
 const (
-	shapedClass = "1:1"
+	ShapedClass = "1:1" // its byte counters are a real-host study's wire bytes
 	leafHandle  = "10:"
-	// unlimitedClassRate is the class rate when only delay or loss is asked: far above any
-	// NIC, so the class never holds a packet back.
+	// unlimitedClassRate is the class rate of an unlimited link (only delay or loss asked,
+	// or only counting): far above any NIC, so the class never holds a packet back.
 	unlimitedClassRate int64 = 100_000_000_000
 )
 
@@ -102,12 +102,12 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 			prio++
 		}
 	}
-	p.Apply = append(p.Apply, f.filter("1:", prio, "dst", "", 0, "flowid", shapedClass),
+	p.Apply = append(p.Apply, f.filter("1:", prio, "dst", "", 0, "flowid", ShapedClass),
 		[]string{"ip", "link", "add", ifb, "type", "ifb"},
 		[]string{"ip", "link", "set", "dev", ifb, "up"},
 	)
 	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)...)
-	p.Apply = append(p.Apply, ifbF.filter("1:", 1, "src", "", 0, "flowid", shapedClass),
+	p.Apply = append(p.Apply, ifbF.filter("1:", 1, "src", "", 0, "flowid", ShapedClass),
 		[]string{"tc", "qdisc", "add", "dev", t.NIC, "handle", "ffff:", "ingress"})
 	// Ingress: kept ports match a filter with no action, which ends the filter walk and
 	// lets the packet pass (no act_gact needed: kernels often lack it); the rest of the
@@ -149,15 +149,15 @@ func classPlan(dev string, c link.Condition, delayLine bool) [][]string {
 	burst := strconv.Itoa(link.HTBBurst(rateBps)) + "b"
 	out := [][]string{
 		{"tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "0"},
-		{"tc", "class", "replace", "dev", dev, "parent", "1:", "classid", shapedClass, "htb",
+		{"tc", "class", "replace", "dev", dev, "parent", "1:", "classid", ShapedClass, "htb",
 			"rate", rate, "ceil", rate, "burst", burst, "cburst", burst,
 			"quantum", strconv.Itoa(link.HTBQuantum(rateBps))},
 	}
 	if !delayLine {
-		return append(out, []string{"tc", "qdisc", "replace", "dev", dev, "parent", shapedClass,
+		return append(out, []string{"tc", "qdisc", "replace", "dev", dev, "parent", ShapedClass,
 			"handle", leafHandle, "pfifo", "limit", strconv.Itoa(link.HTBLeafLimit(c.RateBps, c.Delay))})
 	}
-	leaf := []string{"tc", "qdisc", "replace", "dev", dev, "parent", shapedClass, "handle", leafHandle,
+	leaf := []string{"tc", "qdisc", "replace", "dev", dev, "parent", ShapedClass, "handle", leafHandle,
 		"netem", "limit", strconv.Itoa(link.QueueLen(c.RateBps, c.Delay+c.Jitter)),
 		"delay", strconv.FormatInt(c.Delay.Microseconds(), 10) + "us"}
 	if c.Jitter > 0 {

@@ -44,8 +44,8 @@ func (s *sampler) Start(ctx context.Context) error {
 	b := s.b
 	nic := b.target.NIC
 	client, server := metrics.NewFeed(), metrics.NewFeed()
-	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, "--up-class", nic+":1:1",
-		"--down-class", hosts.IFBName(nic)+":1:1", "--comm", "sysbench"), client)
+	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, "--up-class", nic+":"+hosts.ShapedClass,
+		"--down-class", hosts.IFBName(nic)+":"+hosts.ShapedClass, "--comm", "sysbench"), client)
 	// The server is watched by its pid, so a production mariadbd on the same host is not
 	// counted; sysbench, which starts after the agent, by its name.
 	watch := []string{"--comm", "mariadbd"}
