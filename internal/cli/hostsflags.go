@@ -73,7 +73,7 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	if err != nil {
 		return nil, usagef("--hosts: %v", err)
 	}
-	o := &remote.Options{Inventory: inv, InsecureHostKey: *h.insecure, Self: p.Self, StateDir: p.StateDir,
+	o := &remote.Options{Inventory: inv, InsecureHostKey: *h.insecure, Self: p.Self,
 		TTL: *h.ttl, Logger: p.Logger}
 	if *h.dryRun {
 		o.DryRun = p.Stdout
@@ -104,7 +104,7 @@ func downHosts(p *Process, fs *flag.FlagSet, hf *hostsFlags) error {
 	if err != nil {
 		return usagef("--hosts: %v", err)
 	}
-	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, StateDir: p.StateDir, Logger: p.Logger}
+	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, Logger: p.Logger}
 	if *hf.dryRun {
 		o.DryRun = p.Stdout
 	}

@@ -35,9 +35,6 @@ type Options struct {
 	DryRun io.Writer
 	// Self is this wirelab binary, copied to every host for its agents.
 	Self string
-	// StateDir is this machine's state directory: the run's remote state is mirrored
-	// there so `wirelab down --hosts` finds it after a kill -9.
-	StateDir string
 	// TTL is the dead-man switch's: how long a shaped NIC outlives a silent wirelab.
 	TTL    time.Duration
 	Logger *slog.Logger
@@ -137,7 +134,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 			return fail(err)
 		}
 	}
-	if err := b.save(); err != nil {
+	if err := b.mark(ctx); err != nil {
 		return fail(err)
 	}
 	b.link = &hosts.RemoteLink{Host: b.client.h, Target: b.target, Dir: b.client.stage.Dir,
@@ -300,7 +297,7 @@ func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Serv
 	if err != nil {
 		return nil, err
 	}
-	b.track(stopper{s})
+	b.track(s)
 	b.serverPid = s.Pid()
 	certs := path.Join(b.client.stage.Dir, "certs")
 	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
@@ -332,20 +329,11 @@ func (v clientView) Conn() engine.Conn {
 	return c
 }
 
-// stopper makes an engine.Server something Down stops.
-type stopper struct{ s engine.Server }
-
-func (s stopper) Pid() int                       { return s.s.Pid() }
-func (s stopper) Stop(ctx context.Context) error { return s.s.Stop(ctx) }
-
 // track records a long-running process for Down.
 func (b *Backend) track(p hosts.Proc) {
 	b.mu.Lock()
 	b.procs = append(b.procs, p)
 	b.mu.Unlock()
-	if err := b.save(); err != nil {
-		b.log.Warn("record the remote state", "err", err)
-	}
 }
 
 // Down implements study.Backend: stops what it started (last first), removes the
@@ -384,10 +372,7 @@ func (b *Backend) Down(ctx context.Context) error {
 		errs = append(errs, h.h.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("remove what wirelab made on the hosts (state kept in %s for `wirelab down --hosts`): %w", b.statePath(), err)
-	}
-	if b.o.StateDir != "" {
-		_ = os.Remove(b.statePath())
+		return fmt.Errorf("remove what wirelab made on the hosts (`wirelab down --hosts` finds what is left): %w", err)
 	}
 	return nil
 }

@@ -2,14 +2,10 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/inventory"
@@ -19,52 +15,12 @@ import (
 // so `down --hosts` removes wirelab's directories and nothing else.
 const runMarker = "wirelab-run"
 
-// state is a run's remote footprint, mirrored on this machine.
-type state struct {
-	ID        string    `json:"id"`
-	Inventory string    `json:"inventory"`
-	Started   time.Time `json:"started"`
-	Dirs      []hostDir `json:"dirs"`
-	NIC       string    `json:"nic"` // the client's shaped NIC
-}
-
-type hostDir struct {
-	Host string `json:"host"`
-	Dir  string `json:"dir"`
-}
-
-func (b *Backend) statePath() string {
-	return filepath.Join(b.o.StateDir, "hosts-"+b.id+".json")
-}
-
-// save writes the local mirror of the run's remote state and each host's marker.
-func (b *Backend) save() error {
-	if b.o.DryRun != nil || b.o.StateDir == "" {
-		return nil
-	}
-	st := state{ID: b.id, Inventory: b.o.Inventory.Path, Started: time.Now().UTC(), NIC: b.client.inv.NIC}
+// mark writes the run marker into each host's wirelab directory, right after staging
+// and before anything runs from it.
+func (b *Backend) mark(ctx context.Context) error {
 	for _, h := range []*host{b.client, b.server} {
-		if h != nil && h.stage.Dir != "" {
-			st.Dirs = append(st.Dirs, hostDir{Host: h.inv.Name, Dir: h.stage.Dir})
-		}
-	}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(b.o.StateDir, 0o755); err != nil {
-		return fmt.Errorf("record the remote state: %w", err)
-	}
-	if err := os.WriteFile(b.statePath(), data, 0o600); err != nil {
-		return fmt.Errorf("record the remote state: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for _, h := range []*host{b.client, b.server} {
-		if h != nil && h.stage.Dir != "" {
-			if err := h.h.Copy(ctx, strings.NewReader(b.id+"\n"), path.Join(h.stage.Dir, runMarker), 0o644); err != nil {
-				return fmt.Errorf("record the remote state: %w", err)
-			}
+		if err := h.h.Copy(ctx, strings.NewReader(b.id+"\n"), path.Join(h.stage.Dir, runMarker), 0o644); err != nil {
+			return fmt.Errorf("mark wirelab's directory: %w", err)
 		}
 	}
 	return nil
@@ -111,17 +67,5 @@ func Down(ctx context.Context, o Options) error {
 		}
 		h.h.Close()
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if o.StateDir != "" {
-		ms, _ := filepath.Glob(filepath.Join(o.StateDir, "hosts-*.json"))
-		for _, m := range ms {
-			var st state
-			if b, err := os.ReadFile(m); err == nil && json.Unmarshal(b, &st) == nil && st.Inventory == inv.Path {
-				_ = os.Remove(m)
-			}
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -210,7 +210,4 @@ func TestSSHKill9DeadmanAndDown(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	assertHostsClean(t, p, before)
-	if m, _ := filepath.Glob(filepath.Join(state, "hosts-*.json")); len(m) > 0 {
-		t.Errorf("down --hosts left the run's local state: %v", m)
-	}
 }
