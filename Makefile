@@ -37,10 +37,13 @@ bench-ssh: build ## the quick bandwidth study over SSH (two sshd hosts in namesp
 bench-link: build ## link fidelity: asked vs measured rate and RTT
 	bash scripts/bench-link.sh
 
+bench-delay: build ## the delay line's cost (machine CPU per transaction, --rtt 0 vs 2ms) and fidelity (ping, one thread's round trip): docs/bench-delay.md
+	bash scripts/bench-delay.sh
+
 bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimited profiles, measure them (docs/bench-model.md; QUICK=1 for short points)
 	bash scripts/bench-model.sh
 
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-model clean
+.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-delay bench-model clean

@@ -9,7 +9,7 @@ declare -A pkgs=(
   [mariadbd]=mariadb-server [mariadb-install-db]=mariadb-server [mariadb]=mariadb-client
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
-  [setpriv]=util-linux [sshd]=openssh-server [ssh-keygen]=openssh-client
+  [setpriv]=util-linux [ping]=iputils-ping [sshd]=openssh-server [ssh-keygen]=openssh-client
 )
 # PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
 # /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a

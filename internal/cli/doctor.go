@@ -42,7 +42,7 @@ func preflight(p *Process, shaper string, c link.Condition) error {
 
 // supports says whether this kernel can give the condition with the shaper asked for.
 func supports(caps link.Capabilities, shaper string, c link.Condition) error {
-	delayLine := c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0
+	delayLine := c.NeedsDelayLine()
 	switch {
 	case !c.Unlimited() && !caps.HTB:
 		return errors.New("--rate: this kernel has no HTB qdisc (sch_htb); only --rate unlimited works here")

@@ -77,7 +77,7 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 	if t.NIC == "" || !t.Peer.IsValid() {
 		return Plan{}, fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
 	}
-	delayLine := c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0
+	delayLine := c.NeedsDelayLine()
 	if delayLine && !t.Netem {
 		return Plan{}, fmt.Errorf("host %s: %s: %w; this kernel has none: load it (modprobe sch_netem) or shape rate only",
 			t.Host, c, ErrNetemNeeded)

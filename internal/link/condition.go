@@ -21,6 +21,13 @@ type Condition struct {
 // Unlimited reports whether the condition leaves bandwidth uncapped.
 func (c Condition) Unlimited() bool { return c.RateBps == 0 }
 
+// NeedsDelayLine reports whether c needs more than a rate limiter: delay, jitter or loss,
+// which netem or the NFQUEUE delayer make. The one place that decides it.
+func (c Condition) NeedsDelayLine() bool { return c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0 }
+
+// Shaped reports whether c changes the wire at all (a rate cap or a delay line).
+func (c Condition) Shaped() bool { return !c.Unlimited() || c.NeedsDelayLine() }
+
 // RTT is the round trip the condition adds.
 func (c Condition) RTT() time.Duration { return 2 * c.Delay }
 

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
+	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
-	nfqueue "github.com/florianl/go-nfqueue"
 	"golang.org/x/sys/unix"
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
@@ -30,39 +30,72 @@ type DelayerConfig struct {
 	StatsEvery time.Duration
 	ProcNet    string // /proc/net, for the kernel's queue counters
 	Logger     *slog.Logger
-	Realtime   bool // run the delayer's threads SCHED_FIFO (see delayerRTPriority)
+	Realtime   bool          // run the delay loop's one thread SCHED_FIFO (see delayerRTPriority)
+	MaxSpin    time.Duration // longest the loop spins before a release instead of sleeping; 0 = never
 	// CPUIdle, when set, is held at 0 µs wake-up latency for the delayer's life: a release
-	// is a timer wake-up, and from a deep idle state (a halted vCPU here) late releases
-	// added 0.8 ms of RTT at 10 ms and cost up to 23% of goodput at 50-100 mbit
-	// (docs/bench-link.md).
+	// is a timer wake-up, and a vCPU woken from a deep idle state wakes late.
 	CPUIdle *cpuidle.Paths
 }
 
+// Timing of the delay loop.
 const (
-	socketBuffer = 32 << 20               // netlink receive buffer: a burst must not overflow it
-	releaseEarly = 100 * time.Microsecond // nanosleep overshoots ~80-170 µs; wake a little early
-	batchSlack   = 50 * time.Microsecond  // packets due this soon leave in the same verdict
-	maxBatch     = 256
+	// The loop releases on a grid: packets due within the slack leave in the same verdict
+	// instead of costing another wake-up. The slack is a twentieth of the one-way delay (50
+	// µs at 1 ms, 5 µs at 0.1 ms), at most maxSlack: a wake-up costs the machine ~10 µs of
+	// CPU on a VM, and halving the wake-ups at 2 ms RTT cut the delay line's CPU by a
+	// quarter. The head packet of a batch leaves on time (the loop wakes for it, late by its
+	// wake-up lateness), the others up to the slack early, so the two errors roughly cancel.
+	maxSlack     = 100 * time.Microsecond
+	slackDivisor = 20
+	// The loop sleeps until a release minus its expected wake-up lateness and spins the rest,
+	// so a vCPU that wakes slowly (halted, no cpuidle driver) does not make every release
+	// late. The lateness is learned from the loop's own timed wake-ups.
+	minEarly  = 5 * time.Microsecond
+	maxEarly  = 150 * time.Microsecond
+	initEarly = 30 * time.Microsecond
+	// The spin is bounded: at most spinBudget of every spinWindow. An idle machine spends
+	// that on a few exact releases; a loaded one, whose lateness is the scheduler's and is
+	// not cured by spinning, stops spinning instead of taking CPU from the database.
+	spinBudget = 2 * time.Millisecond
+	spinWindow = 100 * time.Millisecond
+	// idlePoll bounds a wait with nothing held, so a stop is never missed for long even if
+	// the wake-up descriptor were lost.
+	idlePoll = 200 * time.Millisecond
+	// deliverSampleEvery: one verdict in this many is timed (two clock reads of the thread's
+	// CPU, a system call each).
+	deliverSampleEvery = 8
 )
 
-// lane is one queue's delay line.
+// lane is one queue's delay line. Only the loop thread touches it, except st.
 type lane struct {
-	cfg   *DelayerConfig
-	nf    *nfqueue.Nfqueue
-	ring  chan Held // bounded hand-off from the receive callback to the releaser
-	sched *Scheduler
-	loss  *Loss
-	st    laneStats
+	sock *nfqSock
+	ring *delayRing
+	sch  *Scheduler
+	loss *Loss
+	st   laneStats
 }
 
+// laneStats are written by the loop thread and read by the stats writer.
 type laneStats struct {
 	received, delayed, lossDropped, overDropped, overAccepted, flushed atomic.Int64
-	verdictErr, recvErr, held, maxHeld                                 atomic.Int64
+	verdictErr, recvErr, held, maxHeld, kernelStamped                  atomic.Int64
+}
+
+// loopStats are the loop thread's own counters.
+type loopStats struct {
+	wakeups, spins, batches atomic.Int64
+	earlyNs                 atomic.Int64
+	deliverNs, deliverPkts  atomic.Int64 // sampled verdicts' thread CPU and packets
 }
 
 // RunDelayer binds the queues, calls ready once they are all bound (the iptables rules may
 // then be added), and delays packets until ctx is done. On the way out it releases what it
 // holds, so stopping the delayer does not drop a window of traffic.
+//
+// All lanes are served by one goroutine locked to one OS thread: it reads every lane's
+// queued packets with recvmmsg, stamps their release times, sleeps in ppoll until the
+// earliest release (or a new packet), and releases each lane's due prefix with one batch
+// verdict. The CPU it costs is counted (getrusage) and written with the stats.
 func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	if len(cfg.Queues) == 0 {
 		return errors.New("delayer: no queue")
@@ -80,260 +113,335 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	recvCtx, stopRecv := context.WithCancel(context.Background())
-	defer stopRecv()
 	var lanes []*lane
 	defer func() {
 		for _, l := range lanes {
-			_ = l.nf.Close()
+			_ = l.sock.close()
 		}
 	}()
 	for i, q := range cfg.Queues {
-		l, err := openLane(recvCtx, &cfg, q, cfg.Seed+uint64(i)*7919)
+		s, err := openNfq(q, uint32(cfg.MaxQueue))
 		if err != nil {
 			return fmt.Errorf("delayer: bind queue %d: %w", q, err)
 		}
-		lanes = append(lanes, l)
+		seed := cfg.Seed + uint64(i)*7919
+		lanes = append(lanes, &lane{sock: s, ring: newDelayRing(cfg.MaxQueue),
+			sch: NewScheduler(cfg.Delay, cfg.Jitter, seed), loss: NewLoss(cfg.LossPct, seed^0x5bd1e995)})
 	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return fmt.Errorf("delayer: eventfd: %w", err)
+	}
+	defer unix.Close(wake)
 	awake := false
 	if cfg.CPUIdle != nil {
 		hold, err := cpuidle.Keep(*cfg.CPUIdle)
 		if err != nil {
-			log.Warn("delayer: CPUs may sleep deeply; releases will be late", "err", err)
+			log.Warn("delayer: CPUs may sleep deeply; the loop spins its wake-ups instead", "err", err)
 		} else {
 			awake = true
 			defer hold.Release()
 		}
 	}
-	rt := 0
-	if cfg.Realtime {
-		rt = raiseToRealtime("/proc/self")
-	}
 	log.Info("delayer bound", "queues", cfg.Queues, "delay", cfg.Delay, "jitter", cfg.Jitter,
-		"loss_pct", cfg.LossPct, "max_queue", cfg.MaxQueue, "realtime_threads", rt, "cpus_kept_awake", awake)
+		"loss_pct", cfg.LossPct, "max_queue", cfg.MaxQueue, "realtime", cfg.Realtime, "cpus_kept_awake", awake)
 	if ready != nil {
 		ready()
 	}
-	relCtx, stopRel := context.WithCancel(context.Background())
-	defer stopRel()
-	var wg sync.WaitGroup
-	for _, l := range lanes {
-		wg.Add(1)
-		go func() { defer wg.Done(); l.release(relCtx) }()
-	}
+	lp := &loop{cfg: &cfg, lanes: lanes, wake: wake, log: log}
+	done := make(chan error, 1)
+	go func() { done <- lp.run() }()
+	start := time.Now()
 	tick := time.NewTicker(cfg.StatsEvery)
 	defer tick.Stop()
 	write := func() {
 		if cfg.StatsFile == "" {
 			return
 		}
-		if err := WriteDelayerStats(cfg.StatsFile, snapshot(&cfg, lanes)); err != nil {
+		if err := WriteDelayerStats(cfg.StatsFile, lp.snapshot(start)); err != nil {
 			log.Warn("delayer stats", "err", err)
 		}
 	}
-	for done := false; !done; {
+	var loopErr error
+	for running := true; running; {
 		select {
 		case <-ctx.Done():
-			done = true
+			lp.stop.Store(true)
+			var one [8]byte
+			one[0] = 1
+			_, _ = unix.Write(wake, one[:])
+			loopErr = <-done
+			running = false
+		case loopErr = <-done:
+			running = false
 		case <-tick.C:
-			if cfg.Realtime {
-				raiseToRealtime("/proc/self") // threads the runtime started since
-			}
 			write()
 		}
 	}
-	stopRecv() // no new packets; then flush what is held
-	stopRel()
-	wg.Wait()
 	write()
-	log.Info("delayer stopped")
+	log.Info("delayer stopped", "err", loopErr)
+	return loopErr
+}
+
+// loop is the delay line's one thread.
+type loop struct {
+	cfg      *DelayerConfig
+	lanes    []*lane
+	wake     int
+	log      *slog.Logger
+	stop     atomic.Bool
+	st       loopStats
+	base     time.Time // the loop's clock: monotonic ns since base
+	early    int64     // how long before a release the loop wakes to spin the rest
+	slack    int64     // the release grid (see maxSlack)
+	verdicts int64
+	fds      []unix.PollFd
+	// stamped: the last packet carried the kernel's arrival time, so packets need not be
+	// read the moment they arrive.
+	stamped bool
+	// The spin budget's accounting (see spinBudget).
+	spinning                        bool
+	spinLast, spinUsed, windowStart int64
+}
+
+func (lp *loop) now() int64 { return int64(time.Since(lp.base)) }
+
+func (lp *loop) run() error {
+	runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+	// Timer slack: a normal thread's timers may fire up to 50 µs late to save wake-ups; the
+	// loop's timers are the delay.
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	if lp.cfg.Realtime {
+		if err := setRealtime(0); err != nil {
+			lp.log.Warn("delayer: loop thread stays SCHED_OTHER", "err", err)
+		}
+	}
+	lp.slack = min(int64(lp.cfg.Delay)/slackDivisor, int64(maxSlack))
+	lp.base = time.Now()
+	lp.early = int64(initEarly)
+	lp.fds = make([]unix.PollFd, len(lp.lanes)+1)
+	for i, l := range lp.lanes {
+		lp.fds[i] = unix.PollFd{Fd: int32(l.sock.fd), Events: unix.POLLIN}
+	}
+	lp.fds[len(lp.lanes)] = unix.PollFd{Fd: int32(lp.wake), Events: unix.POLLIN}
+	for !lp.stop.Load() {
+		lp.receiveAll()
+		now := lp.now()
+		next := int64(-1)
+		for _, l := range lp.lanes {
+			lp.release(l, now)
+			if r, ok := l.ring.next(); ok && (next < 0 || r < next) {
+				next = r
+			}
+		}
+		spin := lp.spinFor(now)
+		if next >= 0 && next-now <= spin {
+			lp.st.spins.Add(1)
+			if lp.spinning {
+				lp.spinUsed += now - lp.spinLast
+			}
+			lp.spinning, lp.spinLast = true, now
+			continue // due within the learned lateness: spin, reading new packets meanwhile
+		}
+		lp.spinning = false
+		if err := lp.wait(now, next, spin); err != nil {
+			return err
+		}
+	}
+	for _, l := range lp.lanes {
+		lp.receive(l)
+		if last, n := l.ring.popAll(); n > 0 {
+			lp.verdict(l, last, n)
+			l.st.delayed.Add(int64(-n))
+			l.st.flushed.Add(int64(n))
+		}
+	}
 	return nil
 }
 
-func openLane(ctx context.Context, cfg *DelayerConfig, q uint16, seed uint64) (*lane, error) {
-	nf, err := nfqueue.Open(&nfqueue.Config{
-		NfQueue:      q,
-		MaxQueueLen:  uint32(cfg.MaxQueue),
-		MaxPacketLen: 0,
-		Copymode:     nfqueue.NfQnlCopyMeta, // the delayer needs ids, not payloads
-		// A GSO super-packet is queued whole, not cut into frames first: one message and one
-		// verdict instead of up to 45 (see Offloads).
-		Flags:        nfqueue.NfQaCfgFlagGSO,
-		AfFamily:     unix.AF_INET,
-		WriteTimeout: time.Second,
-		// No FailOpen: a full kernel queue drops and counts (queue_dropped), never passes
-		// packets undelayed behind our back.
-	})
-	if err != nil {
-		return nil, err
+// spinFor is how long before a release the loop may spin now: the learned lateness, up to
+// MaxSpin, while the window's spin budget lasts.
+func (lp *loop) spinFor(now int64) int64 {
+	if now-lp.windowStart >= int64(spinWindow) {
+		lp.windowStart, lp.spinUsed = now, 0
 	}
-	setSocketBuffer(nf)
-	l := &lane{cfg: cfg, nf: nf, ring: make(chan Held, cfg.MaxQueue),
-		sched: NewScheduler(cfg.Delay, cfg.Jitter, seed), loss: NewLoss(cfg.LossPct, seed^0x5bd1e995)}
-	l.st.maxHeld.Store(0)
-	errFn := func(err error) int {
-		if ctx.Err() != nil {
-			return 1
-		}
-		l.st.recvErr.Add(1)
+	if lp.spinUsed >= int64(spinBudget) {
 		return 0
 	}
-	if err := nf.RegisterWithErrorFunc(ctx, l.receive, errFn); err != nil {
-		_ = nf.Close()
-		return nil, err
-	}
-	return l, nil
+	return min(lp.early, int64(lp.cfg.MaxSpin))
 }
 
-// setSocketBuffer raises the netlink receive buffer past rmem_max (we are root); if it fails
-// the default stays and overflows show up as kernel_user_dropped.
-func setSocketBuffer(nf *nfqueue.Nfqueue) {
-	rc, err := nf.Con.SyscallConn()
-	if err != nil {
-		return
+// wait sleeps in ppoll until a lane has packets, the stop descriptor fires, or the head
+// release (next, -1 for none) minus spin. A timed-out wait updates the learned lateness
+// from how late this wake-up really was.
+func (lp *loop) wait(now, next, spin int64) error {
+	timeout := int64(idlePoll)
+	if next >= 0 {
+		timeout = next - now - spin
 	}
-	_ = rc.Control(func(fd uintptr) {
-		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, socketBuffer) != nil {
-			_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, socketBuffer)
+	ts := unix.NsecToTimespec(timeout)
+	fds := lp.fds
+	if next >= 0 && lp.stamped {
+		// Packets that arrive meanwhile are timed by the kernel and release after the head
+		// (the Scheduler's floor), so they can wait in the socket until the head's release:
+		// no wake-up per arrival, only per release.
+		fds = lp.fds[len(lp.lanes):]
+	}
+	for i := range fds {
+		fds[i].Revents = 0
+	}
+	// A raw system call keeps the loop's P (GOMAXPROCS leaves the stats writer another),
+	// so no wake-up pays the scheduler's hand-off and the runtime's monitor stays asleep.
+	r, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), uintptr(len(fds)),
+		uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	if e != 0 && e != unix.EINTR {
+		return fmt.Errorf("delayer: ppoll: %w", e)
+	}
+	n := int(r)
+	lp.st.wakeups.Add(1)
+	if n == 0 && next >= 0 {
+		late := lp.now() - (now + timeout)
+		// Track the lateness as an exponentially weighted average with a margin; the spin
+		// that follows covers what the sleep overshot.
+		e := lp.early + (2*late+int64(minEarly)-lp.early)/8
+		lp.early = min(max(e, int64(minEarly)), int64(maxEarly))
+		lp.st.earlyNs.Store(lp.early)
+	}
+	return nil
+}
+
+func (lp *loop) receiveAll() {
+	for _, l := range lp.lanes {
+		lp.receive(l)
+	}
+}
+
+// receive drains one lane's socket: each packet is lost (on purpose, --loss), held with its
+// release time, or, with the ring full, dropped or passed at once (--overflow).
+func (lp *loop) receive(l *lane) {
+	for {
+		pkts, verrs, err := l.sock.recv()
+		if verrs > 0 {
+			l.st.verdictErr.Add(int64(verrs))
 		}
-	})
+		if err != nil {
+			if err != unix.EAGAIN && err != unix.EINTR {
+				l.st.recvErr.Add(1)
+			}
+			return
+		}
+		if len(pkts) == 0 {
+			return
+		}
+		t := time.Now()
+		mono, real := int64(t.Sub(lp.base)), t.UnixNano()
+		for _, p := range pkts {
+			lp.admit(l, p, mono, real)
+		}
+		if held := int64(l.ring.len()); held > l.st.maxHeld.Load() {
+			l.st.maxHeld.Store(held)
+		}
+		l.st.held.Store(int64(l.ring.len()))
+		if len(pkts) < recvBatch {
+			return
+		}
+	}
 }
 
-// receive is the netlink callback. It must not block: it decides loss, stamps the release
-// time and hands the packet to the releaser; if the ring is full the packet gets its verdict
-// here and is counted.
-func (l *lane) receive(a nfqueue.Attribute) int {
-	if a.PacketID == nil {
-		return 0
-	}
-	id := *a.PacketID
+// admit gives one packet its fate. The arrival is the kernel's timestamp when the packet
+// carries a plausible one (it does not wait for this thread to wake), else now.
+func (lp *loop) admit(l *lane, p nfqPacket, mono, real int64) {
 	l.st.received.Add(1)
 	if l.loss.Drop() {
-		// Dropped before any later packet is handed on, so no batch verdict can cover it.
-		if l.nf.SetVerdict(id, nfqueue.NfDrop) != nil {
+		// Its own verdict now, before any later packet's batch verdict could cover it.
+		if l.sock.verdict(p.ID, nfDrop, false) != nil {
 			l.st.verdictErr.Add(1)
 		}
 		l.st.lossDropped.Add(1)
-		return 0
+		return
 	}
-	select {
-	case l.ring <- Held{ID: id, Release: l.sched.Release(time.Now())}:
-		if n := l.st.held.Add(1); n > l.st.maxHeld.Load() {
-			l.st.maxHeld.Store(n)
-		}
-	default:
-		verdict := nfqueue.NfDrop
-		if l.cfg.Overflow == "accept" {
-			verdict = nfqueue.NfAccept
+	if l.ring.full() {
+		v := uint32(nfDrop)
+		if lp.cfg.Overflow == "accept" {
+			v = nfAccept
 			l.st.overAccepted.Add(1)
 		} else {
 			l.st.overDropped.Add(1)
 		}
-		if l.nf.SetVerdict(id, verdict) != nil {
+		if l.sock.verdict(p.ID, v, false) != nil {
 			l.st.verdictErr.Add(1)
 		}
-	}
-	return 0
-}
-
-// release accepts packets in order at their release time, several per verdict when they are
-// due together. Release times never decrease within a lane, so a batch verdict ("every id up
-// to N") is exact.
-func (l *lane) release(ctx context.Context) {
-	var head Held
-	have := false
-	for {
-		if !have {
-			select {
-			case head = <-l.ring:
-			case <-ctx.Done():
-				l.flush()
-				return
-			}
-		}
-		if ctx.Err() != nil {
-			l.verdict(head.ID, 1)
-			l.st.flushed.Add(1)
-			l.st.delayed.Add(-1)
-			l.flush()
-			return
-		}
-		sleepUntil(head.Release)
-		last, n := head.ID, int64(1)
-		have = false
-	drain:
-		for n < maxBatch {
-			select {
-			case h := <-l.ring:
-				if h.Release.After(time.Now().Add(batchSlack)) {
-					head, have = h, true
-					break drain
-				}
-				last = h.ID
-				n++
-			default:
-				break drain
-			}
-		}
-		l.verdict(last, n)
-	}
-}
-
-func (l *lane) verdict(last uint32, n int64) {
-	if err := l.nf.SetVerdictBatch(last, nfqueue.NfAccept); err != nil {
-		l.st.verdictErr.Add(n)
-	} else {
-		l.st.delayed.Add(n)
-	}
-	l.st.held.Add(-n)
-}
-
-// flush accepts everything still held, at once: used when the delayer stops.
-func (l *lane) flush() {
-	var last uint32
-	var n int64
-	for {
-		select {
-		case h := <-l.ring:
-			last, n = h.ID, n+1
-			continue
-		default:
-		}
-		break
-	}
-	if n > 0 {
-		l.verdict(last, n)
-		l.st.delayed.Add(-n)
-		l.st.flushed.Add(n)
-	}
-}
-
-// sleepUntil sleeps with nanosleep rather than a Go timer: Go timers wake up to a
-// millisecond late, nanosleep about a tenth of that.
-func sleepUntil(t time.Time) {
-	d := time.Until(t) - releaseEarly
-	if d <= 0 {
 		return
 	}
-	ts := unix.NsecToTimespec(int64(d))
-	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+	arrival := mono
+	age := real - p.Stamp
+	lp.stamped = p.Stamp > 0 && age >= 0 && age < int64(time.Second)
+	if lp.stamped {
+		arrival = mono - age
+		l.st.kernelStamped.Add(1)
+	}
+	l.ring.push(held{id: p.ID, release: l.sch.ReleaseNs(arrival)})
+}
+
+// release accepts the lane's due prefix with one batch verdict.
+func (lp *loop) release(l *lane, now int64) {
+	if last, n := l.ring.popDue(now, lp.slack); n > 0 {
+		lp.verdict(l, last, n)
+		lp.st.batches.Add(1)
+		l.st.held.Store(int64(l.ring.len()))
 	}
 }
 
-func snapshot(cfg *DelayerConfig, lanes []*lane) DelayerStats {
+// verdict accepts the lane's packets up to id last (n of them). Every deliverSampleEvery-th
+// verdict is timed in thread CPU: the kernel forwards the accepted packets and delivers
+// them into the receiving host's stack (TCP receive, waking its reader) inside this write,
+// work the sender's own context does when no delay line is in the path. The sample lets the
+// stats tell that delivery apart from the delay line's own cost.
+func (lp *loop) verdict(l *lane, last uint32, n int) {
+	lp.verdicts++
+	sample := lp.verdicts%deliverSampleEvery == 0
+	var t0 unix.Timespec
+	if sample {
+		_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &t0)
+	}
+	if err := l.sock.verdict(last, nfAccept, true); err != nil {
+		l.st.verdictErr.Add(int64(n))
+		return
+	}
+	if sample {
+		var t1 unix.Timespec
+		if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &t1) == nil {
+			lp.st.deliverNs.Add(t1.Nano() - t0.Nano())
+			lp.st.deliverPkts.Add(int64(n))
+		}
+	}
+	l.st.delayed.Add(int64(n))
+}
+
+// snapshot is the stats file's content: the lanes' counters, the kernel's queue counters,
+// and the CPU the whole delayer process has used since it started.
+func (lp *loop) snapshot(start time.Time) DelayerStats {
+	cfg := lp.cfg
 	s := DelayerStats{Updated: time.Now(), Pid: os.Getpid(), Delay: cfg.Delay.String(),
-		Jitter: cfg.Jitter.String(), LossPct: cfg.LossPct}
+		Jitter: cfg.Jitter.String(), LossPct: cfg.LossPct, Since: start,
+		Wakeups: lp.st.wakeups.Load(), Spins: lp.st.spins.Load(), Batches: lp.st.batches.Load(),
+		EarlyUs:          float64(lp.st.earlyNs.Load()) / 1e3,
+		DeliverSampledNs: lp.st.deliverNs.Load(), DeliverSampledPackets: lp.st.deliverPkts.Load()}
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
+		s.CPUNs = ru.Utime.Nano() + ru.Stime.Nano()
+	}
 	var kq map[uint16]KernelQueue
 	if b, err := os.ReadFile(cfg.ProcNet + "/netfilter/nfnetlink_queue"); err == nil {
 		kq, _ = ParseNfnetlinkQueue(b)
 	}
-	for i, l := range lanes {
+	for i, l := range lp.lanes {
 		q := QueueStats{Queue: cfg.Queues[i],
 			Received: l.st.received.Load(), Delayed: l.st.delayed.Load(),
 			LossDropped: l.st.lossDropped.Load(), OverflowDropped: l.st.overDropped.Load(),
 			OverflowAccepted: l.st.overAccepted.Load(), FlushedAtExit: l.st.flushed.Load(),
 			VerdictErrors: l.st.verdictErr.Load(), RecvErrors: l.st.recvErr.Load(),
-			Held: l.st.held.Load(), MaxHeld: l.st.maxHeld.Load()}
+			Held: l.st.held.Load(), MaxHeld: l.st.maxHeld.Load(), KernelStamped: l.st.kernelStamped.Load()}
 		if k, ok := kq[cfg.Queues[i]]; ok {
 			q.KernelDropped, q.KernelUserDrop = k.QueueDropped, k.UserDropped
 		}

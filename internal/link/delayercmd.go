@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,7 +23,7 @@ import (
 // link tests can run the very same code as a helper binary.
 type DelayerCommand struct {
 	queues, loss, overflow      string
-	delay, jitter               time.Duration
+	delay, jitter, maxSpin      time.Duration
 	maxQueue, readyFD           int
 	seed                        uint64
 	statsFile, pidFile, logFile string
@@ -45,7 +44,8 @@ func AddDelayerFlags(fs *flag.FlagSet) *DelayerCommand {
 	fs.StringVar(&d.pidFile, "pid-file", "", "with --detach: where to write the pid")
 	fs.StringVar(&d.logFile, "log-file", "", "with --detach: the daemon's stdout and stderr")
 	fs.BoolVar(&d.detach, "detach", false, "start in the background; return once the queues are bound")
-	fs.BoolVar(&d.realtime, "realtime", true, "run SCHED_FIFO so other load on the machine does not delay releases")
+	fs.BoolVar(&d.realtime, "realtime", false, "run the delay loop's thread SCHED_FIFO, ahead of every ordinary task")
+	fs.DurationVar(&d.maxSpin, "max-spin", maxEarly, "longest the loop spins before a release, within a budget of 2% of a CPU, instead of trusting a sleep to wake on time (0 = never spin)")
 	fs.IntVar(&d.readyFD, "ready-fd", 0, "internal: file descriptor to report readiness on")
 	return d
 }
@@ -70,6 +70,9 @@ func (d *DelayerCommand) Config() (DelayerConfig, error) {
 	if d.overflow != "drop" && d.overflow != "accept" {
 		return cfg, fmt.Errorf("%w: --overflow %q: want drop or accept", ErrBadFlag, d.overflow)
 	}
+	if d.maxSpin < 0 || d.maxSpin > time.Millisecond {
+		return cfg, fmt.Errorf("%w: --max-spin %s: want a duration from 0 to 1ms", ErrBadFlag, d.maxSpin)
+	}
 	if d.maxQueue < 0 {
 		return cfg, fmt.Errorf("%w: --max-queue %d: must not be negative", ErrBadFlag, d.maxQueue)
 	}
@@ -78,7 +81,7 @@ func (d *DelayerCommand) Config() (DelayerConfig, error) {
 	}
 	return DelayerConfig{Queues: cfg.Queues, Delay: d.delay, Jitter: d.jitter, LossPct: loss,
 		MaxQueue: d.maxQueue, Seed: d.seed, Overflow: d.overflow, StatsFile: d.statsFile,
-		Realtime: d.realtime}, nil
+		Realtime: d.realtime, MaxSpin: d.maxSpin}, nil
 }
 
 // Run runs the parsed command: detached (self is the wirelab binary, args the command's
@@ -98,14 +101,8 @@ func (d *DelayerCommand) Run(ctx context.Context, self string, args []string, st
 	}
 	cfg.Logger = log
 	cfg.CPUIdle = &cpuidle.System
-	// The netlink library allocates a buffer per received packet; at 100 kpps the default
-	// GOGC spent ~20% of the delayer's CPU in the allocator and GC (perf). The heap is a few
-	// MB, so trading memory for CPU is cheap.
-	debug.SetGCPercent(800)
-	// Each lane's releaser sleeps in nanosleep, a syscall that keeps its P until sysmon
-	// (which backs off to 10 ms when idle) takes it back; with GOMAXPROCS = cores = lanes the
-	// receive callbacks then wait for a P. Enough Ps for every releaser and receiver at once.
-	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2*len(cfg.Queues)+2))
+	// One thread delays; one P more lets the stats writer run without taking the loop's.
+	runtime.GOMAXPROCS(2)
 	ready := func() {
 		if d.readyFD > 0 {
 			f := os.NewFile(uintptr(d.readyFD), "ready")

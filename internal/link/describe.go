@@ -26,7 +26,7 @@ func Directions(c Condition, shaper string, toward map[string]string) []result.L
 		if !c.Unlimited() {
 			d.BurstBytes, d.QueuePackets = HTBBurst(c.RateBps), HTBLeafLimit(c.RateBps, c.Delay)
 		}
-		if needsDelayLine(c) && (strings.Contains(shaper, "netem") || strings.Contains(shaper, "nfqueue")) {
+		if c.NeedsDelayLine() && (strings.Contains(shaper, "netem") || strings.Contains(shaper, "nfqueue")) {
 			d.DelayQueuePackets = QueueLen(c.RateBps, c.Delay+c.Jitter)
 		}
 		out = append(out, d)

@@ -111,7 +111,7 @@ type htbShaper struct{}
 func (htbShaper) Name() string { return "htb" }
 
 func (htbShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Condition) (Applied, error) {
-	if needsDelayLine(c) {
+	if c.NeedsDelayLine() {
 		return Applied{}, fmt.Errorf("htb shapes rate only, not %s", c)
 	}
 	a := Applied{Shaper: "htb"}

@@ -1,11 +1,6 @@
 package link
 
-import (
-	"os"
-	"strconv"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // delayerRTPriority is the SCHED_FIFO priority of the delayer's threads. netem delays in
 // softirq context, ahead of every user task; the delayer is a user task, and on a shared
@@ -15,24 +10,9 @@ import (
 // leaves others 5% of each CPU if it ever spins.
 const delayerRTPriority = 10
 
-// raiseToRealtime moves every thread of this process (those the Go runtime made so far) to
-// SCHED_FIFO; threads created later by one of them inherit it. It reports how many threads it
-// moved; failure (no CAP_SYS_NICE, a container) leaves the default policy.
-func raiseToRealtime(procSelf string) int {
-	ents, err := os.ReadDir(procSelf + "/task")
-	if err != nil {
-		return 0
-	}
+// setRealtime moves thread tid (0: the calling thread) to SCHED_FIFO at delayerRTPriority.
+// It fails without CAP_SYS_NICE (a container), and the thread keeps the default policy.
+func setRealtime(tid int) error {
 	attr := &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: delayerRTPriority}
-	n := 0
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if unix.SchedSetAttr(tid, attr, 0) == nil {
-			n++
-		}
-	}
-	return n
+	return unix.SchedSetAttr(tid, attr, 0)
 }

@@ -99,16 +99,43 @@ func TestQueueLen(t *testing.T) {
 	}
 }
 
-func TestDue(t *testing.T) {
-	t0 := time.Unix(0, 0)
-	q := []Held{{1, t0}, {2, t0.Add(time.Millisecond)}, {3, t0.Add(1030 * time.Microsecond)}, {4, t0.Add(5 * time.Millisecond)}}
-	for _, c := range []struct {
-		now  time.Duration
-		want int
-	}{{-time.Millisecond, 0}, {0, 1}, {time.Millisecond, 3}, {10 * time.Millisecond, 4}} {
-		if got := Due(q, t0.Add(c.now), 50*time.Microsecond); got != c.want {
-			t.Errorf("Due at %v = %d, want %d", c.now, got, c.want)
+func TestDelayRingReleasesTheDuePrefix(t *testing.T) {
+	r := newDelayRing(4)
+	for _, h := range []held{{1, 0}, {2, 1_000_000}, {3, 1_030_000}, {4, 5_000_000}} {
+		if r.full() {
+			t.Fatal("ring full before its capacity")
 		}
+		r.push(h)
+	}
+	if !r.full() {
+		t.Fatal("ring of 4 not full after 4 pushes")
+	}
+	for _, c := range []struct {
+		now      int64
+		wantLast uint32
+		wantN    int
+	}{{-1_000_000, 0, 0}, {0, 1, 1}, {1_000_000, 3, 2}, {10_000_000, 4, 1}} {
+		last, n := r.popDue(c.now, 50_000)
+		if n != c.wantN || (n > 0 && last != c.wantLast) {
+			t.Errorf("popDue at %d = (%d, %d), want (%d, %d)", c.now, last, n, c.wantLast, c.wantN)
+		}
+	}
+	if _, ok := r.next(); ok || r.len() != 0 {
+		t.Fatalf("ring not empty after every packet was due")
+	}
+	// Wrap around the end of the buffer.
+	for i := range 3 {
+		r.push(held{uint32(10 + i), int64(i)})
+	}
+	r.popDue(0, 0)
+	for i := range 2 {
+		r.push(held{uint32(20 + i), int64(10 + i)})
+	}
+	if rel, _ := r.next(); rel != 1 || r.len() != 4 {
+		t.Fatalf("after wrap: head release %d, len %d; want 1, 4", rel, r.len())
+	}
+	if last, n := r.popAll(); last != 21 || n != 4 {
+		t.Fatalf("popAll = (%d, %d), want (21, 4)", last, n)
 	}
 }
 
@@ -129,23 +156,48 @@ func TestParseNfnetlinkQueue(t *testing.T) {
 	}
 }
 
-// BenchmarkSchedulerPath is the delayer's per-packet user-space work: loss decision, release
-// time, hand-off through the ring, and the batch scan.
+// BenchmarkSchedulerPath is the delay loop's per-packet user-space work: loss decision,
+// release time, the ring, and the release scan.
 func BenchmarkSchedulerPath(b *testing.B) {
 	s := NewScheduler(20*time.Millisecond, time.Millisecond, 1)
 	l := NewLoss(0.1, 1)
-	ring := make(chan Held, 1024)
-	now := time.Now()
+	r := newDelayRing(1024)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if l.Drop() {
 			continue
 		}
-		ring <- Held{ID: uint32(i), Release: s.Release(now.Add(time.Duration(i) * time.Microsecond))}
-		if len(ring) == cap(ring) {
-			for len(ring) > 0 {
-				<-ring
-			}
-		}
+		now := int64(i) * 1000
+		r.push(held{uint32(i), s.ReleaseNs(now)})
+		r.popDue(now, int64(maxSlack))
+	}
+}
+
+func TestCostBetween(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	before := DelayerStats{Pid: 7, Updated: t0, CPUNs: 1e9, DeliverSampledNs: 1e6, DeliverSampledPackets: 100,
+		Queues: []QueueStats{{Received: 1000}, {Received: 500}}}
+	after := DelayerStats{Pid: 7, Updated: t0.Add(10 * time.Second), CPUNs: 1e9 + 200e6,
+		DeliverSampledNs: 1e6 + 50e6, DeliverSampledPackets: 100 + 10_000,
+		Queues: []QueueStats{{Received: 1000 + 30_000}, {Received: 500 + 10_000}}}
+	c, ok := CostBetween(before, after)
+	if !ok {
+		t.Fatal("CostBetween refused two snapshots of one delayer")
+	}
+	// 40,000 packets; delivery sampled at 5 µs a packet = 200 ms, all of the CPU: own 0.
+	if c.Packets != 40_000 || c.CPU != 200*time.Millisecond || c.Deliver != 200*time.Millisecond || c.Own() != 0 {
+		t.Fatalf("cost %+v, own %v; want 40000 packets, 200ms CPU, all of it delivery", c, c.Own())
+	}
+	after.DeliverSampledNs = 1e6 + 20e6 // 2 µs a packet: 80 ms delivery, 120 ms own
+	c, _ = CostBetween(before, after)
+	if c.Own() != 120*time.Millisecond || c.OwnPerPacket() != 3*time.Microsecond {
+		t.Errorf("own %v (%v a packet), want 120ms (3µs)", c.Own(), c.OwnPerPacket())
+	}
+	if got := c.MachineShare(2); got < 0.0059 || got > 0.0061 {
+		t.Errorf("machine share %.4f, want 0.006 (120 ms of 2 cores × 10 s)", got)
+	}
+	after.Pid = 8
+	if _, ok := CostBetween(before, after); ok {
+		t.Error("snapshots of two delayer processes gave a cost")
 	}
 }

@@ -87,13 +87,10 @@ func Apply(ctx context.Context, r execx.Runner, w Wire, c Condition, shaper stri
 	return a, nil
 }
 
-// needsDelayLine reports whether c needs more than a rate limiter.
-func needsDelayLine(c Condition) bool { return c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0 }
-
 func choose(ctx context.Context, r execx.Runner, c Condition, shaper string) (string, error) {
 	switch shaper {
 	case ShaperAuto, "auto":
-		if !needsDelayLine(c) {
+		if !c.NeedsDelayLine() {
 			return "htb", nil
 		}
 		caps, err := Detect(ctx, r)
@@ -112,12 +109,12 @@ func choose(ctx context.Context, r execx.Runner, c Condition, shaper string) (st
 		if !caps.Netem {
 			return "", fmt.Errorf("--shaper netem: %w; use --shaper nfqueue or auto", ErrNoNetem)
 		}
-		if !needsDelayLine(c) {
+		if !c.NeedsDelayLine() {
 			return "htb", nil
 		}
 		return "netem", nil
 	case ShaperNfqueue:
-		if !needsDelayLine(c) {
+		if !c.NeedsDelayLine() {
 			return "htb", nil
 		}
 		return "nfqueue", nil

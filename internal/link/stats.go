@@ -28,6 +28,7 @@ type QueueStats struct {
 	KernelUserDrop   int64  `json:"kernel_user_dropped"` // netlink socket full (user_dropped)
 	Held             int64  `json:"held"`                // packets in the delay line now
 	MaxHeld          int64  `json:"max_held"`
+	KernelStamped    int64  `json:"kernel_stamped"` // arrivals timed by the kernel's timestamp
 }
 
 // Undelayed is the count of packets that did not get the asked delay: lost to a full queue or
@@ -44,6 +45,28 @@ type DelayerStats struct {
 	Jitter  string       `json:"jitter"`
 	LossPct float64      `json:"loss_pct"`
 	Queues  []QueueStats `json:"queues"`
+	// The delayer process's own cost since Since: CPU time (user + system, getrusage) and
+	// the delay loop's wake-ups, spins before a release, and batch verdicts; EarlyUs is how
+	// long before a release the loop now wakes (its learned wake-up lateness).
+	Since   time.Time `json:"since"`
+	CPUNs   int64     `json:"cpu_ns"`
+	Wakeups int64     `json:"wakeups"`
+	Spins   int64     `json:"spins"`
+	Batches int64     `json:"batches"`
+	EarlyUs float64   `json:"early_us"`
+	// A sample of the verdicts, timed in the loop thread's CPU: what delivering the released
+	// packets into the receiving stack costs (see DelayerCost).
+	DeliverSampledNs      int64 `json:"deliver_sampled_ns"`
+	DeliverSampledPackets int64 `json:"deliver_sampled_packets"`
+}
+
+// Packets is the number of packets the delayer has received on all queues.
+func (s DelayerStats) Packets() int64 {
+	var n int64
+	for _, q := range s.Queues {
+		n += q.Received
+	}
+	return n
 }
 
 // Undelayed sums Undelayed over the queues.
@@ -124,4 +147,49 @@ func ParseNfnetlinkQueue(b []byte) (map[uint16]KernelQueue, error) {
 		out[q] = KernelQueue{Queue: q, Total: v[2], QueueDropped: v[5], UserDropped: v[6]}
 	}
 	return out, sc.Err()
+}
+
+// DelayerCost is what the delay line cost between two of its stats snapshots.
+type DelayerCost struct {
+	Elapsed time.Duration // between the snapshots, by the delayer's own clock
+	CPU     time.Duration // the delayer process's CPU (user + system)
+	// Deliver is the part of CPU spent delivering released packets into the receiving
+	// host's stack, estimated from the timed sample of verdicts: the same work the sender's
+	// context does when there is no delay line, so not the delay line's own cost.
+	Deliver time.Duration
+	Packets int64
+}
+
+// CostBetween is the delay line's cost from before to after. ok is false when the two
+// snapshots are not of one delayer (it was restarted) or not in order.
+func CostBetween(before, after DelayerStats) (c DelayerCost, ok bool) {
+	if before.Pid != after.Pid || !after.Updated.After(before.Updated) || after.CPUNs < before.CPUNs {
+		return c, false
+	}
+	c = DelayerCost{Elapsed: after.Updated.Sub(before.Updated), CPU: time.Duration(after.CPUNs - before.CPUNs),
+		Packets: after.Packets() - before.Packets()}
+	if n := after.DeliverSampledPackets - before.DeliverSampledPackets; n > 0 {
+		perPkt := float64(after.DeliverSampledNs-before.DeliverSampledNs) / float64(n)
+		c.Deliver = min(time.Duration(perPkt*float64(c.Packets)), c.CPU)
+	}
+	return c, true
+}
+
+// Own is the delay line's own CPU: all of it less the delivery it does for the sender.
+func (c DelayerCost) Own() time.Duration { return c.CPU - c.Deliver }
+
+// OwnPerPacket is Own per packet delayed; 0 without packets.
+func (c DelayerCost) OwnPerPacket() time.Duration {
+	if c.Packets <= 0 {
+		return 0
+	}
+	return c.Own() / time.Duration(c.Packets)
+}
+
+// MachineShare is Own as a share of what the machine's cores could do over Elapsed.
+func (c DelayerCost) MachineShare(cores int) float64 {
+	if cores <= 0 || c.Elapsed <= 0 {
+		return 0
+	}
+	return c.Own().Seconds() / (float64(cores) * c.Elapsed.Seconds())
 }

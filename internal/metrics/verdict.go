@@ -27,7 +27,16 @@ type VerdictInput struct {
 	// ServerCPUUnknown: the server is not wirelab's (an existing server), so CPUServer is
 	// not a reading, and CPUTotal holds its CPU only when it runs on this machine.
 	ServerCPUUnknown bool
+	// LabBound: the lab's own machinery (the delay line) used more than a tenth of the
+	// machine (result.LabBoundShare), LabShare of it; a CPU verdict then names the lab.
+	LabBound bool
+	LabShare float64
 }
+
+// LabBound is the verdict where the machine's CPU limited the point and the lab's own
+// delay line took a large part of it: the figure says as much about the lab as about the
+// database, and predict does not carry it to other machines as the server's.
+const LabBound = "lab"
 
 // LatencyOrServer is the verdict where nothing wirelab sees is saturated but the server's
 // CPU is not measured: round trips or the server itself set the pace.
@@ -53,12 +62,22 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 //     mysqld 1.0 + sysbench 0.85 on 2 cores starves both, and mysqld is blamed. If both
 //     qualify, the larger consumer is named.
 //   - "latency" otherwise: nothing is saturated, so round trips set the pace.
+//   - "lab" instead of a CPU verdict when the lab's own delay line used more than a tenth
+//     of the machine (LabBound).
 //
 // With CPUs unknown (<= 0) no CPU verdict is given. With the server's CPU unknown (an
 // existing server) "server-cpu" is never given and "latency" becomes LatencyOrServer; the
 // client is CPU-bound when it alone uses >= CPUSideSaturated of the cores, or is the larger
 // part of a machine >= CPUMachineSaturated busy.
-func Verdict(in VerdictInput) (verdict string, why string) {
+func Verdict(in VerdictInput) (string, string) {
+	v, w := cpuVerdict(in)
+	if in.LabBound && (v == "server-cpu" || v == "client-cpu") {
+		return LabBound, fmt.Sprintf("the lab's delay line used %.0f%% of the machine; %s", 100*in.LabShare, w)
+	}
+	return v, w
+}
+
+func cpuVerdict(in VerdictInput) (string, string) {
 	lk := "the link rate"
 	if in.RateBps > 0 {
 		lk = wlink.FormatRate(in.RateBps)

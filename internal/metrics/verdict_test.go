@@ -82,3 +82,20 @@ func TestUtilization(t *testing.T) {
 		}
 	}
 }
+
+func TestVerdictNamesTheLabWhenItsDelayLineBoundsTheCPU(t *testing.T) {
+	in := VerdictInput{CPUServer: 1.1, CPUClient: 0.6, CPUTotal: 1.95, CPUs: 2, LabBound: true, LabShare: 0.14}
+	v, why := Verdict(in)
+	if v != LabBound || !strings.Contains(why, "delay line used 14% of the machine") || !strings.Contains(why, "server 1.10") {
+		t.Errorf("Verdict = %q, %q; want lab, naming the delay line's share and the server's CPU", v, why)
+	}
+	// Not CPU-bound: the lab's cost does not change a latency or network verdict.
+	in.CPUTotal, in.CPUServer, in.CPUClient = 0.9, 0.5, 0.2
+	if v, _ := Verdict(in); v != "latency" {
+		t.Errorf("Verdict of a machine half busy = %q, want latency", v)
+	}
+	in.UpUtil = 0.95
+	if v, _ := Verdict(in); v != "network" {
+		t.Errorf("Verdict of a full link = %q, want network", v)
+	}
+}

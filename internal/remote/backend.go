@@ -117,7 +117,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		return fail(err)
 	}
 	netem := false
-	if needsNetem(needs.Condition) {
+	if needs.Condition.NeedsDelayLine() {
 		if netem, err = hosts.DetectNetem(ctx, b.client.h); err != nil {
 			return fail(err)
 		}
@@ -160,9 +160,6 @@ func supported(needs study.Needs) error {
 	}
 	return nil
 }
-
-// needsNetem says whether c needs a delay line.
-func needsNetem(c link.Condition) bool { return c.Delay > 0 || c.Jitter > 0 || c.LossPct > 0 }
 
 // keepPorts are the SSH ports between client and server, never shaped: wirelab's own
 // control connections when it runs on the client.
@@ -259,7 +256,7 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 // IFB (the ingress redirected) to the client.
 func (b *Backend) Wire() study.WireState {
 	shaper := "htb"
-	if needsNetem(b.cond) {
+	if b.cond.NeedsDelayLine() {
 		shaper = "htb+netem"
 	}
 	nic := b.target.NIC

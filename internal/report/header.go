@@ -50,6 +50,9 @@ func headerBlocks(r *result.Run) []Block {
 		bs = append(bs, Callout{"warning", fmt.Sprintf("The wire did not match what was asked before %d point(s) (marked ⚠ below): %s.",
 			len(unchecked), strings.Join(unchecked, "; "))})
 	}
+	if c := labBoundCallout(r.Points); c != nil {
+		bs = append(bs, c)
+	}
 	for _, n := range r.Notes {
 		bs = append(bs, Callout{"note", n})
 	}
@@ -90,6 +93,9 @@ func envTable(r *result.Run) Table {
 		rows = append(rows, []string{"CPU idle", idle})
 	}
 	rows = append(rows, linkRows(e)...)
+	if row, ok := labCostRow(r.Points); ok {
+		rows = append(rows, row)
+	}
 	if e.Machine != nil {
 		rows = append(rows, []string{"machine", machineText(e.Machine)})
 	}

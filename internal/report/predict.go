@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/model"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // Prediction asks the model for a study-shaped table: each fit at each link, rows threads.
@@ -107,7 +108,25 @@ func profileText(f *model.Fit, checks []model.CheckPoint) string {
 		"CPU %s (the machine's %d cores, kernel included); each round trip costs %s ms beyond the RTT (calibrated at low load). "+
 		"On those points the model is off by %s (median), %s at worst (%s, %s).",
 		f.Label, pointsN(len(f.Points)), strings.Join(f.Series, ", "), num(f.WireBytesUp/1000), num(f.WireBytesDown/1000), num(f.RoundTrips),
-		cpu, f.Cores, strconv.FormatFloat(f.PerRoundTripS*1000, 'f', 3, 64), pct(med), pct(worst), w.Series, threadsN(w.Threads))
+		cpu, f.Cores, strconv.FormatFloat(f.PerRoundTripS*1000, 'f', 3, 64), pct(med), pct(worst), w.Series, threadsN(w.Threads)) +
+		labBoundText(f.Points)
+}
+
+// labBoundText flags a profile's lab-bound points (see result.LabCost): " " + a sentence,
+// or "" when there are none.
+func labBoundText(pts []result.Point) string {
+	var ids []string
+	for _, p := range pts {
+		if p.LabCost != nil && p.LabCost.LabBound {
+			ids = append(ids, fmt.Sprintf("%s at %s (%.0f%%)", p.Series, threadsN(p.Threads), 100*p.LabCost.MachineShare))
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Lab-bound: the lab's delay line took more than %.0f%% of the machine on %s; its CPU is left out "+
+		"of the profile, so the model predicts what the workload does without the lab's cost: more than was measured there.",
+		100*result.LabBoundShare, strings.Join(ids, ", "))
 }
 
 func pointsN(n int) string {

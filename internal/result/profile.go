@@ -18,10 +18,14 @@ type Profile struct {
 	// pgbench, its built-in script's statements).
 	RoundTrips float64 `json:"round_trips"`
 	// CPU-seconds per transaction: mysqld (+ the tunnel exit), the client (sysbench + the
-	// tunnel entry), and the whole machine (both, plus the kernel's forwarding and softirq).
+	// tunnel entry), and the whole machine (both, plus the kernel's forwarding and softirq,
+// less the lab's delay line: LabCPUS).
 	CPUServerS  float64 `json:"cpu_server_s"`
 	CPUClientS  float64 `json:"cpu_client_s"`
 	CPUMachineS float64 `json:"cpu_machine_s"`
+	// LabCPUS is the lab's own delay line's CPU-seconds per transaction, measured on the
+	// same point and left out of CPUMachineS.
+	LabCPUS float64 `json:"lab_cpu_s,omitempty"`
 	// Where it was measured.
 	Threads     int     `json:"threads"`
 	Cores       int     `json:"cores"`         // CPUs of the machine (client and server share them in the lab)

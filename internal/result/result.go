@@ -166,6 +166,8 @@ type Point struct {
 	// Profile is what one transaction cost at this point (nil when no transaction
 	// completed): the input of `wirelab predict`.
 	Profile *Profile `json:"profile,omitempty"`
+	// LabCost is what the lab's delay line cost during the point (nil without one).
+	LabCost *LabCost `json:"lab_cost,omitempty"`
 	// Replication holds the replication study's figures (nil in other studies).
 	Replication *ReplicationStats `json:"replication,omitempty"`
 	// schema1Extra is schema 1's "extra" map, read only to migrate it.

@@ -46,6 +46,8 @@ type WireState struct {
 	ReadBack string // the kernel's own account of the qdiscs
 	// Directions are the shaped directions of condition c, one per interface.
 	Directions func(c link.Condition) []result.LinkDirection
+	// DelayerStats is the user-space delay line's stats file; "" when the wire has none.
+	DelayerStats string
 }
 
 // Sampler samples the wire and both sides' CPU between Start and Stop

@@ -58,8 +58,12 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	return WireState{Shaper: st.Shaper, ReadBack: st.ReadBack,
+	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack,
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
+	if strings.Contains(st.Shaper, "nfqueue") {
+		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))
+	}
+	return ws
 }
 
 // CheckWire runs `link check` from the far host to the server host across the wire.

@@ -117,6 +117,7 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 		},
 	}
 	var ld *Load
+	mark := e.markDelayLine()
 	samples, _, err := e.Sampled(ctx, sides, func(ctx context.Context) error {
 		var err error
 		ld, err = m.driver.Run(ctx, e, c, func(pid int) {
@@ -129,6 +130,7 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
+	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
 	closedLoop(&p, c, ld, samples, srv.Pid() > 0)
 	return p, nil
@@ -138,7 +140,8 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 // and means, the mean latency (the driver's own over the window when it reports one each
 // second, else Little's law: threads ÷ TPS), the bottleneck verdict and the profile.
 // Without the server's CPU (serverSeen false) the verdict cannot blame it and the point
-// has no profile: a model fitted to it would take the server's work for free.
+// has no profile: a model fitted to it would take the server's work for free. A point
+// whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
 func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool) {
 	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
 	if t := ld.Totals; t != nil {
@@ -158,9 +161,16 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 		// forwarding work (softirq) is part of the lab's cost. This assumes a quiet
 		// machine; the session notes the load average it started under.
 		CPUTotal: avg.CPUMachine, CPUs: runtime.NumCPU(), RateBps: rate, ServerCPUUnknown: !serverSeen,
+		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labShare(p.LabCost),
 	})
 	if serverSeen {
-		p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, avg.CPUMachine, runtime.NumCPU())
+		// The delay line's own CPU is the lab's, not the workload's: a profile carried to
+		// another machine (predict) leaves it out.
+		lab := labShare(p.LabCost) * float64(runtime.NumCPU())
+		p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, max(avg.CPUMachine-lab, 0), runtime.NumCPU())
+		if p.Profile != nil {
+			p.Profile.LabCPUS = lab / p.TPS
+		}
 	}
 	if p.TPS == 0 && p.Errors > 0 {
 		p.Failed, p.FailReason = true, fmt.Sprintf("no transaction completed, %d errors", p.Errors)
@@ -184,4 +194,12 @@ func (c LoadCell) target(e *Env) string {
 		return e.Servers[0].Conn().Host
 	}
 	return c.Host
+}
+
+// labShare is the lab's own share of the machine, 0 without a lab cost.
+func labShare(c *result.LabCost) float64 {
+	if c == nil {
+		return 0
+	}
+	return c.MachineShare
 }

@@ -60,7 +60,7 @@ func (r *Run) Needs() Needs {
 	if r.o.Channel == ChannelTunnel {
 		spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", r.o.Tunnel)[3:], " ")}
 	}
-	return r.o.Bench.needs(r.o.Link, !r.o.Link.Unlimited() || r.o.Link.Delay > 0, spec, nil)
+	return r.o.Bench.needs(r.o.Link, r.o.Link.Shaped(), spec, nil)
 }
 
 // Setup starts the tunnel when the run goes through it.

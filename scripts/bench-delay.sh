@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# bench-delay: what the lab's delay line costs the machine, and whether the RTT asked is the
+# RTT seen. Writes OUT (default docs/bench-delay.md) and prints it. Needs root, jq, ping and
+# bin/wirelab (make build); each lab is private (WIRELAB_STATE_DIR under a temp dir).
+#
+# 1. CPU: `wirelab run --rtt 0` and `--rtt 2ms`, 32 threads of oltp_read_only, alternating
+#    (A B A B, ROUNDS rounds). Per run: TPS, the machine's CPU per transaction (everything,
+#    the delay line included) and the delay line's own CPU per packet and share of the
+#    machine (results.json's lab_cost). Goals: machine CPU per transaction at 2 ms within
+#    1.3x of that at 0 ms; the delay line's own cost at most 5 µs a packet.
+# 2. RTT: one lab (`wirelab up`), ping's average at --rtt 0 and 0.2ms, idle and under 16
+#    sysbench threads; goal: 0.2ms within 0.1 ms of 0.2 ms + the same condition's --rtt 0
+#    average. Then ping idle at 1, 10, 50, 250 ms; goal: within 0.05 ms + 1% of the asked
+#    RTT plus the --rtt 0 average.
+# 3. The database's round trip: one sysbench thread at --rtt 0, 1ms and 10ms in the same lab;
+#    the round trip seen is (1/TPS − 1/TPS at 0) ÷ round trips per transaction (QPS/TPS);
+#    goal: within 0.05 ms + 1% of the asked RTT.
+#   ROUNDS=2 DURATION=20s WARMUP=5s LOAD_S=20 OUT=docs/bench-delay.md scripts/bench-delay.sh
+# This script does not take the machine lock; by hand, run it alone on the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WIRELAB=${WIRELAB:-bin/wirelab}
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-5s}
+LOAD_S=${LOAD_S:-20}
+OUT=${OUT:-docs/bench-delay.md}
+[[ -x $WIRELAB ]] || { echo "bench-delay: $WIRELAB missing: make build" >&2; exit 1; }
+[[ $(id -u) == 0 ]] || { echo "bench-delay: the lab needs root" >&2; exit 1; }
+for t in jq ping sysbench; do command -v $t >/dev/null || { echo "bench-delay: $t missing: make deps" >&2; exit 1; }; done
+
+work=$(mktemp -d /tmp/bench-delay.XXXXXX)
+export WIRELAB_STATE_DIR=$work/state
+cleanup() { "$WIRELAB" down --all >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+load() { cut -d' ' -f1 /proc/loadavg; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 1. CPU, alternating runs
+cpu_rows=()
+declare -A cpu_sum=()
+own_max=0
+for round in $(seq 1 "$ROUNDS"); do
+	for rtt in 0 2ms; do
+		name=cpu-$round-$rtt l=$(load)
+		echo "bench-delay: round $round, --rtt $rtt (load $l)" >&2
+		if ! "$WIRELAB" run --rtt "$rtt" --threads 32 --duration "$DURATION" --warmup "$WARMUP" \
+			--out "$work/$name" >"$work/$name.log" 2>&1; then
+			echo "bench-delay: run $name failed; see $work/$name.log" >&2
+			tail -5 "$work/$name.log" >&2
+			exit 1
+		fi
+		row=$(jq -r --arg r "$rtt" --arg l "$l" '.points[0] as $p |
+			(($p.profile.cpu_machine_s + ($p.profile.lab_cpu_s // 0)) * 1e6) as $cpu |
+			[$r, ($p.tps * 10 | round / 10), ($cpu | round),
+			 (if $p.lab_cost then ($p.lab_cost.delay_line_own_us_per_packet * 100 | round / 100) else "–" end),
+			 (if $p.lab_cost then ($p.lab_cost.machine_share * 1000 | round / 10) else "–" end),
+			 (if $p.lab_cost then ($p.lab_cost.delay_line_cpu_s / $p.lab_cost.delay_line_packets * 1e8 | round / 100) else "–" end),
+			 $p.bottleneck, $l] | @tsv' "$work/$name/results.json")
+		IFS=$'\t' read -r _ tps cpu own share total _ _ <<<"$row"
+		cpu_sum[$rtt]=$(( ${cpu_sum[$rtt]:-0} + cpu ))
+		if [[ $own != – ]] && awk -v a="$own" -v b="$own_max" 'BEGIN{exit !(a > b)}'; then own_max=$own; fi
+		cpu_rows+=("| $round | ${row//$'\t'/ | } |")
+	done
+done
+ratio=$(awk -v a="${cpu_sum[2ms]}" -v b="${cpu_sum[0]}" 'BEGIN{printf "%.2f", a / b}')
+
+# ---- 2 and 3. RTT, in one lab
+echo "bench-delay: RTT (load $(load))" >&2
+"$WIRELAB" up --rtt 0 >"$work/up.log" 2>&1
+server=$("$WIRELAB" exec client -- sh -c 'echo $WIRELAB_SERVER_HOST')
+SB='sysbench oltp_read_only --db-driver=mysql --mysql-host=$WIRELAB_SERVER_HOST --mysql-user=$WIRELAB_DB_USER --mysql-password=$WIRELAB_DB_PASSWORD --mysql-db=$WIRELAB_DB_NAME --tables=4 --table-size=100000 --rand-type=pareto'
+"$WIRELAB" exec client -- sh -c "$SB prepare" >"$work/prepare.log" 2>&1
+
+# ping_avg COUNT INTERVAL: ping's average RTT in ms from the client to the server
+ping_avg() {
+	"$WIRELAB" exec client -- ping -q -n -c "$1" -i "$2" "$server" | awk -F/ '/^rtt/ {print $5}'
+}
+# loaded THREADS SECONDS CMD...: CMD while sysbench runs THREADS threads for SECONDS (CMD
+# starts once they have connected and must end within the rest)
+loaded() {
+	local th=$1 secs=$2; shift 2
+	"$WIRELAB" exec client -- sh -c "$SB --threads=$th --time=$secs run" >"$work/load.log" 2>&1 &
+	local sb=$!
+	sleep 8
+	"$@"
+	wait "$sb"
+}
+ping_rows=()
+for cond in idle load; do
+	for rtt in 0 0.2ms 0 0.2ms; do
+		"$WIRELAB" link set --rtt "$rtt" >/dev/null
+		l=$(load)
+		if [[ $cond == idle ]]; then avg=$(ping_avg 500 0.01); else avg=$(loaded 16 "$LOAD_S" ping_avg 500 0.01); fi
+		ping_rows+=("$cond $rtt $avg $l")
+	done
+done
+# Per condition: the mean of each RTT's two averages, and the error against 0.2 ms + base.
+ping_table=$(printf '%s\n' "${ping_rows[@]}" | awk '
+	{ k = $1 " " $2; s[k] += $3; n[k]++; ld[k] = ld[k] (ld[k] == "" ? "" : ", ") $4 }
+	END {
+		split("idle load", cs, " ")
+		for (i = 1; i <= 2; i++) {
+			c = cs[i]; b = s[c " 0"] / n[c " 0"]; d = s[c " 0.2ms"] / n[c " 0.2ms"]; err = d - (0.2 + b)
+			printf "| %s | %.3f | %.3f | %+.3f | %s | %s |\n", c, b, d, err, (err <= 0.1 && err >= -0.1) ? "yes" : "**no**", ld[c " 0.2ms"]
+		}
+	}')
+"$WIRELAB" link set --rtt 0 >/dev/null
+base=$(ping_avg 500 0.01)
+far_rows=()
+for rtt in 1ms 10ms 50ms 250ms; do
+	"$WIRELAB" link set --rtt "$rtt" >/dev/null
+	ms=${rtt%ms} l=$(load)
+	n=200 iv=0.02
+	[[ $ms -ge 50 ]] && n=40 iv=0.2
+	avg=$(ping_avg $n $iv)
+	far_rows+=("$(awk -v a="$avg" -v b="$base" -v r="$ms" -v l="$l" 'BEGIN {
+		err = a - b - r; allow = 0.05 + 0.01 * r
+		printf "| %s ms | %.3f | %+.3f | ±%.3f | %s | %s |", r, a, err, allow, (err <= allow && err >= -allow) ? "yes" : "**no**", l }')")
+done
+# One sysbench thread's round trip.
+sb_tps() { # RTT: TPS and QPS of one thread over LOAD_S seconds
+	"$WIRELAB" link set --rtt "$1" >/dev/null
+	"$WIRELAB" exec client -- sh -c "$SB --threads=1 --time=$LOAD_S run" >"$work/sb1-$1.log" 2>&1
+	awk '/transactions:/ { gsub(/\(/, "", $3); t = $3 } /queries:/ && !/performed/ { gsub(/\(/, "", $3); q = $3 } END { print t, q }' "$work/sb1-$1.log"
+}
+read -r tps0 qps0 <<<"$(sb_tps 0)"
+rt_rows=()
+for rtt in 1ms 10ms; do
+	l=$(load)
+	read -r tps qps <<<"$(sb_tps "$rtt")"
+	rt_rows+=("$(awk -v t0="$tps0" -v t="$tps" -v q="$qps" -v r="${rtt%ms}" -v l="$l" 'BEGIN {
+		rts = q / t; seen = (1 / t - 1 / t0) * 1000 / rts; err = seen - r; allow = 0.05 + 0.01 * r
+		printf "| %s ms | %.2f | %.2f | %.1f | %.3f | %+.3f | ±%.3f | %s | %s |", r, t0, t, rts, seen, err, allow, (err <= allow && err >= -allow) ? "yes" : "**no**", l }')")
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+cpu_goal="**missed**"
+awk -v r="$ratio" 'BEGIN{exit !(r <= 1.3)}' && cpu_goal="met"
+own_goal="**missed**"
+awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
+{
+	echo "# bench-delay: the delay line's cost and fidelity"
+	echo
+	echo "\`make bench-delay\` (scripts/bench-delay.sh), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, kernel $(uname -r),"
+	echo "cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)."
+	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+	echo
+	echo "## The machine's CPU per transaction, --rtt 0 vs --rtt 2ms"
+	echo
+	echo "\`wirelab run --rtt R --threads 32 --duration $DURATION --warmup $WARMUP\` (oltp_read_only), alternating."
+	echo "\"machine µs/txn\" is all of the machine's CPU (the delay line's included) per transaction; \"own µs/pkt\" is"
+	echo "the delay line's CPU per packet less the delivery of released packets into the receiving host's stack (work"
+	echo "the sender does itself without a delay line), \"all µs/pkt\" with it; \"share\" is the own CPU's share of the machine."
+	echo
+	echo "| round | rtt | TPS | machine µs/txn | own µs/pkt | share % | all µs/pkt | bottleneck | load |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	printf '%s\n' "${cpu_rows[@]}"
+	echo
+	echo "Machine CPU per transaction, 2 ms ÷ 0 ms (sums over the rounds): **${ratio}×** (goal ≤ 1.3×: $cpu_goal)."
+	echo "The delay line's own cost, worst run: **${own_max} µs a packet** (goal ≤ 5: $own_goal)."
+	echo
+	echo "## ping at 0.2 ms, idle and under 16 sysbench threads"
+	echo
+	echo "Averages of two 500-ping runs each (\`ping -i 0.01\`), same lab; the error is the 0.2 ms average less 0.2 ms and the"
+	echo "same condition's --rtt 0 average (goal: within ±0.1 ms)."
+	echo
+	echo "| condition | rtt 0 avg ms | rtt 0.2ms avg ms | error ms | within | load |"
+	echo "|---|---|---|---|---|---|"
+	echo "$ping_table"
+	echo
+	echo "## ping, idle, 1 to 250 ms"
+	echo
+	echo "Error: the average less the asked RTT and the --rtt 0 average ($base ms); allowed ±(0.05 ms + 1%)."
+	echo
+	echo "| asked | avg ms | error ms | allowed | within | load |"
+	echo "|---|---|---|---|---|---|"
+	printf '%s\n' "${far_rows[@]}"
+	echo
+	echo "## The database's own round trip, one sysbench thread"
+	echo
+	echo "$LOAD_S s of oltp_read_only at one thread; seen = (1/TPS − 1/TPS at --rtt 0) ÷ round trips per transaction."
+	echo
+	echo "| asked | TPS at 0 | TPS | round trips | seen ms | error ms | allowed | within | load |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	printf '%s\n' "${rt_rows[@]}"
+} >"$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+cat "$OUT"
+echo "(results and logs: $work)" >&2
