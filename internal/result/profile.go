@@ -19,7 +19,7 @@ type Profile struct {
 	RoundTrips float64 `json:"round_trips"`
 	// CPU-seconds per transaction: mysqld (+ the tunnel exit), the client (sysbench + the
 	// tunnel entry), and the whole machine (both, plus the kernel's forwarding and softirq,
-// less the lab's delay line: LabCPUS).
+	// less the lab's delay line: LabCPUS).
 	CPUServerS  float64 `json:"cpu_server_s"`
 	CPUClientS  float64 `json:"cpu_client_s"`
 	CPUMachineS float64 `json:"cpu_machine_s"`
