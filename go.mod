@@ -3,7 +3,6 @@ module github.com/wirelab/wirelab
 go 1.26.8
 
 require (
-	github.com/florianl/go-nfqueue v1.3.2
 	github.com/go-sql-driver/mysql v1.8.1
 	github.com/klauspost/compress v1.18.0
 	github.com/lib/pq v1.12.3
@@ -22,13 +21,7 @@ require (
 	github.com/go-latex/latex v0.0.0-20230307184459-12ec69307ad9 // indirect
 	github.com/go-pdf/fpdf v0.8.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/go-cmp v0.5.7 // indirect
-	github.com/josharian/native v1.0.0 // indirect
-	github.com/mdlayher/netlink v1.6.0 // indirect
-	github.com/mdlayher/socket v0.1.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	golang.org/x/image v0.11.0 // indirect
-	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
