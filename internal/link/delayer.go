@@ -43,8 +43,8 @@ const (
 	// instead of costing another wake-up. The slack is a twentieth of the one-way delay (50
 	// µs at 1 ms, 5 µs at 0.1 ms), at most maxSlack: a wake-up costs the machine ~10 µs of
 	// CPU on a VM, and halving the wake-ups at 2 ms RTT cut the delay line's CPU by a
-	// quarter. The head packet of a batch leaves on time (the loop wakes for it, late by its
-	// wake-up lateness), the others up to the slack early, so the two errors roughly cancel.
+	// quarter. The head packet of a batch never leaves early (a lone request/response
+	// packet sees exactly the delay), the others up to the slack early.
 	maxSlack     = 100 * time.Microsecond
 	slackDivisor = 20
 	// The loop sleeps until a release minus its expected wake-up lateness and spins the rest,
@@ -383,8 +383,12 @@ func (lp *loop) admit(l *lane, p nfqPacket, mono, real int64) {
 	l.ring.push(held{id: p.ID, release: l.sch.ReleaseNs(arrival)})
 }
 
-// release accepts the lane's due prefix with one batch verdict.
+// release accepts the lane's due prefix with one batch verdict: once the head packet is due
+// (never before), with it every packet due within the slack.
 func (lp *loop) release(l *lane, now int64) {
+	if head, ok := l.ring.next(); !ok || head > now {
+		return
+	}
 	if last, n := l.ring.popDue(now, lp.slack); n > 0 {
 		lp.verdict(l, last, n)
 		lp.st.batches.Add(1)

@@ -44,7 +44,7 @@ func AddDelayerFlags(fs *flag.FlagSet) *DelayerCommand {
 	fs.StringVar(&d.pidFile, "pid-file", "", "with --detach: where to write the pid")
 	fs.StringVar(&d.logFile, "log-file", "", "with --detach: the daemon's stdout and stderr")
 	fs.BoolVar(&d.detach, "detach", false, "start in the background; return once the queues are bound")
-	fs.BoolVar(&d.realtime, "realtime", false, "run the delay loop's thread SCHED_FIFO, ahead of every ordinary task")
+	fs.BoolVar(&d.realtime, "realtime", true, "run the delay loop's thread SCHED_FIFO, ahead of every ordinary task")
 	fs.DurationVar(&d.maxSpin, "max-spin", maxEarly, "longest the loop spins before a release, within a budget of 2% of a CPU, instead of trusting a sleep to wake on time (0 = never spin)")
 	fs.IntVar(&d.readyFD, "ready-fd", 0, "internal: file descriptor to report readiness on")
 	return d
