@@ -69,7 +69,10 @@ done
 ratio=$(awk -v a="${cpu_sum[2ms-32]}" -v b="${cpu_sum[0-32]}" 'BEGIN{printf "%.2f", a / b}')
 ratio1=$(awk -v a="${cpu_sum[2ms-32]}" -v b="${cpu_sum[0-1]}" 'BEGIN{printf "%.2f", a / b}')
 
-# ---- 2 and 3. RTT, in one lab
+# ---- 2 and 3. RTT, in one lab. CPUs are kept awake throughout, as `wirelab run` keeps them
+# (the delay line holds it only while it runs, so --rtt 0 would otherwise wake halted CPUs).
+exec {awake}>/dev/cpu_dma_latency
+printf '\0\0\0\0' >&"$awake"
 echo "bench-delay: RTT (load $(load))" >&2
 "$WIRELAB" up --rtt 0 >"$work/up.log" 2>&1
 server=$("$WIRELAB" exec client -- sh -c 'echo $WIRELAB_SERVER_HOST')
