@@ -17,7 +17,7 @@ Per-second samples are autocorrelated, so their p-value overstates the evidence:
 the run-to-run spread of a lab point (a link-bound point repeats within about 1-5%), is what
 keeps two runs of one point from being called different. Points pair by engine, driver,
 workload, threads and link; the series (compression, TLS, transport) may differ. A point
-without its match is refused, naming the fields that differ`
+without its match is refused, naming the fields that differ.`
 
 // cmdCompare compares the results.json of two or more directories.
 func cmdCompare(p *Process, args []string) error {

@@ -85,7 +85,8 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s, %d %s", s, k.Threads, unit)
 }
 
-// describe is a point in a refusal: its series and key in full.
+// describe is a point in a refusal: its series and key in full, "20mbit (20mbit, 1
+// thread, oltp_read_only, mariadb/sysbench)".
 func describe(series string, k Key) string {
-	return strings.Join([]string{series, k.String(), k.Workload, k.Engine + "/" + k.Driver}, ", ")
+	return series + " (" + strings.Join([]string{k.String(), k.Workload, k.Engine + "/" + k.Driver}, ", ") + ")"
 }

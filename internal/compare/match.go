@@ -72,7 +72,7 @@ func unmatched(name string, g *group, in string, candidates []*group) string {
 			best = d
 		}
 	}
-	s := fmt.Sprintf("%s: point %q has no match in %s", name, describe(g.series, g.key), in)
+	s := fmt.Sprintf("%s: point %s has no match in %s", name, describe(g.series, g.key), in)
 	if len(best) > 0 {
 		s += "; the nearest differs in " + strings.Join(best, ", ")
 	}
