@@ -95,6 +95,7 @@ func commands() map[string]command {
 		"link":      {summary: "change (set) or measure (check) the wire of a running lab", run: cmdLink},
 		"tunnel":    {summary: "WAN channel: entry, exit, certs", run: cmdTunnel},
 		"report":    {summary: "re-render a report from results.json", run: cmdReport},
+		"compare":   {summary: "set result directories side by side: TPS per point, the change, whether it is significant", run: cmdCompare},
 		"predict":   {summary: "predict TPS, latency and bottleneck on other links and machines from a run", run: cmdPredict},
 		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
 		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman, sample, mariadb)", run: cmdAgent, hidden: true},

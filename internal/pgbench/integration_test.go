@@ -93,6 +93,8 @@ func TestAgainstRealPostgres(t *testing.T) {
 		t.Errorf("tpc-b ran %q", sum.TransactionType)
 	}
 
+	checkLatencyLog(t, tpcb, logger)
+
 	bad := tcp
 	bad.Password, bad.Time = "wrong", time.Second
 	if _, err := Run(ctx, bad, nil, logger); !errors.Is(err, ErrConnect) || !strings.Contains(err.Error(), "password authentication failed") {
@@ -125,4 +127,45 @@ func readLog(t *testing.T, s *postgres.Server) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// checkLatencyLog runs pgbench with its per-transaction log, once into a directory the
+// test keeps (WIRELAB_CAPTURE, for a fixture, or a temporary one) and once through Run's
+// own, and checks that every transaction was logged.
+func checkLatencyLog(t *testing.T, o Options, logger *slog.Logger) {
+	t.Helper()
+	capture := os.Getenv("WIRELAB_CAPTURE")
+	if capture == "" {
+		capture = t.TempDir()
+	}
+	dir := filepath.Join(capture, "tpcb_log")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept := o
+	kept.logPrefix = filepath.Join(dir, "tx")
+	sum, stdout, stderr, err := RunWithOutput(context.Background(), kept, nil, logger)
+	if err != nil {
+		t.Fatalf("logged run: %v\n%s\n%s", err, stdout, stderr)
+	}
+	_ = os.WriteFile(filepath.Join(capture, "tpcb_log.stdout"), []byte(stdout), 0o644)
+	lg, err := ReadLogs(dir, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := lg.Histogram.Count() + lg.Skipped + lg.Failed; n != sum.Transactions || lg.Skipped == 0 || lg.MaxMs <= 0 {
+		t.Errorf("log: %d kept + %d warm-up + %d failed, max %.3f ms; pgbench counted %d",
+			lg.Histogram.Count(), lg.Skipped, lg.Failed, lg.MaxMs, sum.Transactions)
+	}
+	o.LatencyLog, o.LatencySkip = true, time.Second
+	sum, err = Run(context.Background(), o, nil, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Logged == nil || sum.Logged.Histogram.Percentile(99) < sum.Logged.Histogram.Percentile(50) {
+		t.Errorf("Run with LatencyLog: %+v", sum.Logged)
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.TempDir(), "wirelab-pgbench-log-*")); len(left) > 0 {
+		t.Errorf("log directories left behind: %v", left)
+	}
 }

@@ -61,6 +61,13 @@ type Options struct {
 	// SSLRootCert is the CA file verify-ca and verify-full check the server against.
 	SSLRootCert string
 
+	// LatencyLog: pgbench logs every transaction (--log) into a directory Run makes and
+	// removes, and Summary.Logged holds their latency from LatencySkip into the run on
+	// (the warm-up left out). pgbench itself prints no percentile.
+	LatencyLog  bool
+	LatencySkip time.Duration
+	logPrefix   string // set by Run for LatencyLog: --log-prefix
+
 	NS string // run inside this network namespace ("" = this one)
 	// Cgroup is the cgroup v2 directory pgbench starts in ("" = this process's): the lab's,
 	// so `wirelab down` finds a pgbench its run left behind.
@@ -162,6 +169,9 @@ func (o Options) RunArgs() []string {
 		add("-P", 1)
 	case o.Progress > 0:
 		add("-P", o.Progress)
+	}
+	if o.logPrefix != "" {
+		a = append(a, "-l", "--log-prefix="+o.logPrefix)
 	}
 	return o.withDB(append(a, o.connArgs()...))
 }

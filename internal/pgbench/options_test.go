@@ -30,6 +30,8 @@ func TestRunArgs(t *testing.T) {
 			Progress: 5, Host: "/lab/srv/run", Port: 5432, DB: "sbtest"},
 			"-N -c 2 -j 2 -t 200 -P 5 -h /lab/srv/run -p 5432 sbtest"},
 		{"zero options", Options{}, "-c 1 -j 1 -P 1"},
+		{"per-transaction log", func() Options { o := base; o.logPrefix = "/tmp/wl/tx"; return o }(),
+			"-c 10 -j 4 -T 3 -P 1 -l --log-prefix=/tmp/wl/tx -h 198.18.0.2 -p 5432 -U sbtest sbtest"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

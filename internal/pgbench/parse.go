@@ -58,6 +58,9 @@ type Summary struct {
 	LagMaxMs      float64
 	InitialConnMs float64 // initial connection time: all clients' connects, not in TPS
 	TPS           float64 // "without initial connection time"
+	// Logged is the latency read from the per-transaction log (Options.LatencyLog); nil
+	// without it.
+	Logged *Logged
 }
 
 // ErrNoSummary means the output has no complete summary (pgbench failed before the run,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,15 @@ func RunWithOutput(ctx context.Context, o Options, onProgress func(Progress), lo
 	if err := o.validate(); err != nil {
 		return nil, "", "", fmt.Errorf("pgbench run: %w", err)
 	}
+	var logDir string
+	if o.LatencyLog {
+		d, err := os.MkdirTemp("", "wirelab-pgbench-log-")
+		if err != nil {
+			return nil, "", "", fmt.Errorf("pgbench run: log directory: %w", err)
+		}
+		defer os.RemoveAll(d)
+		logDir, o.logPrefix = d, filepath.Join(d, "tx")
+	}
 	stdout, stderr, err := execute(ctx, o, o.RunArgs(), func(line string) {
 		if p, ok := ParseProgress(line); ok {
 			logger.Debug("progress", "t", p.T, "tps", p.TPS, "lat_ms", p.LatAvgMs)
@@ -53,6 +63,13 @@ func RunWithOutput(ctx context.Context, o Options, onProgress func(Progress), lo
 	s, err := ParseSummary(stdout)
 	if err != nil {
 		return nil, stdout, stderr, fmt.Errorf("pgbench run: %w", err)
+	}
+	if logDir != "" {
+		lg, err := ReadLogs(logDir, o.LatencySkip)
+		if err != nil {
+			return nil, stdout, stderr, fmt.Errorf("pgbench run: %w", err)
+		}
+		s.Logged = &lg
 	}
 	return &s, stdout, stderr, nil
 }

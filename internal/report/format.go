@@ -102,3 +102,7 @@ func threadsN(n int) string {
 	}
 	return strconv.Itoa(n) + " threads"
 }
+
+// Num is num for other packages' tables (wirelab compare), so a figure reads the same in a
+// report and beside it.
+func Num(v float64) string { return num(v) }

@@ -125,6 +125,10 @@ func envTable(r *result.Run) Table {
 func pointsTable(caption string, pts []result.Point) Table {
 	t := Table{Caption: caption, Header: []string{"series", "threads", "repeat", "TPS", "p95 ms",
 		"wire MB/s up", "wire MB/s down", "link util.", "server CPU", "client CPU", "TPS CV", "bottleneck", "check"}}
+	percentiles := withHistograms(pts)
+	if percentiles {
+		t.Header[4] = latencyHeader
+	}
 	t.Numeric = numericCols(len(t.Header))
 	t.Numeric[len(t.Header)-2], t.Numeric[len(t.Header)-1] = false, false
 	for _, p := range pts {
@@ -136,7 +140,11 @@ func pointsTable(caption string, pts []result.Point) Table {
 		if p.Failed {
 			tps, bn = "FAILED", orDash(p.FailReason)
 		}
-		t.Rows = append(t.Rows, []string{p.Series, strconv.Itoa(p.Threads), rep, tps, num(p.LatP95Ms),
+		lat := num(p.LatP95Ms)
+		if percentiles {
+			lat = latencyCell([]result.Point{p})
+		}
+		t.Rows = append(t.Rows, []string{p.Series, strconv.Itoa(p.Threads), rep, tps, lat,
 			mbps(p.WireBytesPerSUp), mbps(p.WireBytesPerSDown), utilText(p.LinkUtilization, p.LinkRateBps),
 			num(p.CPUServer), num(p.CPUClient), pct(p.TPSCV), bn, pointCheck(p)})
 	}

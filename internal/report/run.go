@@ -17,6 +17,9 @@ func (runSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
 	series := seriesOrder(pts)
 	g := newGrid(pts, func(p result.Point) string { return p.Series })
 	w := wordsFor(pts)
+	if withHistograms(pts) {
+		w.latency, w.percentiles = latencyHeader, true
+	}
 	bs := []Block{Heading{2, "Run"}, Paragraph{runIntro(pts[0], g.threads, w)}}
 	chart := &Chart{Name: "run-tps", Title: "Throughput vs " + w.conns, XLabel: w.conns + " (log2)",
 		YLabel: "transactions per second", Log2X: spansLog(g.threads),
@@ -48,6 +51,7 @@ type loadWords struct {
 	conns, conn, column string // what the x axis counts: client threads, or pgbench clients
 	latency             string // the latency column's header
 	pgbench             bool   // latency is the driver's mean ± deviation, not sysbench's p95
+	percentiles         bool   // latency is the percentiles of the points' histograms
 	note                string // a sentence after the tables on what the driver does not measure
 }
 
@@ -96,7 +100,10 @@ func runRow(th int, c *cell, w loadWords) []string {
 	rate := c.ok[0].LinkRateBps
 	f := func(get func(result.Point) float64) float64 { return c.mean(get) }
 	lat := num(f(func(p result.Point) float64 { return p.LatP95Ms }))
-	if w.pgbench {
+	switch {
+	case w.percentiles:
+		lat = latencyCell(c.ok)
+	case w.pgbench:
 		lat = num(f(func(p result.Point) float64 { return p.LatAvgMs })) + " ± " + num(f(func(p result.Point) float64 { return p.LatStddevMs }))
 	}
 	return []string{strconv.Itoa(th), c.tpsText(),

@@ -10,7 +10,8 @@ import (
 var csvHeader = []string{"study", "series", "link_rate_bps", "link_delay_ms", "compression", "tls",
 	"transport", "channel", "workload", "threads", "repeat", "tps", "qps", "lat_avg_ms", "lat_p95_ms",
 	"errors", "reconnects", "tps_cv", "wire_bytes_per_s_up", "wire_bytes_per_s_down",
-	"link_utilization", "cpu_server", "cpu_client", "bottleneck", "failed", "driver", "lat_stddev_ms"}
+	"link_utilization", "cpu_server", "cpu_client", "bottleneck", "failed", "driver", "lat_stddev_ms",
+	"lat_p50_ms", "lat_p99_ms", "lat_max_ms"}
 
 // WriteCSV writes one row per point (no per-second series) with a header.
 func WriteCSV(path string, points []Point) error {
@@ -28,7 +29,8 @@ func WriteCSV(path string, points []Point) error {
 			ff(p.LatAvgMs), ff(p.LatP95Ms), strconv.FormatInt(p.Errors, 10),
 			strconv.FormatInt(p.Reconnects, 10), ff(p.TPSCV), ff(p.WireBytesPerSUp),
 			ff(p.WireBytesPerSDown), ff(p.LinkUtilization), ff(p.CPUServer), ff(p.CPUClient),
-			p.Bottleneck, strconv.FormatBool(p.Failed), p.Driver, ff(p.LatStddevMs)})
+			p.Bottleneck, strconv.FormatBool(p.Failed), p.Driver, ff(p.LatStddevMs),
+			ff(p.LatP50Ms), ff(p.LatP99Ms), ff(p.LatMaxMs)})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

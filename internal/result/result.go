@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // Schema is the version of the results.json layout this wirelab writes. Schema 1 files
@@ -141,7 +143,19 @@ type Point struct {
 	TPS      float64 `json:"tps"`
 	QPS      float64 `json:"qps"`
 	LatAvgMs float64 `json:"lat_avg_ms"`
-	LatP95Ms float64 `json:"lat_p95_ms"` // 0 with pgbench: it reports no percentile
+	// LatP95Ms is the 95th percentile over the measured seconds: from LatHistogram when
+	// the point has one, else (older files) the mean of sysbench's per-second 95th
+	// percentiles, 0 with pgbench.
+	LatP95Ms float64 `json:"lat_p95_ms"`
+	// LatP50Ms, LatP99Ms: percentiles from LatHistogram; LatMaxMs the slowest
+	// transaction, exact (the driver's own maximum). 0 = not measured (older files).
+	LatP50Ms float64 `json:"lat_p50_ms,omitempty"`
+	LatP99Ms float64 `json:"lat_p99_ms,omitempty"`
+	LatMaxMs float64 `json:"lat_max_ms,omitempty"`
+	// LatHistogram is every transaction's latency over the measured seconds (warm-up
+	// left out): sysbench's --histogram, or pgbench's per-transaction log on the same
+	// grid. Repeats merge it to give their percentiles (MergedLatency).
+	LatHistogram *stats.Histogram `json:"lat_histogram,omitempty"`
 	// LatStddevMs is the latency's standard deviation where the driver reports it (pgbench).
 	LatStddevMs float64 `json:"lat_stddev_ms,omitempty"`
 	Errors      int64   `json:"errors"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // Load drivers: the programs a closed-loop cell runs to load the server.
@@ -63,6 +64,11 @@ type Totals struct {
 	LatAvgMs, LatStddevMs float64
 	LatP95Ms              float64
 	Errors, Reconnects    int64
+	// Histogram is every transaction's latency after the warm-up, from the driver's own
+	// histogram (sysbench) or log (pgbench); nil when it has none. LatMaxMs is the exact
+	// maximum over the same transactions.
+	Histogram *stats.Histogram
+	LatMaxMs  float64
 }
 
 // DataSet is the data set a closed-loop study's driver prepares once per lab: sysbench's

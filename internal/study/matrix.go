@@ -138,7 +138,8 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 
 // closedLoop fills a closed-loop point from its run, whichever driver made it: the series
 // and means, the mean latency (the driver's own over the window when it reports one each
-// second, else Little's law: threads ÷ TPS), the bottleneck verdict and the profile.
+// second, else Little's law: threads ÷ TPS), the percentiles from the driver's histogram
+// of the window when it has one, the bottleneck verdict and the profile.
 // Without the server's CPU (serverSeen false) the verdict cannot blame it and the point
 // has no profile: a model fitted to it would take the server's work for free. A point
 // whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
@@ -148,6 +149,9 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 		p.Errors, p.Reconnects = t.Errors, t.Reconnects
 		if len(ld.Ticks) == 0 { // a run too short for per-second lines: the summary
 			p.TPS, p.QPS, p.LatAvgMs, p.LatStddevMs, p.LatP95Ms = t.TPS, t.QPS, t.LatAvgMs, t.LatStddevMs, t.LatP95Ms
+		}
+		if t.Histogram != nil {
+			p.SetLatency(*t.Histogram, t.LatMaxMs)
 		}
 	}
 	if p.LatAvgMs == 0 && p.TPS > 0 {

@@ -37,7 +37,9 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 	}
 	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
 		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.Port,
-		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart})
+		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart,
+		// Percentiles: pgbench prints none, its per-transaction log has every latency.
+		LatencyLog: true, LatencySkip: c.Warmup})
 	if c.Socket != "" {
 		o.Host = c.Socket // libpq takes the socket's directory as its host
 	}
@@ -54,6 +56,9 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 	if sum != nil {
 		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.TPS * float64(statements), LatAvgMs: sum.LatAvgMs,
 			LatStddevMs: sum.LatStddevMs, Errors: sum.Failed}
+		if lg := sum.Logged; lg != nil {
+			ld.Totals.Histogram, ld.Totals.LatMaxMs = &lg.Histogram, lg.MaxMs
+		}
 	}
 	return ld, err
 }

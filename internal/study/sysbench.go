@@ -28,6 +28,8 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.Port,
 		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
 		Launcher: e.Backend.Launcher(c.ClientHost),
+		// The histogram of the measured seconds only: sysbench resets it after the warm-up.
+		Histogram: true, ResetAfter: c.Warmup,
 	})
 	sb, err := RunSysbench(ctx, o, onStart, e)
 	return sb.Load(), err
@@ -83,7 +85,7 @@ func (s *Sysbench) Load() *Load {
 	ld := &Load{Ticks: s.Ticks()}
 	if sum := s.Summary; sum != nil {
 		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.QPS, LatAvgMs: sum.LatAvg, LatP95Ms: sum.LatPct,
-			Errors: sum.Errors, Reconnects: sum.Reconnects}
+			Errors: sum.Errors, Reconnects: sum.Reconnects, Histogram: sum.Histogram, LatMaxMs: sum.LatMax}
 	}
 	return ld
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,6 +134,7 @@ func TestAgainstRealMariaDB(t *testing.T) {
 		t.Errorf("compression: %.0f bytes/query vs %.0f plain; want < 80%%", perQComp, perQPlain)
 	}
 	run("socket", sock)
+	checkHistogramRun(t, tcp, logger)
 
 	bad := tcp
 	bad.Password = "wrong"
@@ -173,5 +175,31 @@ func TestAgainstRealMariaDB(t *testing.T) {
 	}
 	if err := os.RemoveAll(filepath.Join(base, "data")); err != nil {
 		t.Errorf("datadir not removable: %v", err)
+	}
+}
+
+// checkHistogramRun runs sysbench with its histogram and a counter reset after the first
+// second, as a study's point does, and checks the parsed histogram against sysbench's own
+// summary. With WIRELAB_CAPTURE set, the output is written there (a fixture).
+func checkHistogramRun(t *testing.T, o Options, logger *slog.Logger) {
+	t.Helper()
+	o.Threads, o.Time, o.Histogram, o.ResetAfter = 4, 3*time.Second, true, time.Second
+	sum, out, err := RunWithOutput(context.Background(), o, nil, logger)
+	if err != nil {
+		t.Fatalf("histogram run: %v\n%s", err, out)
+	}
+	if dir := os.Getenv("WIRELAB_CAPTURE"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "ro_histogram_reset.txt"), []byte(out), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(out, "Checkpoint report:") || sum.Histogram == nil {
+		t.Fatalf("no checkpoint report or no histogram:\n%s", out)
+	}
+	if got := sum.Histogram.Percentile(float64(sum.Percentile)); math.Abs(got-sum.LatPct) > 0.006 {
+		t.Errorf("histogram p%d = %.3f ms, sysbench says %.2f", sum.Percentile, got, sum.LatPct)
+	}
+	if n := sum.Histogram.Count(); n <= 0 || n >= sum.Transactions {
+		t.Errorf("histogram holds %d transactions of %d: want those after the reset only", n, sum.Transactions)
 	}
 }

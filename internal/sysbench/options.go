@@ -29,6 +29,13 @@ type Options struct {
 	Events    int           // stop after this many events (0 = no limit)
 	Rate      int           // target transactions/s (0 = as fast as possible)
 	RandType  string        // uniform, gaussian, special, pareto
+	// Histogram: sysbench prints its latency histogram at the end (--histogram=on), which
+	// Summary.Histogram then holds.
+	Histogram bool
+	// ResetAfter: sysbench prints a report and resets its counters and histogram this long
+	// into the run (--report-checkpoints, whole seconds), so the final report's rates,
+	// latencies and histogram leave out what came before: a point's warm-up. 0 = never.
+	ResetAfter time.Duration
 
 	// Where to connect: Socket wins over Host/Port. For pgsql, Socket is the socket's
 	// directory (libpq takes a directory as its host).
@@ -166,6 +173,12 @@ func (o Options) Args(cmd string) []string {
 			add("report-interval", o.ReportInterval)
 		}
 		str("rand-type", o.RandType)
+		if o.Histogram {
+			a = append(a, "--histogram=on")
+		}
+		if s := int(math.Round(o.ResetAfter.Seconds())); s > 0 {
+			add("report-checkpoints", s)
+		}
 	}
 	a = append(a, o.Extra...)
 	return append(a, cmd)

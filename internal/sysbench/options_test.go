@@ -37,6 +37,18 @@ func TestArgs(t *testing.T) {
 			"oltp_read_only --db-driver=mysql --mysql-socket=/lab/db/mysqld.sock --mysql-user=sbtest --mysql-password=pw --mysql-db=sbtest --mysql-ssl=on --mysql-compression=on --tables=2 --table-size=10000 --threads=16 --time=3 --point-selects=25 --skip-trx=on run"},
 		{"events without time sets --time=0", Options{Workload: "oltp_point_select", Events: 1000, Rate: 50, RandType: "pareto", ReportInterval: 2}, "run",
 			"oltp_point_select --db-driver=mysql --time=0 --events=1000 --rate=50 --report-interval=2 --rand-type=pareto run"},
+		{"histogram, counters reset after the warm-up", func() Options {
+			o := base
+			o.Histogram, o.ResetAfter = true, 2*time.Second
+			return o
+		}(), "run",
+			"oltp_read_only --db-driver=mysql --mysql-host=198.18.0.2 --mysql-port=3306 --mysql-user=sbtest --mysql-password=pw --mysql-db=sbtest --tables=2 --table-size=10000 --threads=16 --time=3 --report-interval=1 --histogram=on --report-checkpoints=2 run"},
+		{"histogram and reset are run-only", func() Options {
+			o := base
+			o.Histogram, o.ResetAfter = true, 2*time.Second
+			return o
+		}(), "prepare",
+			"oltp_read_only --db-driver=mysql --mysql-host=198.18.0.2 --mysql-port=3306 --mysql-user=sbtest --mysql-password=pw --mysql-db=sbtest --tables=2 --table-size=10000 --threads=16 prepare"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // Interval is one --report-interval line:
@@ -70,7 +72,10 @@ func ParseInterval(line string) (Interval, bool) {
 	return iv, true
 }
 
-// Summary is sysbench's final report. Latencies are in milliseconds.
+// Summary is sysbench's final report. Latencies are in milliseconds. With
+// --report-checkpoints sysbench prints a report at each checkpoint and resets its counters
+// and its histogram there: the counts below are then the whole run's (the reports added
+// up), the rates, latencies and histogram the last report's (after the last checkpoint).
 type Summary struct {
 	Threads                int // "Number of threads:"
 	Read, Write, Other     int64
@@ -82,6 +87,9 @@ type Summary struct {
 	LatMin, LatAvg, LatMax float64
 	LatPct, LatSum         float64
 	Percentile             int // 95 unless --percentile
+	// Histogram is the latency histogram --histogram prints before the final report; nil
+	// without it.
+	Histogram *stats.Histogram
 }
 
 // ErrNoSummary means the output has no final report (sysbench failed or was killed).
@@ -115,23 +123,25 @@ func ParseSummary(out string) (Summary, error) {
 		case "Number of threads":
 			s.Threads = int(integer(first))
 		case "read":
-			s.Read = integer(first)
+			s.Read += integer(first)
 		case "write":
-			s.Write = integer(first)
+			s.Write += integer(first)
 		case "other":
-			s.Other = integer(first)
+			s.Other += integer(first)
 		case "transactions":
-			s.Transactions, s.TPS = integer(first), perSec(val)
+			s.Transactions += integer(first)
+			s.TPS = perSec(val)
 		case "queries":
-			s.Queries, s.QPS = integer(first), perSec(val)
+			s.Queries += integer(first)
+			s.QPS = perSec(val)
 		case "ignored errors":
-			s.Errors = integer(first)
+			s.Errors += integer(first)
 		case "reconnects":
-			s.Reconnects = integer(first)
+			s.Reconnects += integer(first)
 		case "total time":
 			s.TotalTimeS = num(strings.TrimSuffix(first, "s"))
 		case "total number of events":
-			s.Events = integer(first)
+			s.Events += integer(first)
 		}
 		if section != "Latency (ms)" {
 			continue
@@ -151,6 +161,9 @@ func ParseSummary(out string) (Summary, error) {
 				s.LatPct = num(first)
 			}
 		}
+	}
+	if h, ok := ParseHistogram(out); ok {
+		s.Histogram = &h
 	}
 	if !seen["transactions"] || !seen["total time"] {
 		if f := FatalLines(out); len(f) > 0 {
