@@ -74,6 +74,9 @@ const (
 	StationClientCPU  = "client-cpu"
 	StationUplink     = "uplink"   // client → server
 	StationDownlink   = "downlink" // server → client
+	// StationLab is the lab's own delay line, whose CPU no profile holds (a real network
+	// does not run it): named only when its measured cost explains a missed prediction.
+	StationLab = "lab"
 )
 
 // Saturated is the utilisation from which a station is named the bottleneck; below it on
