@@ -253,7 +253,7 @@ func missText(a againstOut) string {
 	}
 	unit := func(v float64) string {
 		switch a.Miss {
-		case model.StationCPU:
+		case model.StationCPU, model.StationLab:
 			return fmt.Sprintf("%.0f µs/txn", v*1e6)
 		case model.StationRoundTrips:
 			return fmt.Sprintf("%.3f ms/round trip", v*1000)

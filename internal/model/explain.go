@@ -16,8 +16,8 @@ type Against struct {
 	// Miss names the station whose fitted figure, replaced by the one measured at this
 	// point, brings the prediction closest to the measurement ("" when no replacement
 	// halves the error); ErrWith is the error with it replaced, Fitted and Measured the
-	// two figures (CPU: seconds per transaction; link: bytes per transaction; latency:
-	// seconds per round trip).
+	// two figures (CPU and the lab's delay line: seconds per transaction; link: bytes per
+	// transaction; latency: seconds per round trip).
 	Miss             string
 	ErrWith          float64
 	Fitted, Measured float64
@@ -54,6 +54,13 @@ func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	swaps := []swap{
 		{StationCPU, cpu, l, c.machine, pr.CPUMachineS},
 		{"link bytes", bytes, l, f.WireBytesUp + f.WireBytesDown, pr.WireBytesUp + pr.WireBytesDown},
+	}
+	if pr.LabCPUS > 0 {
+		// The delay line's CPU is left out of every profile (a real network does not run
+		// it), yet it took the lab's cores at this point: the fit's CPU plus it.
+		lab := *f
+		lab.cpu = []cpuAt{{threads: p.Threads, machine: c.machine + pr.LabCPUS, server: c.server, client: c.client}}
+		swaps = append(swaps, swap{StationLab, lab, l, 0, pr.LabCPUS})
 	}
 	if w := p.WireCheck; w != nil && w.RTTMedianMs > 0 {
 		rl := l

@@ -216,6 +216,25 @@ func TestPredictAgainstNamesTheCPU(t *testing.T) {
 	}
 }
 
+// The lab's delay line costs CPU no profile holds; where it explains a miss, the lab is
+// named rather than the workload's CPU.
+func TestPredictAgainstNamesTheLab(t *testing.T) {
+	f := benchProfile()
+	f.cpu = []cpuAt{{threads: 32, machine: 0.0011}}
+	// CPU-bound at 0.2 ms: 2 cores over 1.1 ms of the workload and 0.6 ms of the lab's.
+	p := result.Point{Series: "unlimited", Threads: 32, LinkDelayMs: 0.1, TPS: 2 / 0.0017,
+		Profile: &result.Profile{WireBytesUp: 2200, WireBytesDown: 42000, RoundTrips: 16, Threads: 32, Cores: 2,
+			CPUMachineS: 0.0011, LabCPUS: 0.0006, TPS: 2 / 0.0017}}
+	a, err := f.PredictAgainst(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Miss != StationLab || math.Abs(a.ErrWith) > 0.05 || a.Measured != 0.0006 {
+		t.Errorf("miss %q (error %+.1f%%, with it %+.1f%%, measured %g), want the lab's delay line",
+			a.Miss, a.Err*100, a.ErrWith*100, a.Measured)
+	}
+}
+
 func TestMachineValidate(t *testing.T) {
 	for _, m := range []Machine{{ServerCores: 0, ClientCores: 4}, {ServerCores: 4, ClientCores: MaxCores + 1}, {SharedCores: -1}} {
 		if m.Validate() == nil {

@@ -13,10 +13,15 @@ import (
 // is a queueing station with that many identical servers (a CPU's cores; a link is one
 // server), whose service rate is min(j, Servers)/Demand with j customers present. Servers
 // may be fractional (1.7: a CPU part of whose second core is taken by other work).
+//
+// Credit > 0 makes a one-server station a token-bucket shaper (shaper.go): of its Demand
+// (the transmission time its tokens pay for) the customer waits in the queue for
+// Demand − Credit only, and throughput is bounded by 1/Demand.
 type Station struct {
 	Name    string
 	Demand  float64 // seconds of service per transaction (visits × service time)
 	Servers float64
+	Credit  float64 // seconds of Demand a shaper's stored tokens let through; 0 otherwise
 }
 
 // Result is the solution of the network at one population N.
@@ -52,6 +57,9 @@ const MaxPopulation = 1 << 16
 // A station's factor is f(j) = D^j / Π_{i≤j} min(i, m): D^j for one server, D^j / j! for
 // a delay (all delays add into one). The convolution with an m-server station is
 // O(N × m): beyond m customers f(j) = f(j-1) × D/m, so that tail is a running sum.
+//
+// A shaper (Credit > 0) is not product-form: it enters the convolution with its uncovered
+// demand, and X(n) is then held to its token rate Servers/Demand (shaper.go says why).
 func Solve(stations []Station, populations []int) ([]Result, error) {
 	maxN := 0
 	for _, n := range populations {
@@ -60,29 +68,38 @@ func Solve(stations []Station, populations []int) ([]Result, error) {
 		}
 		maxN = max(maxN, n)
 	}
-	delay, total := 0.0, 0.0
+	delay, total, queued := 0.0, 0.0, 0.0
 	for _, s := range stations {
-		if s.Demand < 0 || math.IsNaN(s.Demand) || math.IsInf(s.Demand, 0) || s.Servers < 0 || math.IsNaN(s.Servers) ||
-			(s.Servers > 0 && s.Servers < 1) {
-			return nil, fmt.Errorf("%w: station %s: demand %g s with %g servers (want 0 or ≥ 1)", ErrBadNetwork, s.Name, s.Demand, s.Servers)
+		if err := s.validate(); err != nil {
+			return nil, err
 		}
 		if s.Servers == 0 {
 			delay += s.Demand
 		}
 		total += s.Demand
+		queued += s.Demand - s.Credit
 	}
 	if total <= 0 {
 		return nil, fmt.Errorf("%w: every station has zero demand", ErrBadNetwork)
 	}
 	logG := delayLogG(delay, maxN)
 	for _, s := range stations {
-		if s.Servers > 0 && s.Demand > 0 {
+		if s.Servers > 0 && s.Demand > s.Credit {
+			s.Demand -= s.Credit
 			logG = convolve(logG, s)
 		}
 	}
 	res := make([]Result, len(populations))
 	for i, n := range populations {
-		x := math.Exp(logG[n-1] - logG[n])
+		x := math.Inf(1) // every demand covered by credit: only the token rates bound it
+		if queued > 0 {
+			x = math.Exp(logG[n-1] - logG[n])
+		}
+		for _, s := range stations {
+			if s.Credit > 0 {
+				x = min(x, s.Servers/s.Demand)
+			}
+		}
 		r := Result{N: n, Throughput: x, Response: float64(n) / x, Util: make([]float64, len(stations))}
 		for k, s := range stations {
 			if s.Servers > 0 {
@@ -92,6 +109,20 @@ func Solve(stations []Station, populations []int) ([]Result, error) {
 		res[i] = r
 	}
 	return res, nil
+}
+
+// validate refuses a station outside sense: demands are finite and ≥ 0, servers 0 or ≥ 1,
+// and a credit only on a one-server station, within its demand.
+func (s Station) validate() error {
+	if s.Demand < 0 || math.IsNaN(s.Demand) || math.IsInf(s.Demand, 0) || s.Servers < 0 || math.IsNaN(s.Servers) ||
+		(s.Servers > 0 && s.Servers < 1) {
+		return fmt.Errorf("%w: station %s: demand %g s with %g servers (want 0 or ≥ 1)", ErrBadNetwork, s.Name, s.Demand, s.Servers)
+	}
+	if s.Credit < 0 || math.IsNaN(s.Credit) || s.Credit > s.Demand || (s.Credit > 0 && s.Servers != 1) {
+		return fmt.Errorf("%w: station %s: credit %g s of a demand %g s on %g servers (want a one-server shaper, credit ≤ demand)",
+			ErrBadNetwork, s.Name, s.Credit, s.Demand, s.Servers)
+	}
+	return nil
 }
 
 // delayLogG is log G(n), n = 0..maxN, of the delay station alone: Z^n / n!. With no delay

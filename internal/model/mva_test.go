@@ -40,7 +40,7 @@ func TestSolveMatchesRepairmanClosedForm(t *testing.T) {
 		{"48 cores at the knee", 48, 0.02, 0.016, []int{1, 16, 48, 64, 96, 512, 2048, 4096}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Solve([]Station{{"think", c.z, 0}, {"cpu", c.d, c.m}}, c.ns)
+			res, err := Solve([]Station{{"think", c.z, 0, 0}, {"cpu", c.d, c.m, 0}}, c.ns)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func TestSolveMatchesRepairmanClosedForm(t *testing.T) {
 
 func TestSolveSingleStationNoThink(t *testing.T) {
 	// One queueing station alone: always busy from N = 1, X = 1/D, R = N·D.
-	res, err := Solve([]Station{{"link", 0.01, 1}}, []int{1, 7, 100})
+	res, err := Solve([]Station{{"link", 0.01, 1, 0}}, []int{1, 7, 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +73,8 @@ func TestSolveSingleStationNoThink(t *testing.T) {
 func TestSolveRespectsThroughputBounds(t *testing.T) {
 	// Asymptotic bounds (Lazowska et al. ch. 5): X(N) ≤ min(N/(D+Z), 1/Dmax), and X(N)
 	// reaches 1/Dmax as N grows; here the bottleneck is the downlink.
-	st := []Station{{"rtt", 0.02, 0}, {"cpu-client", 0.0004, 1}, {"uplink", 0.0002, 1},
-		{"cpu-server", 0.0009, 1}, {"downlink", 0.003, 1}}
+	st := []Station{{"rtt", 0.02, 0, 0}, {"cpu-client", 0.0004, 1, 0}, {"uplink", 0.0002, 1, 0},
+		{"cpu-server", 0.0009, 1, 0}, {"downlink", 0.003, 1, 0}}
 	d, z, dmax := 0.0004+0.0002+0.0009+0.003, 0.02, 0.003
 	ns := []int{1, 2, 4, 8, 16, 32, 64, 128, 1024}
 	res, err := Solve(st, ns)
@@ -104,10 +104,13 @@ func TestSolveRefusesBadNetworks(t *testing.T) {
 		st   []Station
 		ns   []int
 	}{
-		{"no demand", []Station{{"a", 0, 1}}, []int{1}},
-		{"negative demand", []Station{{"a", -1, 1}}, []int{1}},
-		{"NaN demand", []Station{{"a", math.NaN(), 1}}, []int{1}},
-		{"zero population", []Station{{"a", 1, 1}}, []int{0}},
+		{"no demand", []Station{{"a", 0, 1, 0}}, []int{1}},
+		{"negative demand", []Station{{"a", -1, 1, 0}}, []int{1}},
+		{"NaN demand", []Station{{"a", math.NaN(), 1, 0}}, []int{1}},
+		{"zero population", []Station{{"a", 1, 1, 0}}, []int{0}},
+		{"credit above demand", []Station{{"a", 1, 1, 2}}, []int{1}},
+		{"credit on a delay", []Station{{"a", 1, 0, 0.5}}, []int{1}},
+		{"credit on two servers", []Station{{"a", 1, 2, 0.5}}, []int{1}},
 	} {
 		if _, err := Solve(c.st, c.ns); !errors.Is(err, ErrBadNetwork) {
 			t.Errorf("%s: err = %v, want ErrBadNetwork", c.name, err)
@@ -139,8 +142,8 @@ func mva(st []Station, n int) float64 {
 }
 
 func TestSolveMatchesMVAOnSeveralStations(t *testing.T) {
-	st := []Station{{"rtt", 0.012, 0}, {"cpu-client", 0.0011, 1}, {"uplink", 0.0007, 1},
-		{"cpu-server", 0.0016, 1}, {"downlink", 0.0016, 1}, {"extra-delay", 0.003, 0}}
+	st := []Station{{"rtt", 0.012, 0, 0}, {"cpu-client", 0.0011, 1, 0}, {"uplink", 0.0007, 1, 0},
+		{"cpu-server", 0.0016, 1, 0}, {"downlink", 0.0016, 1, 0}, {"extra-delay", 0.003, 0, 0}}
 	ns := []int{1, 2, 5, 9, 17, 33, 100, 1000}
 	res, err := Solve(st, ns)
 	if err != nil {

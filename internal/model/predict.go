@@ -11,12 +11,12 @@ import (
 // Link is the wire to predict for: a rate per direction (0 = unlimited: no link station)
 // and the round-trip time the network adds.
 //
-// Shaped says the rate is a token-bucket shaper's, as in the lab (HTB, burst 10 ms of
-// traffic), not a physical link's. A physical link serialises every byte, so its
-// transmission time adds to each transaction: a queueing station. A token bucket refills
-// while the transaction is elsewhere and then lets bytes out at line speed, so the lab
-// fills a 20 mbit link with one thread (59.6 TPS measured, 59.6 = rate / bytes): there
-// the link is a cap on throughput, X = min(X_rest, rate / bytes), not a station.
+// Shaped says the rate is a token-bucket shaper's, as in the lab (HTB with the burst
+// link.HTBBurst sizes), not a physical link's. A physical link serialises every byte, so
+// its transmission time adds to each transaction: a queueing station. A token bucket
+// refills while the transaction is elsewhere and then lets bytes out at line speed, so
+// the lab fills a 20 mbit link with one thread (59.6 TPS measured, 59.6 = rate / bytes):
+// shaper.go models it.
 type Link struct {
 	RateBps int64
 	RTT     time.Duration
@@ -74,6 +74,9 @@ const (
 	StationClientCPU  = "client-cpu"
 	StationUplink     = "uplink"   // client → server
 	StationDownlink   = "downlink" // server → client
+	// StationLab is the lab's own delay line, whose CPU no profile holds (a real network
+	// does not run it): named only when its measured cost explains a missed prediction.
+	StationLab = "lab"
 )
 
 // Saturated is the utilisation from which a station is named the bottleneck; below it on
@@ -83,8 +86,9 @@ const Saturated = 0.8
 // Stations maps the fit onto a closed network for n threads on link l and machine m.
 //
 // Each transaction visits the client CPU, the uplink, the server CPU and the downlink, and
-// waits its round trips × (RTT + PerRoundTripS) in a delay station. In the lab's shape
-// the CPU is one station of SharedCores servers with the machine's whole CPU per
+// waits its round trips × (RTT + PerRoundTripS) in a delay station; a shaped link's
+// stations carry the credit its bucket refills between round trips (shaper.go). In the
+// lab's shape the CPU is one station of SharedCores servers with the machine's whole CPU per
 // transaction (processes plus the kernel's forwarding and softirq). For separate hosts
 // the processes' CPU goes to their side and the kernel's part (machine − server − client)
 // is split evenly: each host's stack sends and receives every packet once. The lab's
@@ -92,20 +96,22 @@ const Saturated = 0.8
 // switches, so the split is on the conservative side; so is leaving Overlap out there.
 func (f *Fit) Stations(l Link, m Machine, n int) []Station {
 	c := f.cpuFor(n)
-	st := []Station{{StationRoundTrips, f.RoundTrips * (l.RTT.Seconds() + f.PerRoundTripS), 0}}
+	st := []Station{{StationRoundTrips, f.RoundTrips * (l.RTT.Seconds() + f.PerRoundTripS), 0, 0}}
 	if m.SharedCores > 0 {
 		// Work beside the transaction's path takes that share of every core: the path's
 		// demand and the cores it queues for shrink alike, so capacity stays cores / CPU.
 		keep := 1 - min(f.Overlap, 1-1/float64(m.SharedCores))
-		st = append(st, Station{StationCPU, c.machine * keep, float64(m.SharedCores) * keep})
+		st = append(st, Station{StationCPU, c.machine * keep, float64(m.SharedCores) * keep, 0})
 	} else {
 		kernel := max(0, c.machine-c.server-c.client)
-		st = append(st, Station{StationClientCPU, c.client + kernel/2, float64(m.ClientCores)},
-			Station{StationServerCPU, c.server + kernel/2, float64(m.ServerCores)})
+		st = append(st, Station{StationClientCPU, c.client + kernel/2, float64(m.ClientCores), 0},
+			Station{StationServerCPU, c.server + kernel/2, float64(m.ServerCores), 0})
 	}
 	if l.RateBps > 0 {
-		st = append(st, Station{StationUplink, l.transmit(f.WireBytesUp), 1},
-			Station{StationDownlink, l.transmit(f.WireBytesDown), 1})
+		b := l.Burst()
+		st = append(st,
+			Station{StationUplink, l.transmit(f.WireBytesUp), 1, shaperCredit(f.WireBytesUp, f.RoundTrips, b, l.RateBps)},
+			Station{StationDownlink, l.transmit(f.WireBytesDown), 1, shaperCredit(f.WireBytesDown, f.RoundTrips, b, l.RateBps)})
 	}
 	return st
 }
@@ -125,27 +131,14 @@ func (f *Fit) Predict(l Link, m Machine, threads []int) ([]Prediction, error) {
 	out := make([]Prediction, 0, len(threads))
 	for _, n := range threads {
 		st := f.Stations(l, m, n)
-		var capped []Station
-		if l.Shaped && l.RateBps > 0 {
-			st, capped = st[:len(st)-2], st[len(st)-2:]
-		}
 		res, err := Solve(st, []int{n})
 		if err != nil {
 			return nil, fmt.Errorf("predict %s at %d threads: %w", f.Label, n, err)
 		}
-		x := res[0].Throughput
-		for _, c := range capped {
-			if c.Demand > 0 {
-				x = min(x, 1/c.Demand)
-			}
-		}
-		p := Prediction{Threads: n, TPS: x, LatAvgMs: float64(n) / x * 1000, Bottleneck: StationRoundTrips}
-		for _, s := range append(st, capped...) {
-			if s.Servers == 0 {
-				continue
-			}
-			// Utilisation law, U = X·D/m: a cap slows every station alike.
-			if u := x * s.Demand / s.Servers; u > p.Util {
+		r := res[0]
+		p := Prediction{Threads: n, TPS: r.Throughput, LatAvgMs: r.Response * 1000, Bottleneck: StationRoundTrips}
+		for k, s := range st {
+			if u := r.Util[k]; u > p.Util {
 				p.Util = u
 				if u >= Saturated-1e-9 {
 					p.Bottleneck = s.Name

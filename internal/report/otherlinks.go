@@ -130,7 +130,8 @@ func checkBlocks(fits []*model.Fit) ([]Block, error) {
 	med, worst := model.ErrorSummary(all)
 	return []Block{Paragraph{fmt.Sprintf("The model (exact MVA of a closed network: round trips, CPU, uplink, downlink) "+
 		"fitted on these points predicts them within %s (median), %s at worst. A link here is the lab's token-bucket "+
-		"shaper, which caps throughput rather than queueing each transaction.", pct(med), pct(worst))}, t}, nil
+		"shaper: its burst refills while a transaction is elsewhere, so a transaction waits only for the bytes "+
+		"the refill did not cover.", pct(med), pct(worst))}, t}, nil
 }
 
 // signedPct is an error as "+4.1%" or "-15%".
