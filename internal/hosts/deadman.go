@@ -19,14 +19,14 @@ import (
 // times are the host's own (touch sets the mtime), so clock skew between the machines
 // does not matter.
 type Deadman struct {
-	Renew  string        // the renewal file
-	TTL    time.Duration // how old the renewal may get
-	Undo   [][]string    // the commands that remove the shaping (UndoFile)
+	Renew string        // the renewal file
+	TTL   time.Duration // how old the renewal may get
+	Undo  [][]string    // the commands that remove the shaping (UndoFile)
 	// DelayerPid is the delay line's pid file, "" for none: once Undo has removed the rules
 	// that feed it, the delayer it names is stopped too.
 	DelayerPid string
-	Runner execx.Runner  // runs them; execx.OS{} on the host
-	Log    *slog.Logger
+	Runner     execx.Runner // runs them; execx.OS{} on the host
+	Log        *slog.Logger
 	// Now and Poll are for tests: the clock, and how often the file is looked at
 	// (0 = TTL/10 within 50 ms..1 s).
 	Now  func() time.Time
