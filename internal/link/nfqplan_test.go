@@ -1,18 +1,20 @@
 package link
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-func joinCmds(cmds [][]string) string {
-	var b strings.Builder
-	for _, c := range cmds {
-		b.WriteString(strings.Join(c, " ") + "\n")
+// cmds reads a plan written one command a line, words separated by blanks.
+func cmds(s string) [][]string {
+	var out [][]string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		out = append(out, strings.Fields(l))
 	}
-	return b.String()
+	return out
 }
 
 // The lab queues what the wire forwards, one queue per egress interface; the jump comes
@@ -24,15 +26,15 @@ iptables -t mangle -A WIRELAB-DELAY -o to-server -j NFQUEUE --queue-num 100
 iptables -t mangle -A WIRELAB-DELAY -o to-client -j NFQUEUE --queue-num 101
 iptables -t mangle -I FORWARD 1 -j WIRELAB-DELAY
 `
-	if got := joinCmds(p.Apply()); got != want {
-		t.Errorf("apply:\n%s\nwant:\n%s", got, want)
+	if got := p.Apply(); !reflect.DeepEqual(got, cmds(want)) {
+		t.Errorf("apply:\n%q\nwant:\n%s", got, want)
 	}
 	wantUndo := `iptables -t mangle -D FORWARD -j WIRELAB-DELAY
 iptables -t mangle -F WIRELAB-DELAY
 iptables -t mangle -X WIRELAB-DELAY
 `
-	if got := joinCmds(p.Undo()); got != wantUndo {
-		t.Errorf("undo:\n%s\nwant:\n%s", got, wantUndo)
+	if got := p.Undo(); !reflect.DeepEqual(got, cmds(wantUndo)) {
+		t.Errorf("undo:\n%q\nwant:\n%s", got, wantUndo)
 	}
 	if !slices.Equal(p.Nums(), []uint16{100, 101}) {
 		t.Errorf("queues %v", p.Nums())
@@ -52,11 +54,11 @@ ip6tables -t mangle -A WIRELAB-DELAY -s 2001:db8::2 -j NFQUEUE --queue-num 101
 ip6tables -t mangle -I OUTPUT 1 -j WIRELAB-DELAY
 ip6tables -t mangle -I INPUT 1 -j WIRELAB-DELAY
 `
-	if got := joinCmds(p.Apply()); got != want {
-		t.Errorf("apply:\n%s\nwant:\n%s", got, want)
+	if got := p.Apply(); !reflect.DeepEqual(got, cmds(want)) {
+		t.Errorf("apply:\n%q\nwant:\n%s", got, want)
 	}
-	if got := joinCmds(p.Undo()); !strings.HasPrefix(got, "ip6tables -t mangle -D OUTPUT -j WIRELAB-DELAY\nip6tables -t mangle -D INPUT -j WIRELAB-DELAY\n") {
-		t.Errorf("undo must remove both jumps before the chain:\n%s", got)
+	if got := p.Undo(); !reflect.DeepEqual(got[:2], cmds("ip6tables -t mangle -D OUTPUT -j WIRELAB-DELAY\nip6tables -t mangle -D INPUT -j WIRELAB-DELAY")) {
+		t.Errorf("undo must remove both jumps before the chain:\n%q", got)
 	}
 }
 

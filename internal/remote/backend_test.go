@@ -75,11 +75,7 @@ func TestDryRunPrintsEveryRemoteStep(t *testing.T) {
 		"app: tc qdisc del dev eth1 root",
 		"rm -rf -- /tmp/wirelab-XXXXXX",
 	}
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("dry run lacks %q:\n%s", w, text)
-		}
-	}
+	assertPrints(t, text, want...)
 	if i, j := strings.Index(text, "agent deadman"), strings.Index(text, "tc qdisc replace dev eth1 root"); i < 0 || j < 0 || i > j {
 		t.Errorf("the dead-man switch must be armed before the NIC is shaped:\n%s", text)
 	}
@@ -100,7 +96,7 @@ func TestDryRunPrintsTheDelayLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, w := range []string{
+	want := []string{
 		"app: tc qdisc add dev wlprobe0 root netem delay 1ms",
 		"app: # a dry run does not know whether this kernel has netem",
 		"app: iptables -t mangle -A WIRELAB-PROBE -j NFQUEUE --queue-num 0",
@@ -111,13 +107,20 @@ func TestDryRunPrintsTheDelayLine(t *testing.T) {
 		"app: iptables -t mangle -A WIRELAB-DELAY -s 198.18.21.2 -j NFQUEUE --queue-num 101",
 		"app: iptables -t mangle -I OUTPUT 1 -j WIRELAB-DELAY",
 		"app: iptables -t mangle -X WIRELAB-DELAY",
-	} {
+	}
+	assertPrints(t, text, want...)
+	if strings.Contains(text, "handle 10: netem") {
+		t.Errorf("the delay line's plan has no netem leaf:\n%s", text)
+	}
+}
+
+// assertPrints fails for each of want that the dry run's text lacks.
+func assertPrints(t *testing.T, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
 		if !strings.Contains(text, w) {
 			t.Errorf("dry run lacks %q:\n%s", w, text)
 		}
-	}
-	if strings.Contains(text, "handle 10: netem") {
-		t.Errorf("the delay line's plan has no netem leaf:\n%s", text)
 	}
 }
 

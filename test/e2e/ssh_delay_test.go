@@ -45,36 +45,11 @@ func TestSSHDelayLineWithoutNetem(t *testing.T) {
 	assertHostsClean(t, p, before)
 
 	out := t.TempDir()
-	cmd := inClient(p, t.TempDir(), append(args, "--rtt", "20ms", "--out", out)...)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	done := false
-	defer func() {
-		if !done {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	r := startInClient(t, p, t.TempDir(), append(args, "--rtt", "20ms", "--out", out)...)
 	// While the load runs: time TCP handshakes from the client to the server's SSH port
 	// (kept out of the delay line) and to a closed port (delayed: the RST comes back
 	// after one round trip).
-	deadline := time.Now().Add(3 * time.Minute)
-	for !(delayLineUp(p) && sysbenchRuns(p)) {
-		select {
-		case err := <-exited:
-			done = true
-			t.Fatalf("run --hosts --rtt 20ms ended before the load ran: %v\n%s", err, log.String())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no delay line and load within 3 minutes:\n%s", log.String())
-		}
-	}
+	r.waitFor(t, func() bool { return delayLineUp(p) && sysbenchRuns(p) }, func() string { return "delay line and load" })
 	sshRTT := handshake(t, p, net.JoinHostPort(p.AddrB, "22"))
 	otherRTT := handshake(t, p, net.JoinHostPort(p.AddrB, "9"))
 	t.Logf("TCP handshake from the client, median of 5: SSH port %s, closed port 9 %s", sshRTT, otherRTT)
@@ -90,11 +65,9 @@ func TestSSHDelayLineWithoutNetem(t *testing.T) {
 		t.Errorf("want SSH packets passed and the peer's packets queued, got %d and %d", passed, queued)
 	}
 
-	if err := <-exited; err != nil {
-		done = true
-		t.Fatalf("run --hosts --rtt 20ms: %v\n%s", err, log.String())
+	if err := r.wait(); err != nil {
+		t.Fatalf("run --hosts --rtt 20ms: %v\n%s", err, r.log.String())
 	}
-	done = true
 	pt := onePoint(t, out)
 	// One thread waits for every round trip in turn: a transaction takes 16 × 20 ms on top
 	// of what it takes unshaped. 10% covers the delay line's wake-ups (a few tenths of a
@@ -118,6 +91,59 @@ func TestSSHDelayLineWithoutNetem(t *testing.T) {
 		t.Fatalf("down --hosts: %v\n%s", err, b)
 	}
 	assertHostsClean(t, p, before)
+}
+
+// bgRun is wirelab running in the client host in the background; the test's cleanup
+// kills it if the test has not waited for it.
+type bgRun struct {
+	cmd    *exec.Cmd
+	log    *strings.Builder
+	exited chan error
+	err    error
+	ended  bool
+}
+
+func startInClient(t *testing.T, p *nstest.SSHPair, state string, args ...string) *bgRun {
+	t.Helper()
+	r := &bgRun{cmd: inClient(p, state, args...), log: &strings.Builder{}, exited: make(chan error, 1)}
+	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.exited <- r.cmd.Wait() }()
+	t.Cleanup(func() {
+		if !r.ended {
+			_ = r.cmd.Process.Kill()
+			_ = r.wait()
+		}
+	})
+	return r
+}
+
+// wait waits for wirelab to exit and returns how it ended.
+func (r *bgRun) wait() error {
+	if !r.ended {
+		r.err, r.ended = <-r.exited, true
+	}
+	return r.err
+}
+
+// waitFor polls ready until it holds; it fails the test if wirelab exits first or 3
+// minutes pass. what says what was awaited.
+func (r *bgRun) waitFor(t *testing.T, ready func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !ready() {
+		select {
+		case err := <-r.exited:
+			r.err, r.ended = err, true
+			t.Fatalf("wirelab %s ended before %s: %v\n%s", strings.Join(r.cmd.Args, " "), what(), err, r.log.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 3 minutes:\n%s", what(), r.log.String())
+		}
+	}
 }
 
 // onePoint reads a run's only point and fails unless it was measured.

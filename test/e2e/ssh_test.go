@@ -146,45 +146,22 @@ func TestSSHKill9DeadmanAndDown(t *testing.T) {
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	state, out := t.TempDir(), t.TempDir()
 	const ttl = 6 * time.Second
-	cmd := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--rtt", "20ms", "--threads", "4", "--duration", "120s",
+	// Cleanups run last first: wirelab is killed (startInClient's) before this down.
+	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
+	r := startInClient(t, p, state, "run", "--hosts", inv, "--rate", "20mbit", "--rtt", "20ms", "--threads", "4", "--duration", "120s",
 		"--tables", "1", "--table-size", "10000", "--deadman-ttl", ttl.String(), "--out", out)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	killed := false
-	defer func() {
-		if !killed {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = inClient(p, state, "down", "--hosts", inv).Run()
-	}()
 	shaped := func() bool {
 		q, _ := exec.Command("ip", "netns", "exec", p.NSA, "tc", "qdisc", "show", "dev", "eth0").Output()
 		return strings.Contains(string(q), "htb")
 	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for !(shaped() && delayLineUp(p) && sysbenchRuns(p)) {
-		select {
-		case err := <-exited:
-			killed = true
-			t.Fatalf("wirelab run --hosts ended before the load ran: %v\n%s", err, log.String())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no shaped load within 3 minutes (shaped %v, delay line %v, sysbench %v)", shaped(), delayLineUp(p), sysbenchRuns(p))
-		}
-	}
+	r.waitFor(t, func() bool { return shaped() && delayLineUp(p) && sysbenchRuns(p) }, func() string {
+		return fmt.Sprintf("shaped load (shaped %v, delay line %v, sysbench %v)", shaped(), delayLineUp(p), sysbenchRuns(p))
+	})
 	time.Sleep(2 * time.Second)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
-	killed = true
+	_ = r.wait()
 	start := time.Now()
 	// The switch polls every TTL/10 and undoes once the renewal is older than the TTL,
 	// counted from the last renewal (at most TTL/3 before the kill).
@@ -201,7 +178,7 @@ func TestSSHKill9DeadmanAndDown(t *testing.T) {
 	}
 	// sysbench ends when its SSH session is gone (its output pipe closes) or at its
 	// --time; down does not chase it: give it the time a broken pipe takes.
-	deadline = time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for sysbenchRuns(p) && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 	}
