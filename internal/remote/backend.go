@@ -81,8 +81,8 @@ func Opener(o Options) study.Opener {
 }
 
 // Open connects to the inventory's client and server, checks everything a study needs
-// there before it changes anything (the NIC, the programs, netem for delay), then stages
-// wirelab on both. A failure after staging removes what was staged.
+// there before it changes anything (the NIC, the programs, netem or NFQUEUE for delay),
+// then stages wirelab on both. A failure after staging removes what was staged.
 func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
