@@ -32,7 +32,8 @@ func cmdAgent(p *Process, args []string) error {
 		"wirelab agent deadman --ttl 30s --renew /tmp/wirelab-x/deadman.renew --undo /tmp/wirelab-x/deadman.undo")
 	ttl := fs.Duration("ttl", 0, "how old the renewal file's mtime may get before the undo runs")
 	renew := fs.String("renew", "", "the renewal file wirelab touches")
-	undoPath := fs.String("undo", "", "the undo file: tc and ip commands, one a line")
+	undoPath := fs.String("undo", "", "the undo file: tc, ip and iptables commands, one a line")
+	delayerPid := fs.String("delayer-pid", "", "the delay line's pid file: the delayer it names is stopped after the undo")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func cmdAgent(p *Process, args []string) error {
 		case <-ctx.Done():
 		}
 	}()
-	d := &hosts.Deadman{Renew: *renew, TTL: *ttl, Undo: undo, Runner: execx.OS{},
+	d := &hosts.Deadman{Renew: *renew, TTL: *ttl, Undo: undo, DelayerPid: *delayerPid, Runner: execx.OS{},
 		Log: p.Logger.With("component", "deadman")}
 	if err := d.Watch(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("agent deadman: %w", err)

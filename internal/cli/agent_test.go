@@ -22,7 +22,7 @@ func TestAgentDeadmanFlagsAndUndoFile(t *testing.T) {
 	}
 	p2, _, e2, _ := testProcess(t, true)
 	code := Main([]string{"agent", "deadman", "--ttl", "1s", "--renew", filepath.Join(dir, "renew"), "--undo", undo}, p2)
-	if code != 1 || !strings.Contains(e2.String(), "only tc and ip commands") {
+	if code != 1 || !strings.Contains(e2.String(), "only tc, ip and iptables commands") {
 		t.Errorf("an undo file with rm: exit %d, %q", code, e2.String())
 	}
 	p3, o3, _, _ := testProcess(t, true)

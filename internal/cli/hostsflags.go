@@ -57,7 +57,7 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	}
 	for _, n := range []string{"server-dsn", "server-password-file", "server-tls-dir", "shaper", "driver", "scale"} {
 		if given(h.fs, n) {
-			return nil, usagef("--hosts: --%s does not apply on real hosts (the inventory names the server; the client's NIC is shaped with HTB, and netem for delay); drop it", n)
+			return nil, usagef("--hosts: --%s does not apply on real hosts (the inventory names the server; the client's NIC is shaped with HTB, and netem or wirelab's delay line for delay); drop it", n)
 		}
 	}
 	if k, err := b.engine.kind(); err != nil {

@@ -82,3 +82,25 @@ func DetectNetem(ctx context.Context, h Host) (bool, error) {
 	_, err := h.Run(ctx, "tc", "qdisc", "add", "dev", dev, "root", "netem", "delay", "1ms")
 	return err == nil, nil
 }
+
+// DetectNFQueue reports whether h's iptables (ip6tables for ipv6) can send packets to an
+// NFQUEUE, by adding such a rule to a chain of its own that no hook jumps to, so no packet
+// ever meets it, and removing the chain again. No iptables is a no.
+func DetectNFQueue(ctx context.Context, h Host, ipv6 bool) bool {
+	cmd, chain := "iptables", "WIRELAB-PROBE"
+	if ipv6 {
+		cmd = "ip6tables"
+	}
+	drop := func() {
+		for _, op := range []string{"-F", "-X"} {
+			_, _ = h.Run(context.WithoutCancel(ctx), cmd, "-t", "mangle", op, chain)
+		}
+	}
+	drop()
+	if _, err := h.Run(ctx, cmd, "-t", "mangle", "-N", chain); err != nil {
+		return false
+	}
+	defer drop()
+	_, err := h.Run(ctx, cmd, "-t", "mangle", "-A", chain, "-j", "NFQUEUE", "--queue-num", "0")
+	return err == nil
+}

@@ -19,11 +19,14 @@ import (
 // times are the host's own (touch sets the mtime), so clock skew between the machines
 // does not matter.
 type Deadman struct {
-	Renew  string        // the renewal file
-	TTL    time.Duration // how old the renewal may get
-	Undo   [][]string    // the commands that remove the shaping (UndoShape)
-	Runner execx.Runner  // runs them; execx.OS{} on the host
-	Log    *slog.Logger
+	Renew string        // the renewal file
+	TTL   time.Duration // how old the renewal may get
+	Undo  [][]string    // the commands that remove the shaping (UndoFile)
+	// DelayerPid is the delay line's pid file, "" for none: once Undo has removed the rules
+	// that feed it, the delayer it names is stopped too.
+	DelayerPid string
+	Runner     execx.Runner // runs them; execx.OS{} on the host
+	Log        *slog.Logger
 	// Now and Poll are for tests: the clock, and how often the file is looked at
 	// (0 = TTL/10 within 50 ms..1 s).
 	Now  func() time.Time
@@ -66,7 +69,11 @@ func (d *Deadman) Watch(ctx context.Context) error {
 		}
 	}
 	log.Info("deadman: removing the shaping", "reason", reason)
-	return RunUndo(context.WithoutCancel(ctx), d.Runner, d.Undo)
+	undo := d.Undo
+	if d.DelayerPid != "" {
+		undo = append(undo[:len(undo):len(undo)], retire(d.DelayerPid, delayerMark))
+	}
+	return RunUndo(context.WithoutCancel(ctx), d.Runner, undo)
 }
 
 // age is how long ago the renewal file was touched; false when it is missing.
@@ -94,12 +101,15 @@ func RunUndo(ctx context.Context, r execx.Runner, cmds [][]string) error {
 }
 
 // alreadyGone reports whether err only says that what a teardown command removes is not
-// there (tc and ip's messages).
+// there (tc, ip and iptables' messages), or that the program is not installed, so it made
+// nothing to remove (iptables on a client that shapes rate only).
 func alreadyGone(err error) bool {
 	s := err.Error()
 	for _, m := range []string{
 		"Cannot delete qdisc with handle of zero", "Cannot find specified qdisc",
 		"Cannot find device", "No such file or directory", "Invalid handle", "does not exist",
+		"No chain/target/match by that name", "Bad rule (does a matching rule exist",
+		"executable file not found", "exited with status 127",
 	} {
 		if strings.Contains(s, m) {
 			return true
@@ -124,7 +134,7 @@ func FormatUndo(cmds [][]string) (string, error) {
 }
 
 // ParseUndo reads an undo file back; blank lines and lines starting with # are skipped.
-// Only tc and ip commands are accepted: the switch runs as root on a real host.
+// Only tc, ip and iptables commands are accepted: the switch runs as root on a real host.
 func ParseUndo(s string) ([][]string, error) {
 	var out [][]string
 	for i, line := range strings.Split(s, "\n") {
@@ -133,8 +143,8 @@ func ParseUndo(s string) ([][]string, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if f[0] != "tc" && f[0] != "ip" {
-			return nil, fmt.Errorf("undo file line %d: %q: only tc and ip commands may be undone", i+1, line)
+		if f[0] != "tc" && f[0] != "ip" && f[0] != "iptables" && f[0] != "ip6tables" {
+			return nil, fmt.Errorf("undo file line %d: %q: only tc, ip and iptables commands may be undone", i+1, line)
 		}
 		out = append(out, f)
 	}

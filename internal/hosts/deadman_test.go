@@ -113,12 +113,12 @@ func TestRunUndoToleratesWhatIsGone(t *testing.T) {
 }
 
 func TestUndoFileRoundTrip(t *testing.T) {
-	s, err := FormatUndo(UndoShape("eth0"))
+	s, err := FormatUndo(UndoFile("eth0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	back, err := ParseUndo("# wirelab\n\n" + s)
-	if err != nil || joinAll(back) != joinAll(UndoShape("eth0")) {
+	if err != nil || joinAll(back) != joinAll(UndoFile("eth0")) {
 		t.Errorf("round trip: %q, %v", back, err)
 	}
 	if _, err := ParseUndo("rm -rf /\n"); err == nil {
@@ -126,5 +126,29 @@ func TestUndoFileRoundTrip(t *testing.T) {
 	}
 	if _, err := FormatUndo([][]string{{"tc", "a b"}}); err == nil {
 		t.Error("a word with a blank: want it refused")
+	}
+}
+
+// With a delay line, the switch stops the delayer after the file's commands removed the
+// rules that feed it, so no packet is queued to a queue nobody reads.
+func TestDeadmanStopsTheDelayerLast(t *testing.T) {
+	f := &execx.Fake{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := &Deadman{Renew: filepath.Join(t.TempDir(), "renew"), TTL: time.Hour, Undo: UndoFile("eth0"),
+		DelayerPid: "/run/wirelab-delayer-eth0.pid", Runner: f}
+	if err := d.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lines := f.Lines()
+	if len(lines) != len(UndoFile("eth0"))+1 {
+		t.Fatalf("ran %d commands, want the file's %d and the delayer's stop:\n%s", len(lines), len(UndoFile("eth0")), strings.Join(lines, "\n"))
+	}
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "sh -c ") || !strings.Contains(last, "/run/wirelab-delayer-eth0.pid") || !strings.Contains(last, " __delayer ") {
+		t.Errorf("last command %q: want the delayer's stop by its pid file", last)
+	}
+	if !strings.HasPrefix(lines[0], "iptables -t mangle -D OUTPUT") {
+		t.Errorf("first command %q: want the rules removed first", lines[0])
 	}
 }

@@ -20,13 +20,15 @@ import (
 type RemoteLink struct {
 	Host   Host        // the client host
 	Target ShapeTarget // its NIC and the server's address
-	// Dir is a directory of wirelab's on the host holding the renewal and undo files
-	// and the switch's log; Agent is the wirelab binary there.
+	// Dir is a directory of wirelab's on the host holding the renewal and undo files,
+	// the switch's log and the delay line's log and stats; Agent is the wirelab binary
+	// there, which runs the switch and the delay line.
 	Dir, Agent string
 	TTL        time.Duration // the switch's TTL; 0 = 30 s
 	Log        *slog.Logger
 
 	mu      sync.Mutex
+	shaper  string
 	deadman Proc
 	stop    chan struct{}
 	done    chan struct{}
@@ -40,12 +42,23 @@ func (l *RemoteLink) renewFile() string { return path.Join(l.Dir, "deadman.renew
 // root writes (shaping needs root anyway), not in /tmp where anyone could plant one.
 func pidFile(nic string) string { return "/run/wirelab-deadman-" + nic + ".pid" }
 
-// retireScript stops the switch named in the pid file %[1]s if the file is ours and the
-// process is a switch (its command line has "agent deadman"), and waits up to 10 s for it
-// to undo and exit.
+// retireScript stops the process named in the pid file %[1]s if the file is ours and the
+// process is the one meant (its command line has the word %[2]s: a recycled pid is never
+// signalled), and waits up to 10 s for it to undo or release what it holds and exit.
 const retireScript = `f=%[1]s; [ -f "$f" ] && [ -O "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
-	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q ' agent deadman ' || exit 0; kill -TERM $p; i=0; ` +
+	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q -- %[2]s || exit 0; kill -TERM $p; i=0; ` +
 	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
+
+// Words of the command lines retire looks for: the switch's and the delayer's.
+const (
+	deadmanMark = " agent deadman "
+	delayerMark = " __delayer "
+)
+
+// retire is the command that stops the process of pidFile whose command line has mark.
+func retire(pidFile, mark string) []string {
+	return []string{"sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pidFile), ShellQuote(mark))}
+}
 
 func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo") }
 
@@ -66,7 +79,9 @@ func (l *RemoteLink) log() *slog.Logger {
 // Shape replaces any shaping of the target by c. If applying fails half-way, the NIC is
 // cleared, not left half-shaped.
 func (l *RemoteLink) Shape(ctx context.Context, c link.Condition) error {
-	p, err := PlanShape(l.Target, c)
+	t := l.Target
+	t.Agent, t.Dir = l.Agent, l.Dir
+	p, err := PlanShape(t, c)
 	if err != nil {
 		return err
 	}
@@ -83,7 +98,17 @@ func (l *RemoteLink) Shape(ctx context.Context, c link.Condition) error {
 				RunUndo(context.WithoutCancel(ctx), r, p.Undo))
 		}
 	}
+	l.mu.Lock()
+	l.shaper = p.Shaper
+	l.mu.Unlock()
 	return nil
+}
+
+// Shaper is how the last Shape made the link (Plan.Shaper), "" before any.
+func (l *RemoteLink) Shaper() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.shaper
 }
 
 // arm starts the switch and its renewal unless they run; a switch that already fired
@@ -99,12 +124,12 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 		l.stopRenewing()
 		l.deadman = nil
 	}
-	undo, err := FormatUndo(UndoShape(l.Target.NIC))
+	undo, err := FormatUndo(UndoFile(l.Target.NIC))
 	if err != nil {
 		return err
 	}
 	pf := pidFile(l.Target.NIC)
-	if _, err := l.Host.Run(ctx, "sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pf))); err != nil {
+	if _, err := l.Host.Run(ctx, retire(pf, deadmanMark)...); err != nil {
 		return fmt.Errorf("retire an earlier dead-man switch: %w", err)
 	}
 	if err := l.Host.Copy(ctx, strings.NewReader(undo), l.undoFile(), 0o600); err != nil {
@@ -114,7 +139,8 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}
 	p, err := l.Host.Start(ctx, "deadman", []string{l.Agent, "agent", "deadman",
-		"--ttl", l.ttl().String(), "--renew", l.renewFile(), "--undo", l.undoFile()},
+		"--ttl", l.ttl().String(), "--renew", l.renewFile(), "--undo", l.undoFile(),
+		"--delayer-pid", delayerPidFile(l.Target.NIC)},
 		path.Join(l.Dir, "deadman.log"))
 	if err != nil {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
@@ -185,7 +211,7 @@ func (l *RemoteLink) Clear(ctx context.Context) error {
 // ClearNIC removes wirelab's shaping of nic on h and retires its dead-man switch, without
 // any state of the run that made them: `wirelab down --hosts` after a kill -9.
 func ClearNIC(ctx context.Context, h Host, nic string) error {
-	if _, err := h.Run(ctx, "sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pidFile(nic)))); err != nil {
+	if _, err := h.Run(ctx, retire(pidFile(nic), deadmanMark)...); err != nil {
 		return fmt.Errorf("host %s: retire the dead-man switch of %s: %w", h.Name(), nic, err)
 	}
 	if err := RunUndo(ctx, Runner(h), UndoShape(nic)); err != nil {

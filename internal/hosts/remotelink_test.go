@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,8 @@ func TestRemoteLinkArmsBeforeShaping(t *testing.T) {
 	if got := h.files["/run/wirelab-deadman-eth0.pid"]; got != "1001\n" {
 		t.Errorf("pid file: %q", got)
 	}
-	if got := h.files["/tmp/wirelab-x/deadman.undo"]; got != "tc qdisc del dev eth0 ingress\ntc qdisc del dev eth0 root\nip link del wlifb-eth0\n" {
-		t.Errorf("undo file: %q", got)
+	if want, _ := FormatUndo(UndoFile("eth0")); h.files["/tmp/wirelab-x/deadman.undo"] != want {
+		t.Errorf("undo file: %q, want %q", h.files["/tmp/wirelab-x/deadman.undo"], want)
 	}
 	// A second point re-shapes without a second switch.
 	if err := l.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
@@ -80,24 +81,35 @@ func TestRemoteLinkUndoesAHalfShapedNIC(t *testing.T) {
 	}
 }
 
+// A dry run prints every command, the delay line's included: its delayer and rules start
+// after the switch, and Clear stops the switch.
 func TestDryHostPrintsEveryRemoteCommand(t *testing.T) {
 	var b bytes.Buffer
 	l := testLink(&DryHost{Host: "client1", W: &b})
-	if err := l.Shape(context.Background(), link.Condition{RateBps: 10_000_000}); err != nil {
+	l.Target.NFQueue = true
+	if err := l.Shape(context.Background(), link.Condition{RateBps: 10_000_000, Delay: 10 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Clear(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
+	undo, _ := FormatUndo(UndoFile("eth0"))
 	for _, w := range []string{
-		"client1: copy 80 bytes to /tmp/wirelab-x/deadman.undo (mode 600)",
+		"client1: copy " + strconv.Itoa(len(undo)) + " bytes to /tmp/wirelab-x/deadman.undo (mode 600)",
 		"client1: start deadman: setsid -f /tmp/wirelab-x/wirelab agent deadman --ttl 30s",
+		"--delayer-pid /run/wirelab-delayer-eth0.pid",
 		"client1: tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst 198.18.10.2/32 flowid 1:1",
+		"client1: /tmp/wirelab-x/wirelab __delayer --detach --queue 100,101 --delay 10ms",
+		"client1: iptables -t mangle -A WIRELAB-DELAY -d 198.18.10.2 -j NFQUEUE --queue-num 100",
+		"client1: iptables -t mangle -I INPUT 1 -j WIRELAB-DELAY",
 		"client1: stop deadman",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("dry run lacks %q:\n%s", w, out)
 		}
+	}
+	if l.Shaper() != "htb+nfqueue" {
+		t.Errorf("shaper %q after shaping delay without netem", l.Shaper())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"path"
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/link"
@@ -16,6 +17,13 @@ type ShapeTarget struct {
 	NIC   string     // the client NIC the traffic to the peer leaves by
 	Peer  netip.Addr // the server's address: the only traffic shaped, both directions
 	Netem bool       // the client's kernel has sch_netem
+	// NFQueue: the client's iptables can queue packets to user space. Without netem,
+	// delay, jitter and loss are then made by wirelab's delay line there, on the flows with
+	// the peer only.
+	NFQueue bool
+	// Agent is the wirelab binary staged on the client, which runs the delay line; Dir is
+	// the staged directory, which holds its log and stats. RemoteLink sets both from its own.
+	Agent, Dir string
 	// KeepPorts are TCP ports whose traffic with the peer is never shaped, as source or
 	// destination, either way: the SSH ports of client and server, so a wirelab that runs
 	// on the client itself keeps an unshaped control connection to the server.
@@ -27,22 +35,23 @@ type ShapeTarget struct {
 
 // Plan is the exact commands (argv, no shell) that shape a target and undo it.
 type Plan struct {
-	IFB   string     // the IFB device the return direction is shaped on
-	Apply [][]string // in order, on a NIC Undo has cleared
-	Undo  [][]string // idempotent: each tolerates what is already gone
+	IFB string // the IFB device the return direction is shaped on
+	// Shaper is how the link is made, as results record it: htb, htb+netem or htb+nfqueue.
+	Shaper string
+	Apply  [][]string // in order, on a NIC Undo has cleared
+	Undo   [][]string // idempotent: each tolerates what is already gone (UndoShape)
 }
 
-// ErrNetemNeeded is returned for delay, jitter or loss on a kernel without sch_netem: on a
-// real NIC there is no NFQUEUE delayer (it would queue every flow of the host).
-var ErrNetemNeeded = errors.New("delay, jitter and loss on a real NIC need sch_netem")
+// ErrNoDelayLine is returned for delay, jitter or loss on a client whose kernel has
+// neither sch_netem nor iptables' NFQUEUE.
+var ErrNoDelayLine = errors.New("delay, jitter and loss on a real NIC need sch_netem or iptables with NFQUEUE")
 
 // Handles of the plan, on the NIC and on the IFB alike: HTB root 1:, the shaped class 1:1
-// with its leaf 10:. Unclassified traffic (default 0) bypasses the classes through HTB's
-// direct queue, unshaped: there is no default class, because any class has a rate and
-// would cap the host's other traffic.
+// with its leaf 10: (link.HTBPlan's, major 1). Unclassified traffic (default 0) bypasses
+// the classes through HTB's direct queue, unshaped: there is no default class, because any
+// class has a rate and would cap the host's other traffic.
 const (
 	ShapedClass = "1:1" // its byte counters are a real-host study's wire bytes
-	leafHandle  = "10:"
 	// unlimitedClassRate is the class rate of an unlimited link (only delay or loss asked,
 	// or only counting): far above any NIC, so the class never holds a packet back.
 	unlimitedClassRate int64 = 100_000_000_000
@@ -67,23 +76,26 @@ func IFBName(nic string) string {
 //   - ingress: the NIC's ingress qdisc lets kept ports pass, then redirects (mirred) only
 //     src = peer packets to an IFB device, shaped the same way with a filter on src = peer.
 //
-// The leaf is netem (delay, jitter, loss, sized like the lab's) when c needs it, else a
-// pfifo sized like the lab's HTB leaf. Rates and bursts come from internal/link, so a
-// remote point is shaped with the lab's numbers.
+// Delay, jitter and loss are a netem leaf when the kernel has netem, else the delay line
+// (`wirelab __delayer`, detached) fed by iptables rules that queue only the flows with the
+// peer, kept ports excepted (delayQueues). The HTB cap, its leaf, the netem parameters, the
+// delayer's command line and its rules are internal/link's own plans, so a remote point is
+// shaped with the lab's numbers.
 func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
-	if err := c.Validate(); err != nil {
-		return Plan{}, fmt.Errorf("host %s: shape %s: %w", t.Host, t.NIC, err)
+	if err := CheckShape(t, c); err != nil {
+		return Plan{}, err
 	}
-	if t.NIC == "" || !t.Peer.IsValid() {
-		return Plan{}, fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
-	}
-	delayLine := c.NeedsDelayLine()
-	if delayLine && !t.Netem {
-		return Plan{}, fmt.Errorf("host %s: %s: %w; this kernel has none: load it (modprobe sch_netem) or shape rate only",
-			t.Host, c, ErrNetemNeeded)
+	delayLine, netem := c.NeedsDelayLine(), t.Netem
+	if delayLine && !netem && (t.Agent == "" || t.Dir == "") {
+		return Plan{}, fmt.Errorf("host %s: shape %s: the delay line needs wirelab staged on the host", t.Host, t.NIC)
 	}
 	ifb := IFBName(t.NIC)
-	p := Plan{IFB: ifb, Undo: UndoShape(t.NIC)}
+	p := Plan{IFB: ifb, Shaper: "htb", Undo: UndoShape(t.NIC)}
+	if delayLine && netem {
+		p.Shaper = "htb+netem"
+	} else if delayLine {
+		p.Shaper = "htb+nfqueue"
+	}
 	if c.Unlimited() && !delayLine && !t.Count {
 		return p, nil // an unshaped link: nothing to apply
 	}
@@ -93,7 +105,7 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 	}
 	ifbF := f
 	ifbF.dev = ifb
-	p.Apply = append(p.Apply, classPlan(t.NIC, c, delayLine)...)
+	p.Apply = append(p.Apply, classPlan(t.NIC, c, delayLine && netem)...)
 	// Egress: kept ports to HTB's direct queue (flowid 1:, the qdisc itself), then the peer.
 	prio := 1
 	for _, port := range t.KeepPorts {
@@ -106,7 +118,7 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 		[]string{"ip", "link", "add", ifb, "type", "ifb"},
 		[]string{"ip", "link", "set", "dev", ifb, "up"},
 	)
-	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine)...)
+	p.Apply = append(p.Apply, classPlan(ifb, c, delayLine && netem)...)
 	p.Apply = append(p.Apply, ifbF.filter("1:", 1, "src", "", 0, "flowid", ShapedClass),
 		[]string{"tc", "qdisc", "add", "dev", t.NIC, "handle", "ffff:", "ingress"})
 	// Ingress: kept ports match a filter with no action, which ends the filter walk and
@@ -120,7 +132,72 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 		}
 	}
 	p.Apply = append(p.Apply, f.filter("ffff:", prio, "src", "", 0, "action", "mirred", "egress", "redirect", "dev", ifb))
+	if delayLine && !netem {
+		p.Apply = append(p.Apply, delayLinePlan(t, c)...)
+	}
 	return p, nil
+}
+
+// CheckShape refuses, before anything is staged or changed, what PlanShape cannot shape:
+// a bad condition, a target without NIC or peer, and delay, jitter or loss on a client
+// with neither netem nor NFQUEUE.
+func CheckShape(t ShapeTarget, c link.Condition) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("host %s: shape %s: %w", t.Host, t.NIC, err)
+	}
+	if t.NIC == "" || !t.Peer.IsValid() {
+		return fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
+	}
+	if c.NeedsDelayLine() && !t.Netem && !t.NFQueue {
+		return fmt.Errorf("host %s: %s: %w; this kernel has neither: load one (modprobe sch_netem, or install iptables with xt_NFQUEUE) or shape rate only",
+			t.Host, c, ErrNoDelayLine)
+	}
+	return nil
+}
+
+// Files of the client's delay line. The pid file is per NIC in /run (root's, like the
+// switch's), so `down --hosts` finds the delayer without any state of the run.
+func delayerPidFile(nic string) string { return "/run/wirelab-delayer-" + nic + ".pid" }
+
+// delayQueues is the delay line's iptables plan on the client: the packets the client
+// sends to the peer (mangle OUTPUT) wait in one queue, those it receives from the peer
+// (INPUT) in the other, and the kept ports return first, as the tc filters keep them. The
+// hooks see local traffic only, so nothing the host forwards is ever queued.
+func delayQueues(t ShapeTarget) link.QueuePlan {
+	p := queueHooks(t.Peer.Is6())
+	for _, port := range t.KeepPorts {
+		for _, dir := range []string{"--dport", "--sport"} {
+			p.Pass = append(p.Pass, []string{"-p", "tcp", dir, strconv.Itoa(int(port))})
+		}
+	}
+	p.Queues = [][]string{{"-d", t.Peer.String()}, {"-s", t.Peer.String()}}
+	return p
+}
+
+// DelayRules is the command that lists the delay line's rules on t's client.
+func DelayRules(t ShapeTarget) []string {
+	return []string{queueHooks(t.Peer.Is6()).Cmd, "-t", "mangle", "-S", link.DelayChain}
+}
+
+// queueHooks is the part of the client's queue plan its undo needs: the command and the
+// hooks that jump to the chain.
+func queueHooks(ipv6 bool) link.QueuePlan {
+	cmd := "iptables"
+	if ipv6 {
+		cmd = "ip6tables"
+	}
+	return link.QueuePlan{Cmd: cmd, Hooks: []string{"OUTPUT", "INPUT"}}
+}
+
+// delayLinePlan starts the delayer (it returns once its queues are bound) and then adds
+// the rules that feed it, so no packet is queued to a queue nobody reads. The delay sits
+// before the HTB cap for what the client sends and after the IFB's for what it receives:
+// either way a packet pays both.
+func delayLinePlan(t ShapeTarget, c link.Condition) [][]string {
+	q := delayQueues(t)
+	start := append([]string{t.Agent}, link.DelayerArgs(c, q.Nums(), delayerPidFile(t.NIC),
+		path.Join(t.Dir, "delayer.log"), path.Join(t.Dir, "delayer.json"))...)
+	return append([][]string{start}, q.Apply()...)
 }
 
 // filterSpec is one device's u32 match on the peer address.
@@ -138,41 +215,47 @@ func (f filterSpec) filter(parent string, prio int, side, portDir string, port u
 	return append(cmd, verdict...)
 }
 
-// classPlan is the HTB root, the shaped class and its leaf on dev. The ingress redirect is
-// added last in PlanShape, so no packet reaches the IFB before it is shaped.
-func classPlan(dev string, c link.Condition, delayLine bool) [][]string {
+// classPlan is the HTB root, the shaped class and its leaf on dev: link's HTB plan with
+// HTB's direct queue as the default, and a netem leaf when netem makes the delay. The
+// ingress redirect is added last in PlanShape, so no packet reaches the IFB before it is
+// shaped.
+func classPlan(dev string, c link.Condition, netem bool) [][]string {
 	rateBps := c.RateBps
 	if c.Unlimited() {
 		rateBps = unlimitedClassRate
 	}
-	rate := strconv.FormatInt(rateBps, 10) + "bit"
-	burst := strconv.Itoa(link.HTBBurst(rateBps)) + "b"
-	out := [][]string{
-		{"tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb", "default", "0"},
-		{"tc", "class", "replace", "dev", dev, "parent", "1:", "classid", ShapedClass, "htb",
-			"rate", rate, "ceil", rate, "burst", burst, "cburst", burst,
-			"quantum", strconv.Itoa(link.HTBQuantum(rateBps))},
+	leaf := link.PfifoLeaf(c)
+	if netem {
+		leaf = link.NetemParams(c)
 	}
-	if !delayLine {
-		return append(out, []string{"tc", "qdisc", "replace", "dev", dev, "parent", ShapedClass,
-			"handle", leafHandle, "pfifo", "limit", strconv.Itoa(link.HTBLeafLimit(c.RateBps, c.Delay))})
+	var out [][]string
+	for _, args := range link.HTBPlan(dev, "root", "1", "0", rateBps, leaf) {
+		out = append(out, append([]string{"tc"}, args...))
 	}
-	leaf := []string{"tc", "qdisc", "replace", "dev", dev, "parent", ShapedClass, "handle", leafHandle,
-		"netem", "limit", strconv.Itoa(link.QueueLen(c.RateBps, c.Delay+c.Jitter)),
-		"delay", strconv.FormatInt(c.Delay.Microseconds(), 10) + "us"}
-	if c.Jitter > 0 {
-		leaf = append(leaf, strconv.FormatInt(c.Jitter.Microseconds(), 10)+"us")
-	}
-	if c.LossPct > 0 {
-		leaf = append(leaf, "loss", "random", strconv.FormatFloat(c.LossPct, 'f', -1, 64)+"%")
-	}
-	return append(out, leaf)
+	return out
 }
 
-// UndoShape is what removes any shaping PlanShape made on nic: its root and ingress
-// qdiscs (their classes and filters go with them; the kernel puts the NIC's default root
-// qdisc back) and the IFB device. The dead-man switch and `wirelab down` run it.
+// UndoShape is what removes any shaping PlanShape made on nic: the delay line's rules
+// (jumps first, for either address family: the peer's is not known here), then the
+// delayer, then the root and ingress qdiscs (their classes and filters go with them; the
+// kernel puts the NIC's default root qdisc back) and the IFB device. RemoteLink and
+// `wirelab down --hosts` run it over SSH.
 func UndoShape(nic string) [][]string {
+	return append(append(undoRules(), StopDelayer(nic)), undoQdiscs(nic)...)
+}
+
+// UndoFile is UndoShape without stopping the delayer, which is a shell script: what the
+// dead-man switch's undo file holds (tc, ip and iptables only); the switch stops the
+// delayer itself (Deadman.DelayerPid).
+func UndoFile(nic string) [][]string { return append(undoRules(), undoQdiscs(nic)...) }
+
+// StopDelayer is the command that stops the delay line of nic, named by its pid file, and
+// waits for it to release what it holds and exit.
+func StopDelayer(nic string) []string { return retire(delayerPidFile(nic), delayerMark) }
+
+func undoRules() [][]string { return append(queueHooks(false).Undo(), queueHooks(true).Undo()...) }
+
+func undoQdiscs(nic string) [][]string {
 	return [][]string{
 		{"tc", "qdisc", "del", "dev", nic, "ingress"},
 		{"tc", "qdisc", "del", "dev", nic, "root"},

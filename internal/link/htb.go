@@ -44,20 +44,37 @@ func HTBLeafLimit(rateBps int64, delay time.Duration) int {
 // quantum derived from r2q is out of range.
 func HTBQuantum(rateBps int64) int { return min(max(int(rateBps/8/10), frameBytes), 200_000) }
 
-// htbPlan returns the tc commands (arguments after "tc") that put an HTB rate cap on iface
-// under parent ("root" or a netem class) with the given handle major ("1", "2").
+// htbPlan returns the tc commands (arguments after "tc") that put the lab's HTB rate cap on
+// iface under parent ("root" or a netem class) with the given handle major ("1", "2"):
+// everything goes through the capped class.
 func htbPlan(iface, parent, major string, c Condition) [][]string {
-	burst := strconv.Itoa(HTBBurst(c.RateBps)) + "b"
-	rate := strconv.FormatInt(c.RateBps, 10) + "bit"
+	return HTBPlan(iface, parent, major, "1", c.RateBps, PfifoLeaf(c))
+}
+
+// HTBPlan returns the tc commands (arguments after "tc") of one HTB rate cap on dev under
+// parent ("root" or a class), handle major ("1", "2"): the qdisc, whose unclassified
+// traffic goes to class dflt ("1": the capped class; "0": HTB's direct queue, unshaped, as
+// a real NIC's other traffic must be), its one class major:1 at rateBps with the lab's
+// burst and quantum, and that class's leaf major0: (leaf is its kind and parameters:
+// PfifoLeaf, or NetemParams for delay in the kernel). The lab and real hosts both shape
+// with it.
+func HTBPlan(dev, parent, major, dflt string, rateBps int64, leaf []string) [][]string {
+	burst := strconv.Itoa(HTBBurst(rateBps)) + "b"
+	rate := strconv.FormatInt(rateBps, 10) + "bit"
 	return [][]string{
-		append(append([]string{"qdisc", "replace", "dev", iface}, parentArgs(parent)...),
-			"handle", major+":", "htb", "default", "1"),
-		{"class", "replace", "dev", iface, "parent", major + ":", "classid", major + ":1", "htb",
+		append(append([]string{"qdisc", "replace", "dev", dev}, parentArgs(parent)...),
+			"handle", major+":", "htb", "default", dflt),
+		{"class", "replace", "dev", dev, "parent", major + ":", "classid", major + ":1", "htb",
 			"rate", rate, "ceil", rate, "burst", burst, "cburst", burst,
-			"quantum", strconv.Itoa(HTBQuantum(c.RateBps))},
-		{"qdisc", "replace", "dev", iface, "parent", major + ":1", "handle", major + "0:",
-			"pfifo", "limit", strconv.Itoa(HTBLeafLimit(c.RateBps, c.Delay))},
+			"quantum", strconv.Itoa(HTBQuantum(rateBps))},
+		append([]string{"qdisc", "replace", "dev", dev, "parent", major + ":1", "handle", major + "0:"}, leaf...),
 	}
+}
+
+// PfifoLeaf is the leaf of a rate cap whose delay, if any, is made elsewhere: a FIFO of
+// HTBLeafLimit packets.
+func PfifoLeaf(c Condition) []string {
+	return []string{"pfifo", "limit", strconv.Itoa(HTBLeafLimit(c.RateBps, c.Delay))}
 }
 
 // parentArgs is how tc names a qdisc's place: "root" or "parent X:Y".

@@ -24,8 +24,13 @@ func (netemShaper) Name() string { return "netem" }
 
 // netemArgs are the tc arguments of the root netem qdisc of iface.
 func netemArgs(iface string, c Condition) []string {
-	args := []string{"qdisc", "replace", "dev", iface, "root", "handle", "1:", "netem",
-		"limit", strconv.Itoa(QueueLen(c.RateBps, c.Delay+c.Jitter)),
+	return append([]string{"qdisc", "replace", "dev", iface, "root", "handle", "1:"}, NetemParams(c)...)
+}
+
+// NetemParams is a netem qdisc making c's delay, jitter and loss (its kind and parameters,
+// after the handle): its limit holds the packets in flight over the delay.
+func NetemParams(c Condition) []string {
+	args := []string{"netem", "limit", strconv.Itoa(QueueLen(c.RateBps, c.Delay+c.Jitter)),
 		"delay", usec(c.Delay.Microseconds())}
 	if c.Jitter > 0 {
 		args = append(args, usec(c.Jitter.Microseconds()))

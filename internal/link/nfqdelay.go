@@ -26,41 +26,12 @@ import (
 // its pid and stats files; the log is kept for post-mortems.
 type nfqShaper struct{ proc string }
 
-// nfqChain is the mangle chain that holds the NFQUEUE rules, so teardown removes them all
-// without knowing which interfaces a previous Setup used.
-const (
-	nfqChain     = "WIRELAB-DELAY"
-	nfqBaseQueue = 100 // queue numbers are per namespace; one per egress interface from here
-	delayerSeed  = 1   // fixed: the same loss pattern every run
-)
-
 func (nfqShaper) Name() string { return "nfqueue" }
 
 // delayerArgs is the command line that starts the delayer detached inside the wire namespace.
 func delayerArgs(w Wire, c Condition) (string, []string) {
 	pid, log, stats := DelayerFiles(w)
-	queues := make([]string, len(w.Ifaces))
-	for i := range w.Ifaces {
-		queues[i] = strconv.Itoa(nfqBaseQueue + i)
-	}
-	return execx.InNetns(w.NS, w.Self, "__delayer", "--detach",
-		"--queue", strings.Join(queues, ","),
-		"--delay", c.Delay.String(), "--jitter", c.Jitter.String(),
-		"--loss", strconv.FormatFloat(c.LossPct, 'f', -1, 64),
-		"--max-queue", strconv.Itoa(QueueLen(c.RateBps, c.Delay+c.Jitter)),
-		"--seed", strconv.Itoa(delayerSeed),
-		"--pid-file", pid, "--log-file", log, "--stats-file", stats)
-}
-
-// nfqRules are the iptables commands (after "iptables") that send forwarded traffic to the
-// delayer, one queue per egress interface.
-func nfqRules(w Wire) [][]string {
-	cmds := [][]string{{"-t", "mangle", "-N", nfqChain}}
-	for i, ifc := range w.Ifaces {
-		cmds = append(cmds, []string{"-t", "mangle", "-A", nfqChain, "-o", ifc,
-			"-j", "NFQUEUE", "--queue-num", strconv.Itoa(nfqBaseQueue + i)})
-	}
-	return append(cmds, []string{"-t", "mangle", "-I", "FORWARD", "1", "-j", nfqChain})
+	return execx.InNetns(w.NS, w.Self, DelayerArgs(c, labQueues(w).Nums(), pid, log, stats)...)
 }
 
 func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Condition) (Applied, error) {
@@ -77,8 +48,8 @@ func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 		return Applied{}, fmt.Errorf("start delayer: %w", err)
 	}
 	pid := parsePidLine(string(out))
-	for _, args := range nfqRules(w) {
-		if _, err := inNS(ctx, r, w.NS, "iptables", args...); err != nil {
+	for _, cmd := range labQueues(w).Apply() {
+		if _, err := inNS(ctx, r, w.NS, cmd[0], cmd[1:]...); err != nil {
 			return Applied{}, fmt.Errorf("queue forwarded traffic to the delayer: %w", err)
 		}
 	}
@@ -86,7 +57,7 @@ func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 	if err != nil {
 		return Applied{}, err
 	}
-	rules, err := inNS(ctx, r, w.NS, "iptables", "-t", "mangle", "-S", nfqChain)
+	rules, err := inNS(ctx, r, w.NS, "iptables", "-t", "mangle", "-S", DelayChain)
 	if err != nil {
 		return Applied{}, fmt.Errorf("read back delayer rules: %w", err)
 	}
@@ -113,18 +84,22 @@ func parsePidLine(out string) int {
 
 func (s nfqShaper) Teardown(ctx context.Context, r execx.Runner, w Wire) error {
 	var errs []error
+	q := labQueues(w)
 	// The jump may have been inserted more than once by a crashed earlier run: remove all.
-	for range 8 {
-		if _, err := inNS(ctx, r, w.NS, "iptables", "-t", "mangle", "-D", "FORWARD", "-j", nfqChain); err != nil {
-			if !missing(err) {
-				errs = append(errs, fmt.Errorf("remove delayer jump: %w", err))
+	for _, h := range q.Hooks {
+		for range 8 {
+			cmd := q.Unhook(h)
+			if _, err := inNS(ctx, r, w.NS, cmd[0], cmd[1:]...); err != nil {
+				if !missing(err) {
+					errs = append(errs, fmt.Errorf("remove delayer jump: %w", err))
+				}
+				break
 			}
-			break
 		}
 	}
-	for _, op := range []string{"-F", "-X"} {
-		if _, err := inNS(ctx, r, w.NS, "iptables", "-t", "mangle", op, nfqChain); !missing(err) {
-			errs = append(errs, fmt.Errorf("remove delayer chain (%s): %w", op, err))
+	for _, cmd := range q.DropChain() {
+		if _, err := inNS(ctx, r, w.NS, cmd[0], cmd[1:]...); !missing(err) {
+			errs = append(errs, fmt.Errorf("remove delayer chain (%s): %w", cmd[3], err))
 		}
 	}
 	if err := s.stopDelayers(ctx, r, w); err != nil {

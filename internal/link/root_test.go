@@ -205,7 +205,7 @@ func TestRootDelayerThroughKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules, _ := execx.OS{}.Run(ctx, "ip", "netns", "exec", l.w, "iptables", "-t", "mangle", "-S")
-	if strings.Contains(string(rules), nfqChain) || strings.Contains(string(rules), "NFQUEUE") {
+	if strings.Contains(string(rules), DelayChain) || strings.Contains(string(rules), "NFQUEUE") {
 		t.Errorf("rules left after Clear:\n%s", rules)
 	}
 	pids, _ := execx.OS{}.Run(ctx, "ip", "netns", "pids", l.w)

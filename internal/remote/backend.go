@@ -81,8 +81,8 @@ func Opener(o Options) study.Opener {
 }
 
 // Open connects to the inventory's client and server, checks everything a study needs
-// there before it changes anything (the NIC, the programs, netem for delay), then stages
-// wirelab on both. A failure after staging removes what was staged.
+// there before it changes anything (the NIC, the programs, netem or NFQUEUE for delay),
+// then stages wirelab on both. A failure after staging removes what was staged.
 func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -116,17 +116,15 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := b.preflight(ctx); err != nil {
 		return fail(err)
 	}
-	netem := false
+	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)}
 	if needs.Condition.NeedsDelayLine() {
-		if netem, err = hosts.DetectNetem(ctx, b.client.h); err != nil {
+		if err := b.detectDelayLine(ctx); err != nil {
 			return fail(err)
 		}
 	}
-	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Netem: netem, Count: true,
-		KeepPorts: keepPorts(cl, sv)}
-	// Every plan is checked before a host is touched: delay on a kernel without netem is
-	// refused here, not half-way through a study.
-	if _, err := hosts.PlanShape(b.target, needs.Condition); err != nil {
+	// Every plan is checked before a host is touched: delay on a kernel with neither netem
+	// nor NFQUEUE is refused here, not half-way through a study.
+	if err := hosts.CheckShape(b.target, needs.Condition); err != nil {
 		return fail(err)
 	}
 	for _, h := range []*host{b.client, b.server} {
@@ -143,6 +141,25 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		return fail(err)
 	}
 	return b, nil
+}
+
+// detectDelayLine finds what makes delay on the client: netem, else the delay line
+// through NFQUEUE. A dry run cannot ask the kernel; it prints the probes and shows the
+// delay line's plan, which is what a kernel without netem gets.
+func (b *Backend) detectDelayLine(ctx context.Context) error {
+	netem, err := hosts.DetectNetem(ctx, b.client.h)
+	if err != nil {
+		return err
+	}
+	if b.o.DryRun != nil {
+		fmt.Fprintf(b.o.DryRun, "%s: # a dry run does not know whether this kernel has netem: shown is the plan without it (the NFQUEUE delay line); with netem the leaf is netem and no delayer starts\n", b.client.inv.Name)
+		netem = false
+	}
+	b.target.Netem = netem
+	if !netem {
+		b.target.NFQueue = hosts.DetectNFQueue(ctx, b.client.h, b.target.Peer.Is6())
+	}
+	return nil
 }
 
 // supported refuses, before anything is made, what this backend does not run: it
@@ -253,12 +270,10 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 }
 
 // Wire implements study.Backend: egress of the client's NIC delivers to the server, its
-// IFB (the ingress redirected) to the client.
+// IFB (the ingress redirected) to the client; the read-back has the qdiscs of both and the
+// delay line's rules when it runs.
 func (b *Backend) Wire() study.WireState {
-	shaper := "htb"
-	if b.cond.NeedsDelayLine() {
-		shaper = "htb+netem"
-	}
+	shaper := b.link.Shaper()
 	nic := b.target.NIC
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -266,6 +281,11 @@ func (b *Backend) Wire() study.WireState {
 	for _, dev := range []string{nic, hosts.IFBName(nic)} {
 		if out, err := b.client.h.Run(ctx, "tc", "qdisc", "show", "dev", dev); err == nil {
 			rb = append(rb, b.client.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
+		}
+	}
+	if strings.Contains(shaper, "nfqueue") {
+		if out, err := b.client.h.Run(ctx, hosts.DelayRules(b.target)...); err == nil {
+			rb = append(rb, b.client.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
 		}
 	}
 	return study.WireState{Shaper: shaper, ReadBack: strings.Join(rb, "; "),

@@ -75,13 +75,52 @@ func TestDryRunPrintsEveryRemoteStep(t *testing.T) {
 		"app: tc qdisc del dev eth1 root",
 		"rm -rf -- /tmp/wirelab-XXXXXX",
 	}
+	assertPrints(t, text, want...)
+	if i, j := strings.Index(text, "agent deadman"), strings.Index(text, "tc qdisc replace dev eth1 root"); i < 0 || j < 0 || i > j {
+		t.Errorf("the dead-man switch must be armed before the NIC is shaped:\n%s", text)
+	}
+}
+
+// With delay, a dry run shows the delay line a client without netem gets: the probes,
+// the delayer started from the staged binary, and the rules that queue only the flows
+// with the server's data address, both SSH ports returned first; its teardown removes
+// them.
+func TestDryRunPrintsTheDelayLine(t *testing.T) {
+	var out bytes.Buffer
+	st := study.NewBandwidth(study.BandwidthOptions{
+		Bench: study.Bench{Threads: []int{1}, Duration: time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: engine.MariaDB},
+		Slow: link.Condition{RateBps: 20_000_000, Delay: 10 * time.Millisecond}, Fast: link.Condition{Delay: 10 * time.Millisecond},
+		Experiments: []string{"n1"}})
+	if err := DryRun(context.Background(), dryOptions(t, &out), st); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	want := []string{
+		"app: tc qdisc add dev wlprobe0 root netem delay 1ms",
+		"app: # a dry run does not know whether this kernel has netem",
+		"app: iptables -t mangle -A WIRELAB-PROBE -j NFQUEUE --queue-num 0",
+		"--delayer-pid /run/wirelab-delayer-eth1.pid",
+		"app: /tmp/wirelab-XXXXXX/wirelab __delayer --detach --queue 100,101 --delay 10ms",
+		"app: iptables -t mangle -A WIRELAB-DELAY -p tcp --dport 2222 -j RETURN",
+		"app: iptables -t mangle -A WIRELAB-DELAY -d 198.18.21.2 -j NFQUEUE --queue-num 100",
+		"app: iptables -t mangle -A WIRELAB-DELAY -s 198.18.21.2 -j NFQUEUE --queue-num 101",
+		"app: iptables -t mangle -I OUTPUT 1 -j WIRELAB-DELAY",
+		"app: iptables -t mangle -X WIRELAB-DELAY",
+	}
+	assertPrints(t, text, want...)
+	if strings.Contains(text, "handle 10: netem") {
+		t.Errorf("the delay line's plan has no netem leaf:\n%s", text)
+	}
+}
+
+// assertPrints fails for each of want that the dry run's text lacks.
+func assertPrints(t *testing.T, text string, want ...string) {
+	t.Helper()
 	for _, w := range want {
 		if !strings.Contains(text, w) {
 			t.Errorf("dry run lacks %q:\n%s", w, text)
 		}
-	}
-	if i, j := strings.Index(text, "agent deadman"), strings.Index(text, "tc qdisc replace dev eth1 root"); i < 0 || j < 0 || i > j {
-		t.Errorf("the dead-man switch must be armed before the NIC is shaped:\n%s", text)
 	}
 }
 

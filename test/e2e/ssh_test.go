@@ -54,7 +54,7 @@ func inClient(p *nstest.SSHPair, stateDir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// assertHostsClean fails unless the client's NIC is unshaped, its IFB gone, no wirelab
+// assertHostsClean fails unless the client's NIC is unshaped, its IFB and delay line gone, no wirelab
 // directory is left on the hosts (they share this machine's /tmp) and nothing of
 // wirelab's runs in either namespace (sshd, which the pair started, may).
 func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
@@ -65,6 +65,9 @@ func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
 	}
 	if exec.Command("ip", "-n", p.NSA, "link", "show", "dev", "wlifb-eth0").Run() == nil {
 		t.Errorf("the client's IFB wlifb-eth0 is still there")
+	}
+	if err := delayLineGone(p); err != nil {
+		t.Errorf("the client's delay line: %v", err)
 	}
 	dirs, _ := filepath.Glob("/tmp/wirelab-*")
 	for _, d := range dirs {
@@ -134,79 +137,49 @@ func TestSSHBandwidthQuick(t *testing.T) {
 	assertHostsClean(t, p, before)
 }
 
-// TestSSHKill9DeadmanAndDown kills wirelab with SIGKILL in the middle of a run on the SSH
-// hosts: the client's shaping must be gone within the dead-man switch's TTL without any
-// help, and `wirelab down --hosts` must remove the rest (the server, the directories).
+// TestSSHKill9DeadmanAndDown kills wirelab with SIGKILL in the middle of a delayed run on
+// the SSH hosts: the client's shaping, the delay line's rules and its delayer included,
+// must be gone within the dead-man switch's TTL without any help, and `wirelab down
+// --hosts` must remove the rest (the server, the directories).
 func TestSSHKill9DeadmanAndDown(t *testing.T) {
 	p, inv := sshHosts(t, "198.18.13.1", "198.18.13.2")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	state, out := t.TempDir(), t.TempDir()
 	const ttl = 6 * time.Second
-	cmd := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "4", "--duration", "120s",
+	// Cleanups run last first: wirelab is killed (startInClient's) before this down.
+	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
+	r := startInClient(t, p, state, "run", "--hosts", inv, "--rate", "20mbit", "--rtt", "20ms", "--threads", "4", "--duration", "120s",
 		"--tables", "1", "--table-size", "10000", "--deadman-ttl", ttl.String(), "--out", out)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	killed := false
-	defer func() {
-		if !killed {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		_ = inClient(p, state, "down", "--hosts", inv).Run()
-	}()
 	shaped := func() bool {
 		q, _ := exec.Command("ip", "netns", "exec", p.NSA, "tc", "qdisc", "show", "dev", "eth0").Output()
 		return strings.Contains(string(q), "htb")
 	}
-	running := func() bool {
-		o, _ := exec.Command("ip", "netns", "pids", p.NSA).Output()
-		for _, pid := range strings.Fields(string(o)) {
-			if c, _ := os.ReadFile("/proc/" + pid + "/comm"); strings.TrimSpace(string(c)) == "sysbench" {
-				return true
-			}
-		}
-		return false
-	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for !(shaped() && running()) {
-		select {
-		case err := <-exited:
-			killed = true
-			t.Fatalf("wirelab run --hosts ended before the load ran: %v\n%s", err, log.String())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no shaped load within 3 minutes (shaped %v, sysbench %v)", shaped(), running())
-		}
-	}
+	r.waitFor(t, func() bool { return shaped() && delayLineUp(p) && sysbenchRuns(p) }, func() string {
+		return fmt.Sprintf("shaped load (shaped %v, delay line %v, sysbench %v)", shaped(), delayLineUp(p), sysbenchRuns(p))
+	})
 	time.Sleep(2 * time.Second)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
-	killed = true
+	_ = r.wait()
 	start := time.Now()
 	// The switch polls every TTL/10 and undoes once the renewal is older than the TTL,
 	// counted from the last renewal (at most TTL/3 before the kill).
-	for shaped() {
+	for shaped() || delayLineGone(p) != nil {
 		if time.Since(start) > ttl+3*time.Second {
-			t.Fatalf("the client's NIC is still shaped %s after SIGKILL (TTL %s)", time.Since(start).Round(time.Second), ttl)
+			t.Fatalf("the client's NIC is still shaped %s after SIGKILL (TTL %s): tc %v, delay line: %v",
+				time.Since(start).Round(time.Second), ttl, shaped(), delayLineGone(p))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("shaping removed by the dead-man switch %s after SIGKILL (TTL %s)", time.Since(start).Round(100*time.Millisecond), ttl)
+	t.Logf("shaping and delay line removed by the dead-man switch %s after SIGKILL (TTL %s)", time.Since(start).Round(100*time.Millisecond), ttl)
 	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
 		t.Fatalf("down --hosts: %v\n%s", err, b)
 	}
 	// sysbench ends when its SSH session is gone (its output pipe closes) or at its
 	// --time; down does not chase it: give it the time a broken pipe takes.
-	deadline = time.Now().Add(15 * time.Second)
-	for running() && time.Now().Before(deadline) {
+	deadline := time.Now().Add(15 * time.Second)
+	for sysbenchRuns(p) && time.Now().Before(deadline) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	assertHostsClean(t, p, before)
