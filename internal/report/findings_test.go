@@ -346,3 +346,28 @@ func TestScopeNamesMeasuredThreads(t *testing.T) {
 		}
 	}
 }
+
+// A real 5 s-point run (make run): every point has two batches. The report must not call
+// a threefold drop no difference, print an interval clipped at 0.00 or unbounded, or
+// claim more batches than there were.
+func TestQuickRunIsHonest(t *testing.T) {
+	md := Markdown(mustBuild(t, quickFixture()))
+	f := findingsOf(t, quickFixture())
+	for _, bad := range []string{"no measurable difference", "CI 0.00", "unbounded", "about 10 batches", "helps", "hurts"} {
+		if strings.Contains(f, bad) {
+			t.Errorf("the quick report's findings say %q:\n%s", bad, f)
+		}
+	}
+	if strings.Contains(md, "CI 0.00") || strings.Contains(md, "unbounded") {
+		t.Errorf("the quick report prints a clipped or unbounded interval")
+	}
+	for _, want := range []string{
+		"batch means: 2 batches a point",
+		"8 threads: 1837 → 827.2, 0.45×, too short to tell (no CI: 2 batches a side; every measured second lower: 729.0–915.0 vs 1468–2137 TPS)",
+		"To tell: 5 s points give 2 batches a side; use --duration 20s or --repeat 3.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the quick report lacks %q", want)
+		}
+	}
+}
