@@ -160,7 +160,7 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 			}
 		}
 		if n == 0 && o.series == nil {
-			return nil, noProfiles(dir, r)
+			return nil, noProfiles(dir, r, r.Points)
 		}
 		if first == nil {
 			first = r
@@ -173,7 +173,7 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 		}
 	}
 	if profiles == 0 {
-		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(slices.Sorted(maps.Keys(o.series)), ",")+")", first)
+		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(slices.Sorted(maps.Keys(o.series)), ",")+")", first, pts)
 	}
 	fits, err := model.Group(pts)
 	if err != nil {
@@ -182,10 +182,10 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 	return fits, nil
 }
 
-// noProfiles is the error for points without a per-transaction profile, with the command
-// that measures them again.
-func noProfiles(where string, r *result.Run) error {
-	return fmt.Errorf("predict: %s has no per-transaction profiles (results.json from a wirelab before schema 2, or no point completed a transaction): re-run with this version: %s", where, report.RerunCommand(r))
+// noProfiles is the error for points without a per-transaction profile, saying why they
+// have none.
+func noProfiles(where string, r *result.Run, pts []result.Point) error {
+	return fmt.Errorf("predict: %s has no per-transaction profiles: %s", where, report.NoProfileText(r, pts))
 }
 
 func runPredict(p *Process, o predictOptions) error {

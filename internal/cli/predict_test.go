@@ -113,8 +113,8 @@ func TestPredictRefusesBadInput(t *testing.T) {
 		{"bad crossover", []string{"--from", dir, "--crossover", "tls"}, 2, "--crossover \"tls\": want compression"},
 		{"bad threads", []string{"--from", dir, "--threads", "0"}, 2, "--threads"},
 		{"unknown series", []string{"--from", dir, "--series", "1gbit"}, 2, "--series \"1gbit\": not in"},
-		{"older schema", []string{"--from", old}, 1, "re-run with this version: wirelab study bandwidth"},
-		{"older schema, one series", []string{"--from", old, "--series", "20mbit"}, 1, "re-run with this version: wirelab study bandwidth"},
+		{"older schema", []string{"--from", old}, 1, "a run of this version records them: wirelab study bandwidth"},
+		{"older schema, one series", []string{"--from", old, "--series", "20mbit"}, 1, "a run of this version records them: wirelab study bandwidth"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errs := runPredictCmd(t, c.args...)
