@@ -92,7 +92,7 @@ lab() {
 	      ratio("20mbit compression", "20mbit plain", "(reference)")
 	      ratio("unlimited tunnel", "unlimited plain", "(reference; part 6 compares relays)")
 	      ratio("unlimited tunnel mux off", "unlimited plain", "(reference)")
-	      ratio("unlimited compression", "unlimited plain", "(reference; measured 0.4x before)") }'
+	      ratio("unlimited compression", "unlimited plain", "(reference)") }'
 	echo
 	echo "(results.json and logs: $labdir; tunnel --stats lines in each lab's tunnel-*.log)"
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -109,6 +110,9 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	}
 	if *b.repeat < 1 || *b.repeat > 100 {
 		return s, fmt.Errorf("--repeat %d: want 1..100", *b.repeat)
+	}
+	if err := lab.CheckBufferPool(*b.pool); err != nil {
+		return s, err
 	}
 	s.OutDir, err = outDir(*b.out, study)
 	return s, err
@@ -215,9 +219,19 @@ func applyQuick(fs *flag.FlagSet, quick bool, values map[string]string) error {
 
 // given reports whether the user set the flag name.
 func given(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	return firstGiven(fs, func(n string) bool { return n == name }) != ""
+}
+
+// firstGiven is the first flag, in name order, that the user set and match accepts; ""
+// for none. Commands use it to refuse flags the rest of the command line makes moot.
+func firstGiven(fs *flag.FlagSet, match func(name string) bool) string {
+	named := ""
+	fs.Visit(func(f *flag.Flag) {
+		if named == "" && match(f.Name) {
+			named = f.Name
+		}
+	})
+	return named
 }
 
 // parseThreads parses "1,8,32": each 1..4096, no duplicates, at least one.

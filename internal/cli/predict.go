@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"math"
@@ -67,6 +68,10 @@ func cmdPredict(p *Process, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := predictModeFlags(fs); err != nil {
+		fs.Usage()
+		return err
+	}
 	o, err := predictFlags(from, against, series, rates, *rtt, *threads, *serverCores, *clientCores, *shaped, *cross)
 	if err != nil {
 		fs.Usage()
@@ -77,6 +82,37 @@ func cmdPredict(p *Process, args []string) error {
 		o.out = o.from[0]
 	}
 	return runPredict(p, o)
+}
+
+// predictModeFlags refuses, by name, a flag the chosen mode would parse and then ignore:
+// --against predicts each point on its own link, thread count and machine; --crossover
+// searches the rate itself and draws no chart; --json draws no chart either.
+func predictModeFlags(fs *flag.FlagSet) error {
+	ignored := []struct {
+		mode, why string
+		flags     []string
+	}{
+		{"against", "predicts each point of the run on its own link, at its own thread count, on the lab's machine",
+			[]string{"rate", "rtt", "threads", "out", "server-cores", "client-cores", "shaped", "crossover"}},
+		{"crossover", "searches the link rate itself and draws no chart", []string{"rate", "out"}},
+		{"json", "prints the prediction and draws no chart", []string{"out"}},
+	}
+	for _, m := range ignored {
+		if !given(fs, m.mode) {
+			continue
+		}
+		if n := firstGiven(fs, func(name string) bool { return slices.Contains(m.flags, name) }); n != "" {
+			return usagef("predict: --%s %s, so --%s would be ignored: drop it (e.g. %s)", m.mode, m.why, n, predictForm[m.mode])
+		}
+	}
+	return nil
+}
+
+// predictForm is each mode's accepted form, for the messages that refuse a flag.
+var predictForm = map[string]string{
+	"against":   "wirelab predict --from results/r20 --against results/r5",
+	"crossover": "wirelab predict --from results/quick --crossover compression --rtt 0.15ms --threads 32,256",
+	"json":      "wirelab predict --from results/quick --rate 50mbit --json",
 }
 
 // predictFlags validates every flag before anything is read.
@@ -160,7 +196,7 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 			}
 		}
 		if n == 0 && o.series == nil {
-			return nil, noProfiles(dir, r)
+			return nil, noProfiles(dir, r, r.Points)
 		}
 		if first == nil {
 			first = r
@@ -173,7 +209,7 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 		}
 	}
 	if profiles == 0 {
-		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(slices.Sorted(maps.Keys(o.series)), ",")+")", first)
+		return nil, noProfiles(strings.Join(o.from, ", ")+" (--series "+strings.Join(slices.Sorted(maps.Keys(o.series)), ",")+")", first, pts)
 	}
 	fits, err := model.Group(pts)
 	if err != nil {
@@ -182,10 +218,10 @@ func loadFits(o predictOptions) ([]*model.Fit, error) {
 	return fits, nil
 }
 
-// noProfiles is the error for points without a per-transaction profile, with the command
-// that measures them again.
-func noProfiles(where string, r *result.Run) error {
-	return fmt.Errorf("predict: %s has no per-transaction profiles (results.json from a wirelab before schema 2, or no point completed a transaction): re-run with this version: %s", where, report.RerunCommand(r))
+// noProfiles is the error for points without a per-transaction profile, saying why they
+// have none.
+func noProfiles(where string, r *result.Run, pts []result.Point) error {
+	return fmt.Errorf("predict: %s has no per-transaction profiles: %s", where, report.NoProfileText(r, pts))
 }
 
 func runPredict(p *Process, o predictOptions) error {

@@ -113,8 +113,13 @@ func TestPredictRefusesBadInput(t *testing.T) {
 		{"bad crossover", []string{"--from", dir, "--crossover", "tls"}, 2, "--crossover \"tls\": want compression"},
 		{"bad threads", []string{"--from", dir, "--threads", "0"}, 2, "--threads"},
 		{"unknown series", []string{"--from", dir, "--series", "1gbit"}, 2, "--series \"1gbit\": not in"},
-		{"older schema", []string{"--from", old}, 1, "re-run with this version: wirelab study bandwidth"},
-		{"older schema, one series", []string{"--from", old, "--series", "20mbit"}, 1, "re-run with this version: wirelab study bandwidth"},
+		{"--against with --rate", []string{"--from", dir, "--against", dir, "--rate", "1gbit"}, 2, "--against predicts each point of the run on its own link, at its own thread count, on the lab's machine, so --rate would be ignored"},
+		{"--against with --threads", []string{"--from", dir, "--against", dir, "--threads", "8"}, 2, "so --threads would be ignored: drop it (e.g. wirelab predict --from results/r20 --against results/r5)"},
+		{"--against with --rtt and --out", []string{"--from", dir, "--against", dir, "--rtt", "2ms", "--out", dir}, 2, "so --out would be ignored"},
+		{"--crossover with rates", []string{"--from", dir, "--crossover", "compression", "--rate", "1gbit,10gbit"}, 2, "--crossover searches the link rate itself and draws no chart, so --rate would be ignored"},
+		{"--json with --out", []string{"--from", dir, "--json", "--out", dir}, 2, "--json prints the prediction and draws no chart, so --out would be ignored"},
+		{"older schema", []string{"--from", old}, 1, "a run of this version records them: wirelab study bandwidth"},
+		{"older schema, one series", []string{"--from", old, "--series", "20mbit"}, 1, "a run of this version records them: wirelab study bandwidth"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errs := runPredictCmd(t, c.args...)

@@ -31,6 +31,9 @@ func cmdRun(p *Process, args []string) error {
 	if *channel != study.ChannelDirect && *channel != study.ChannelTunnel {
 		return usagef("--channel %q: want direct or tunnel", *channel)
 	}
+	if n := tunnelFlagGiven(fs); n != "" && *channel == study.ChannelDirect {
+		return usagef("run: --%s sets up the tunnel, and --channel direct uses none: add --channel tunnel or drop it", n)
+	}
 	topts, err := tf.options()
 	if err != nil {
 		return &UsageError{err}

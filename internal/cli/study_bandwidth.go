@@ -98,12 +98,7 @@ func studyBandwidth(p *Process, args []string) error {
 // bandwidthTunnelFlagsApply refuses --tunnel-* flags where no series uses the tunnel: only
 // N2 on an engine without protocol compression does.
 func bandwidthTunnelFlagsApply(fs *flag.FlagSet, bf *benchFlags, experiments []string) error {
-	var named string
-	fs.Visit(func(f *flag.Flag) {
-		if named == "" && strings.HasPrefix(f.Name, "tunnel-") {
-			named = f.Name
-		}
-	})
+	named := tunnelFlagGiven(fs)
 	if named == "" {
 		return nil
 	}

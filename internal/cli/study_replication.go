@@ -3,10 +3,12 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/replication"
 )
@@ -41,10 +43,12 @@ type replicationFlags struct {
 	quick, checkWire, awake, noWait                           *bool
 	link                                                      *link.Flags
 	tunnel                                                    *tunnelFlags
+	fs                                                        *flag.FlagSet // for which flags were given
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	f := &replicationFlags{
+		fs:        fs,
 		eng:       addEngineFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
@@ -142,7 +146,13 @@ func (f *replicationFlags) options() (replication.Options, error) {
 	if err := replication.CheckChannels(o.Engine, o.Channels); err != nil {
 		return o, err
 	}
+	if n := tunnelFlagGiven(f.fs); n != "" && !slices.Contains(o.Channels, replication.Tunnel) {
+		return o, fmt.Errorf("--%s sets up the tunnel, and --channels %s has none: add tunnel to --channels or drop it", n, channelList(o.Channels))
+	}
 	if o.Scenarios, err = parseScenarios(*f.scenarios); err != nil {
+		return o, err
+	}
+	if err := lab.CheckBufferPool(o.BufferPool); err != nil {
 		return o, err
 	}
 	if o.Precision, err = parsePercent("--precision", *f.precision, 0.5, 50); err != nil {

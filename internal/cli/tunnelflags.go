@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
@@ -17,6 +18,12 @@ type tunnelFlags struct {
 	window   *string
 	group    *string
 	timeout  *time.Duration
+}
+
+// tunnelFlagGiven is the first --tunnel-* flag the user set, "" for none: a command
+// refuses it where nothing it runs goes through the tunnel.
+func tunnelFlagGiven(fs *flag.FlagSet) string {
+	return firstGiven(fs, func(name string) bool { return strings.HasPrefix(name, "tunnel-") })
 }
 
 // addTunnelFlags registers the tunnel knobs; compress is the command's default mode.

@@ -31,6 +31,14 @@ func cmdUp(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
+	switch {
+	case *noDB && given(fs, "buffer-pool"):
+		return usagef("up: --buffer-pool sizes the server, and --no-db starts none: drop one of them")
+	case !*noDB:
+		if err := lab.CheckBufferPool(*pool); err != nil {
+			return &UsageError{err}
+		}
+	}
 	if err := requireRoot(p); err != nil {
 		return err
 	}

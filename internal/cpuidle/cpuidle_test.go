@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 func fakePaths(t *testing.T) Paths {
@@ -87,11 +89,9 @@ func TestDescribe(t *testing.T) {
 
 // The real device, as root: the kernel accepts the request and drops it on close.
 func TestKeepRealDevice(t *testing.T) {
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root")
-	}
+	nstest.SkipUnlessRoot(t)
 	if _, err := os.Stat(System.Device); err != nil {
-		t.Skip("no PM QoS device")
+		nstest.Unavailable(t, "no PM QoS device: %v", err)
 	}
 	before, err := Limit(System)
 	if err != nil {

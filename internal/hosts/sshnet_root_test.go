@@ -24,14 +24,7 @@ const (
 
 func skipUnlessSSHRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root and not -short: network namespaces, sshd, tc")
-	}
-	for _, p := range []string{nstest.SSHD, "ssh-keygen", "ip", "tc"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("needs %s (apt-get install openssh-server iproute2)", p)
-		}
-	}
+	nstest.SkipUnlessRoot(t, nstest.SSHD, "ssh-keygen", "ip", "tc")
 }
 
 type sshNet struct {

@@ -9,18 +9,18 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // On the real kernel: a process started into the lab's cgroup is in it from the start with
 // what it forks, Stop ends them all (cgroup.kill for the one that ignores SIGTERM), and the
 // cgroup can then be removed.
 func TestRealCgroupHoldsWhatItStarts(t *testing.T) {
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root: cgroup v2")
-	}
+	nstest.SkipUnlessRoot(t)
 	cg, err := DetectCgroups("/proc")
 	if err != nil {
-		t.Skipf("no cgroup v2 here: %v", err)
+		nstest.Unavailable(t, "no cgroup v2 here: %v", err)
 	}
 	id := "test" + strconv.Itoa(os.Getpid())
 	dir, err := cg.Create(id)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/mariadb"
@@ -75,6 +76,29 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 			Password: c.Password, Name: c.DB, CertDir: c.CertDir, Version: srv.Version()}
 	}
 	return srv, l.State.Save()
+}
+
+// BufferPoolForm is the accepted form of a buffer pool size, for messages.
+const BufferPoolForm = "a whole number of K, M or G bytes, 16M to 1024G, e.g. 512M or 1G"
+
+// minBufferPool is the smallest buffer pool accepted: below it MariaDB and PostgreSQL
+// raise or refuse the setting, so the server would not run with what was asked.
+const minBufferPool = 16 << 20
+
+// CheckBufferPool refuses a --buffer-pool size the servers would not take as given; it
+// runs before anything starts, since the value is written verbatim into my.cnf or
+// postgresql.conf and a bad one surfaces only as a server that fails to start.
+func CheckBufferPool(s string) error {
+	n := len(s)
+	if n < 2 {
+		return fmt.Errorf("--buffer-pool %q: want %s", s, BufferPoolForm)
+	}
+	mult := map[byte]int64{'K': 1 << 10, 'k': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}[s[n-1]]
+	v, err := strconv.ParseInt(s[:n-1], 10, 64)
+	if mult == 0 || err != nil || v <= 0 || v > 1<<40/mult || v*mult < minBufferPool {
+		return fmt.Errorf("--buffer-pool %q: want %s", s, BufferPoolForm)
+	}
+	return nil
 }
 
 // pgSize writes a MariaDB-style size ("1G") the way postgresql.conf spells it ("1GB").

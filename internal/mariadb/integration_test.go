@@ -20,16 +20,9 @@ import (
 // mysql) and the MariaDB binaries.
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root")
-	}
+	nstest.SkipUnlessRoot(t, "mariadb-install-db", "mariadb")
 	if _, err := findBinary("", "mariadbd"); err != nil {
-		t.Skip("mariadbd not installed")
-	}
-	for _, b := range []string{"mariadb-install-db", "mariadb"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed", b)
-		}
+		nstest.Unavailable(t, "mariadbd not installed")
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // nsRunner runs commands inside a network namespace.
@@ -71,10 +73,7 @@ func sink(t *testing.T, ns string) int {
 // and goes nowhere backwards, and a re-created class counts on from there. The down
 // direction names a device that does not exist, as an IFB before shaping.
 func TestAgentCountsARealHTBClass(t *testing.T) {
-	skipUnlessRoot(t)
-	if _, err := exec.LookPath("tc"); err != nil {
-		t.Skip("needs tc")
-	}
+	nstest.SkipUnlessRoot(t, "ip", "tc")
 	a, b, upIf, _ := twoNamespaces(t)
 	port := sink(t, b)
 	shapeUp(t, a, upIf, "198.18.251.2")

@@ -11,8 +11,8 @@ import (
 	"github.com/wirelab/wirelab/internal/stats"
 )
 
-// ErrNoProfile is returned when no point carries a per-transaction profile: results.json
-// was written by a wirelab older than schema 2, or every point failed.
+// ErrNoProfile is returned when no point carries a per-transaction profile
+// (result.NoProfileWhy says why).
 var ErrNoProfile = errors.New("no point carries a per-transaction profile")
 
 // Fit is one workload variant's cost per transaction, taken from measured points of the

@@ -13,21 +13,36 @@ import (
 	"time"
 )
 
-// SkipUnlessRoot skips the test unless it runs as root and every command is in PATH, and
-// under -short: `go test -short ./...` runs no lab, so it may run beside a measurement.
+// SkipUnlessRoot skips the test under -short (`go test -short ./...` runs no lab, so it
+// may run beside a measurement) and, through Unavailable, unless it runs as root with
+// every command in PATH.
 func SkipUnlessRoot(t testing.TB, commands ...string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no root integration tests")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("needs root")
+		Unavailable(t, "needs root")
 	}
 	for _, c := range commands {
 		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not installed", c)
+			Unavailable(t, "%s not installed", c)
 		}
 	}
+}
+
+// InCI reports whether the tests run in CI (CI=true, as .ci/run sets it): there the
+// machine is set up for every test, so a missing tool or privilege is a broken setup.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Unavailable ends a test whose machine lacks what it needs: a skip on a developer's
+// machine, a failure in CI, where a skip would let the test pass without running.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("CI=true and "+format+": CI runs every test, set the machine up (make deps, as root)", args...)
+	}
+	t.Skipf(format, args...)
 }
 
 // Netns creates a network namespace named wltest-<tag>-<pid> with only loopback up and

@@ -20,10 +20,10 @@ func skipUnlessRoot(t *testing.T) {
 	nstest.SkipUnlessRoot(t, "ip", "setpriv")
 	dir, err := postgres.FindBinDir()
 	if err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pgbench")); err != nil {
-		t.Skip("pgbench not installed")
+		nstest.Unavailable(t, "pgbench not installed")
 	}
 }
 

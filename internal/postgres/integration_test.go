@@ -23,10 +23,10 @@ func skipUnlessRoot(t *testing.T) string {
 	nstest.SkipUnlessRoot(t, "setpriv", "ip")
 	bin, err := FindBinDir()
 	if err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 	if _, _, err := dbserver.UserIDs(DefaultOSUser); err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 	return bin
 }

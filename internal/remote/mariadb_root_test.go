@@ -45,7 +45,7 @@ func TestRemoteMariaDBOverSSH(t *testing.T) {
 	nstest.SkipUnlessSSHD(t)
 	nstest.SkipUnlessRoot(t, "mariadb", "mariadb-install-db")
 	if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
-		t.Skip("needs mariadbd (apt-get install mariadb-server)")
+		nstest.Unavailable(t, "needs mariadbd (apt-get install mariadb-server)")
 	}
 	bin := nstest.WirelabBinary(t)
 	p := nstest.NewSSHPair(t, rootAddrA, rootAddrB)

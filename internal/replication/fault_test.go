@@ -13,18 +13,16 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root: network namespaces, tc, iptables, mariadbd")
-	}
-	for _, tool := range []string{"mariadbd", "sysbench", "iptables", "ip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
-				t.Skipf("%s not installed", tool)
-			}
+	nstest.SkipUnlessRoot(t, "sysbench", "iptables", "ip")
+	if _, err := exec.LookPath("mariadbd"); err != nil {
+		if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
+			nstest.Unavailable(t, "mariadbd not installed")
 		}
 	}
 }

@@ -23,7 +23,7 @@ func skipUnlessPostgres(t *testing.T) {
 	t.Helper()
 	nstest.SkipUnlessRoot(t, "ip", "iptables", "sysbench", "setpriv")
 	if _, err := postgres.FindBinDir(); err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 }
 

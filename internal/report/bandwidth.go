@@ -153,7 +153,7 @@ func (s *bwStudy) intro(r *result.Run) string {
 		txt += " Series with both compression and TLS are listed with all points at the end."
 	}
 	txt += " Read the tables like the 2019 post's: rows are client threads, columns are series, values are transactions per second."
-	return txt + " " + spreadNote(r.Spec.Repeat)
+	return txt + " " + spreadNote(s.g.estimates())
 }
 
 // table is rows = threads, columns = keys' TPS cells; withRatio adds keys[1] ÷ keys[0].
@@ -174,7 +174,7 @@ func (s *bwStudy) table(caption string, keys []bwKey, withRatio bool) Table {
 		if withRatio {
 			r := "–"
 			if ci, ok := tpsRatio(s.g.at(keys[0], th), s.g.at(keys[1], th)); ok {
-				r = ratioCell(ci)
+				r = ci.cell()
 			}
 			row = append(row, r)
 		}

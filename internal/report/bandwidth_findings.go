@@ -76,11 +76,9 @@ func (s *bwStudy) saturation() string {
 			continue
 		}
 		m, _ := c.tps()
-		pk, pkT := s.peak(k)
-		f := fmt.Sprintf("The %s link saturates at %s: utilisation %s, bottleneck network (N1, %s, %s: %s TPS). "+
-			"From there TPS stays flat: the peak is %s at %s, %s the %d-thread value.",
-			link.FormatRate(slow), threadsN(th), pct(u), k.label(), threadsN(th), num(m), num(pk), threadsN(pkT),
-			ratioOf(c, s.g.at(k, pkT)), th)
+		_, pkT := s.peak(k)
+		f := fmt.Sprintf("The %s link saturates at %s: utilisation %s, bottleneck network (N1, %s, %s: %s TPS). %s",
+			link.FormatRate(slow), threadsN(th), pct(u), k.label(), threadsN(th), num(m), s.afterSaturation(k, th, pkT))
 		if w, wT := s.peakWire(k); w > 0 {
 			f += fmt.Sprintf(" The wire peaked at %s MiB/s (%s Mbit/s, %s of %s) at %s.",
 				num(w/mib), num(w*8/1e6), pct(w*8/float64(slow)), link.FormatRate(slow), threadsN(wT))
@@ -88,14 +86,43 @@ func (s *bwStudy) saturation() string {
 		if len(s.links) > 1 {
 			fast := bwKey{s.links[len(s.links)-1], plain}
 			if fm, fT := s.peak(fast); fm > 0 {
-				f += fmt.Sprintf(" The %s link reaches %s TPS at %s, %s the %s peak: the network was the bottleneck.",
+				f += fmt.Sprintf(" The %s link reaches %s TPS at %s, %s the %s peak",
 					link.FormatRate(fast.rate), num(fm), threadsN(fT), ratioOf(s.g.at(k, pkT), s.g.at(fast, fT)), link.FormatRate(slow))
+				if ci, ok := tpsRatio(s.g.at(k, pkT), s.g.at(fast, fT)); ok && ci.Verdict == stats.Higher {
+					f += ": the network was the bottleneck"
+				}
+				f += "."
 			}
 		}
 		return f
 	}
 	return fmt.Sprintf("The %s link never saturated: its highest utilisation was %s at %d threads (bottleneck %s), below the %s that marks a full link.",
 		link.FormatRate(slow), pct(maxU), maxT, orDash(s.g.at(k, maxT).bottleneck()), pct(saturatedUtil))
+}
+
+// afterSaturation says what TPS does from the thread count th where the link filled up
+// to the series' peak at pkT, judged on their ratio: "From there TPS stays flat: …".
+func (s *bwStudy) afterSaturation(k bwKey, th, pkT int) string {
+	c, pk := s.g.at(k, th), s.g.at(k, pkT)
+	cite := fmt.Sprintf("the peak is %s at %s, %s the %d-thread value", num(s.must(k, pkT)), threadsN(pkT), ratioOf(c, pk), th)
+	ci, ok := tpsRatio(c, pk)
+	switch {
+	case pkT == th:
+		return "It peaks there."
+	case !ok:
+		return ""
+	case ci.Verdict == stats.NoDifference:
+		return "From there TPS stays flat: " + cite + "."
+	case ci.Verdict == stats.Higher:
+		return "From there TPS still rises: " + cite + "."
+	}
+	return "Whether TPS stays flat from there is " + tooShort + ": " + cite + "."
+}
+
+// must is the mean TPS of a cell known to have one.
+func (s *bwStudy) must(k bwKey, th int) float64 {
+	m, _ := s.tpsAt(k, th)
+	return m
 }
 
 // peakWire is the highest per-point mean wire rate in either direction, in bytes/s.
@@ -118,7 +145,7 @@ func (s *bwStudy) peakWire(k bwKey) (float64, int) {
 type ratioAt struct {
 	threads int
 	a, b    float64
-	ci      stats.RatioCI
+	ci      comparison
 }
 
 // ratios are variant ÷ plain at each thread count where both were measured.
@@ -136,30 +163,31 @@ func (s *bwStudy) ratios(a, b bwKey) []ratioAt {
 }
 
 func (r ratioAt) cite() string {
-	return fmt.Sprintf("%s: %s → %s, %s", threadsN(r.threads), num(r.a), num(r.b), ratioWithCI(r.ci))
+	return fmt.Sprintf("%s: %s → %s, %s", threadsN(r.threads), num(r.a), num(r.b), r.ci.withCI())
 }
 
-// ratioOf is b ÷ a of two cells as a finding quotes it: "1.08× (CI 1.07–1.09)".
+// ratioOf is b ÷ a of two cells as a finding quotes it: "1.08× (CI 1.07–1.09, 9
+// batches a side)".
 func ratioOf(a, b *cell) string {
 	ci, ok := tpsRatio(a, b)
 	if !ok {
 		return "–"
 	}
-	return ratioCell(ci)
+	return ci.cell()
 }
 
-// effectGroup is the thread counts where a variant had one effect, in thread order.
+// effectGroup is the thread counts where a variant had one verdict, in thread order.
 type effectGroup struct {
-	effect effect
+	effect stats.Verdict
 	rs     []ratioAt
 }
 
-// groupByEffect splits the ratios by effect, groups in order of first appearance.
+// groupByEffect splits the ratios by verdict, groups in order of first appearance.
 func groupByEffect(rs []ratioAt) []effectGroup {
 	var gs []effectGroup
-	idx := map[effect]int{}
+	idx := map[stats.Verdict]int{}
 	for _, r := range rs {
-		e := effectOf(r.ci)
+		e := r.ci.Verdict
 		i, ok := idx[e]
 		if !ok {
 			i = len(gs)
@@ -238,10 +266,12 @@ func (g effectGroup) extremes() []ratioAt {
 	return []ratioAt{lo, hi}
 }
 
-var compressionVerb = map[effect]string{better: "helps", worse: "hurts", noDifference: "makes no measurable difference"}
+var compressionVerb = map[stats.Verdict]string{stats.Higher: "helps", stats.Lower: "hurts",
+	stats.NoDifference: "makes no measurable difference", stats.TooShort: "cannot be told apart from plain (" + tooShort + ")"}
 
-// compression says where compression helps, hurts or makes no measurable difference on one
-// link, in the thread counts the run measured, and what limits it where it ends up. On an
+// compression says where compression helps, hurts, makes no measurable difference or
+// cannot be told apart from plain on one link, in the thread counts the run measured, and
+// what limits it where it ends up; where the run was too short, what would decide. On an
 // engine without protocol compression N2 is the tunnel, and the sentence says so.
 func (s *bwStudy) compression(l int64) string {
 	a, b := bwKey{l, plain}, bwKey{l, compressed}
@@ -268,7 +298,7 @@ func (s *bwStudy) compression(l int64) string {
 		link.FormatRate(l), what, strings.Join(parts, " and "), ratio, link.FormatRate(l), strings.Join(cites, "; "))
 	// The verdict where the highest thread counts end up: the tail of one effect.
 	tail := len(rs) - 1
-	for tail > 0 && effectOf(rs[tail-1].ci) == effectOf(rs[len(rs)-1].ci) {
+	for tail > 0 && rs[tail-1].ci.Verdict == rs[len(rs)-1].ci.Verdict {
 		tail--
 	}
 	from := rs[tail].threads
@@ -283,7 +313,22 @@ func (s *bwStudy) compression(l int64) string {
 		}
 		f += "."
 	}
-	return f
+	return f + toDecideAll(rs)
+}
+
+// toDecideAll is " To tell: …" with each distinct reason the ratios could not be decided
+// for and what would decide it; empty when every ratio was decided.
+func toDecideAll(rs []ratioAt) string {
+	var why []string
+	for _, r := range rs {
+		if w := r.ci.toDecide(); w != "" && !contains(why, w) {
+			why = append(why, w)
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return " To tell: " + strings.Join(why, "; ") + "."
 }
 
 // majorityBottleneck is the most common verdict of a series from a thread count up.
@@ -313,11 +358,13 @@ func cost(r float64) string {
 	return pct(1 - r)
 }
 
-// tlsEffect is what TLS does at one thread count: "costs 9.5% at 1 thread", or "makes no
-// measurable difference at 1 thread" when the interval includes 1.
+// tlsEffect is what TLS does at one thread count: "costs 9.5% at 1 thread", "makes no
+// measurable difference at 1 thread", or "cannot be told apart from plain (too short to
+// tell) at 1 thread".
 func tlsEffect(r ratioAt) string {
-	if effectOf(r.ci) == noDifference {
-		return "makes no measurable difference at " + threadsN(r.threads)
+	switch r.ci.Verdict {
+	case stats.NoDifference, stats.TooShort:
+		return compressionVerb[r.ci.Verdict] + " at " + threadsN(r.threads)
 	}
 	return "costs " + cost(r.ci.Ratio) + " at " + threadsN(r.threads)
 }
@@ -337,8 +384,8 @@ func (s *bwStudy) tls(l int64) string {
 	pa, pat := s.peak(a)
 	pb, pbt := s.peak(b)
 	// Both flat against a full link is not "stops scaling": the TLS peak must be well short.
-	if pbt > 0 && pbt < pat && pb < 0.9*pa {
+	if ci, ok := tpsRatio(s.g.at(a, pat), s.g.at(b, pbt)); ok && ci.Verdict == stats.Lower && pbt < pat && pb < 0.9*pa {
 		f += fmt.Sprintf(" TLS stops scaling after %d threads (peak %s TPS) while plain keeps scaling to %d threads (%s TPS).", pbt, num(pb), pat, num(pa))
 	}
-	return f
+	return f + toDecideAll([]ratioAt{first, last})
 }

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"github.com/wirelab/wirelab/internal/stats"
 	"sort"
 
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // cell is every repeat of one (series, threads) measurement. Failed repeats are kept for
@@ -46,7 +46,7 @@ func (c *cell) tps() (m, half float64) {
 // report is built from: over the repeats when two or more succeeded (Student's t), else
 // over the steady (after warm-up) per-second TPS of its one point by batch means. The
 // point's TPS is the mean of those same seconds; it is kept as the mean so that findings
-// quote the figure the tables show.
+// quote the figure the tables show. A point without a per-second series is one mean.
 func (c *cell) tpsEstimate() stats.Estimate {
 	if c.failed() {
 		return stats.Estimate{}
@@ -65,22 +65,25 @@ func (c *cell) tpsEstimate() stats.Estimate {
 			xs = append(xs, s.TPS)
 		}
 	}
+	if len(xs) == 0 {
+		return stats.Single(p.TPS)
+	}
 	e := stats.SeriesMean(xs, 1) // whole transactions each second
 	e.Mean = p.TPS
 	return e
 }
 
-// tpsRatio is b's TPS ÷ a's with its 95% interval; false when either cell has no
-// successful point or a's TPS is zero.
-func tpsRatio(a, b *cell) (stats.RatioCI, bool) {
+// tpsRatio is b's TPS ÷ a's, compared; false when either cell has no successful point or
+// a's TPS is zero.
+func tpsRatio(a, b *cell) (comparison, bool) {
 	if a.failed() || b.failed() {
-		return stats.RatioCI{}, false
+		return comparison{}, false
 	}
 	ea := a.tpsEstimate()
 	if ea.Mean == 0 {
-		return stats.RatioCI{}, false
+		return comparison{}, false
 	}
-	return stats.Ratio95(b.tpsEstimate(), ea), true
+	return comparison{stats.Compare(ea, b.tpsEstimate()), "TPS", a.ok[0].DurationS, true}, true
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).
@@ -174,6 +177,20 @@ func newGrid[K comparable](pts []result.Point, key func(result.Point) K) *grid[K
 }
 
 func (g *grid[K]) at(k K, threads int) *cell { return g.cells[k][threads] }
+
+// estimates are the TPS estimates of every cell that has one, for saying what the
+// intervals rest on.
+func (g *grid[K]) estimates() []stats.Estimate {
+	var out []stats.Estimate
+	for _, row := range g.cells {
+		for _, c := range row {
+			if !c.failed() {
+				out = append(out, c.tpsEstimate())
+			}
+		}
+	}
+	return out
+}
 
 // line is the (threads, mean TPS) points of one series, skipping failed cells.
 func (g *grid[K]) line(k K) []xy {

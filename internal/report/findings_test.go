@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -30,10 +31,10 @@ func TestBandwidthFindingsMatchThePost(t *testing.T) {
 	for _, want := range []string{
 		"The 1gbit link saturates at 32 threads: utilisation 90%, bottleneck network (N1, 1gbit, 32 threads: 2666 TPS)",
 		"The wire peaked at 116.0 MiB/s", // the post's PMM chart: 116 MiB/s
-		"The 10gbit link reaches 18529 TPS at 256 threads, 6.46× (CI 6.41–6.51) the 1gbit peak", // N1
+		"The 10gbit link reaches 18529 TPS at 256 threads, 6.46× (CI 6.42–6.51, 9 batches a side) the 1gbit peak", // N1
 		// Where it starts to help comes from the thread counts measured, not a fixed threshold.
 		"On the 1gbit link compression hurts up to 4 threads (0.61× to 0.67×) and helps from 16 threads on (1.13× to 1.85×).",
-		"16 threads: 2400 → 2714, 1.13×, CI 1.12–1.14",
+		"16 threads: 2400 → 2714, 1.13×, CI 1.12–1.14, 9 batches a side",
 		"On the 10gbit link compression hurts at every thread count measured (0.53× to 0.57×)", // "only reach half"
 		"On the 1gbit link TLS costs 9.5% at 1 thread",                                         // "about 10% for the single thread"
 		"TLS stops scaling after 32 threads (peak 9131 TPS)",                                   // "does not scale after 32 threads"
@@ -104,10 +105,10 @@ func TestRepeatsShowMeanAndCI(t *testing.T) {
 func TestTransportFindingsMatchTheArticle(t *testing.T) {
 	f := findingsOf(t, transportFixture())
 	for _, want := range []string{
-		"TCP instead of a socket on one host costs 22% of throughput at 2 threads: local socket 1159 TPS → local TCP 900.3 TPS (77.7% of it, CI 77.0–78.3%)",
+		"TCP instead of a socket on one host costs 22% of throughput at 2 threads: local socket 1159 TPS → local TCP 900.3 TPS (77.7% of it, CI 77.1–78.3%, 10 batches a side)",
 		"Crossing the wire costs 64%",
 		"The extra socat hop costs 21% of throughput at 2 threads: remote TCP 326.3 TPS → remote \"socket\" (socat) 259.2 TPS",
-		"keeps 28.2% (CI 27.9–28.4%) of local-socket throughput",
+		"keeps 28.2% (CI 27.9–28.4%, 10 batches a side) of local-socket throughput",
 	} {
 		if !strings.Contains(f, want) {
 			t.Errorf("findings lack %q:\n%s", want, f)
@@ -219,9 +220,9 @@ func TestEnvTableCPUIdle(t *testing.T) {
 	}
 }
 
-// Without per-second series or repeats there is no spread: the ratio says so ("no CI") and
-// each thread count is cited once.
-func TestCompressionFindingOnePoint(t *testing.T) {
+// Without per-second series or repeats there is no spread: a near-doubling is still not
+// called "helps"; each thread count is cited once with what was seen.
+func TestCompressionFindingWithoutSeriesIsTooShort(t *testing.T) {
 	var ps []result.Point
 	for _, c := range []struct {
 		threads int
@@ -232,20 +233,68 @@ func TestCompressionFindingOnePoint(t *testing.T) {
 			Compression: c.comp, TPS: c.tps, LinkUtilization: 1, Bottleneck: "network"})
 	}
 	f := findingsOf(t, &result.Run{Points: ps})
-	if !strings.Contains(f, "helps at every thread count measured (1.77× to 1.82×)") ||
-		!strings.Contains(f, "32 threads: 60.44 → 107.1, 1.77×, no CI.") || strings.Count(f, "32 threads: 60.44") != 1 {
+	if !strings.Contains(f, "compression cannot be told apart from plain (too short to tell) at every thread count measured (1.77× to 1.82×)") ||
+		!strings.Contains(f, "32 threads: 60.44 → 107.1, 1.77×, too short to tell (no CI: one mean a side; 107.1 vs 60.44 TPS)") ||
+		strings.Count(f, "32 threads: 60.44") != 1 || strings.Contains(f, "helps") {
 		t.Errorf("findings:\n%s", f)
 	}
 }
 
-// A ratio whose interval includes 1.00× is "no measurable difference", never a direction.
-func TestIntervalCrossingOneIsNoDifference(t *testing.T) {
+// A ratio whose interval includes 1.00× but reaches past the margin is too short to tell,
+// never a direction and never "no measurable difference"; the finding says what would
+// decide.
+func TestIntervalCrossingOneIsTooShort(t *testing.T) {
 	f := findingsOf(t, bandwidthRepeatFixture())
-	if !strings.Contains(f, "TLS makes no measurable difference at 1 thread (N3 20mbit, 1 thread: 210.0 → 207.0, 0.99×, CI 0.92–1.06)") {
-		t.Errorf("TLS at 1 thread within the repeats' spread:\n%s", f)
+	for _, want := range []string{
+		"TLS cannot be told apart from plain (too short to tell) at 1 thread (N3 20mbit, 1 thread: 210.0 → 207.0, 0.99×, CI 0.94–1.03, 3 repeats a side)",
+		"reaches past the ±5% margin; about 2× the repeats would decide (--repeat 6)",
+		"costs 22% at 64 threads (64 threads: 540.0 → 420.0, 0.78×, CI 0.74–0.81, 3 repeats a side",
+		// A failed repeat leaves 2: no interval, the repeats as seen, and the count to ask for.
+		"64 threads: 540.0 → 1010, 1.87×, too short to tell (no CI: 3 and 2 repeats; every repeat higher: 989.8–1030 vs 529.2–550.8 TPS)",
+		"3 and 2 repeats, a repeat failed; use --repeat 4",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("findings lack %q:\n%s", want, f)
+		}
 	}
-	if !strings.Contains(f, "costs 22% at 64 threads (64 threads: 540.0 → 420.0, 0.78×, CI 0.72–0.83") {
-		t.Errorf("TLS at 64 threads, clearly slower:\n%s", f)
+	if strings.Contains(f, "no measurable difference") {
+		t.Errorf("an interval wider than the margin read as no difference:\n%s", f)
+	}
+}
+
+// seriesPoint is a bandwidth point whose n steady seconds wander ±2% around tps.
+func seriesPoint(threads int, comp bool, tps float64, n int) result.Point {
+	p := result.Point{Study: "bandwidth", LinkRateBps: 20e6, Threads: threads, Compression: comp, TPS: tps,
+		Bottleneck: "network", DurationS: float64(n)}
+	for i := 0; i < n; i++ {
+		p.Seconds = append(p.Seconds, result.Second{T: float64(i + 1), TPS: tps * (1 + 0.02*math.Sin(float64(i)*1.7+float64(threads)))})
+	}
+	return p
+}
+
+// The four verdicts, each where the data supports it: helps and hurts on 30 s points, no
+// measurable difference on 30 s points 1% apart (significant, but within the lab's
+// run-to-run margin), and too short to tell on 5 s points
+// (two batches a side) where every compressed second was below every plain one.
+func TestFourVerdicts(t *testing.T) {
+	ps := []result.Point{
+		seriesPoint(1, false, 100, 30), seriesPoint(1, true, 80, 30),
+		seriesPoint(8, false, 400, 30), seriesPoint(8, true, 520, 30),
+		seriesPoint(16, false, 500, 30), seriesPoint(16, true, 505, 30),
+		seriesPoint(32, false, 1632, 5), seriesPoint(32, true, 506.7, 5),
+	}
+	f := findingsOf(t, &result.Run{Points: ps})
+	for _, want := range []string{
+		"compression hurts at 1 thread (0.80×) and helps at 8 threads (1.30×) and makes no measurable difference at 16 threads (1.01×) " +
+			"and cannot be told apart from plain (too short to tell) at 32 threads (0.31×)",
+		"1 thread: 100.0 → 80.00, 0.80×, CI 0.797–0.803, 10 batches a side",
+		"16 threads: 500.0 → 505.0, 1.01×, CI 1.006–1.014, 10 batches a side",
+		"32 threads: 1632 → 506.7, 0.31×, too short to tell (no CI: 2 batches a side; every measured second lower: 499.1–515.7 vs 1608–1661 TPS)",
+		"To tell: 5 s points give 2 batches a side; use --duration 20s or --repeat 3.",
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("findings lack %q:\n%s", want, f)
+		}
 	}
 }
 
@@ -294,6 +343,31 @@ func TestScopeNamesMeasuredThreads(t *testing.T) {
 		}
 		if got := scope(sub, all); got != tc.want {
 			t.Errorf("scope(%v) = %q, want %q", tc.idx, got, tc.want)
+		}
+	}
+}
+
+// A real 5 s-point run (make run): every point has two batches. The report must not call
+// a threefold drop no difference, print an interval clipped at 0.00 or unbounded, or
+// claim more batches than there were.
+func TestQuickRunIsHonest(t *testing.T) {
+	md := Markdown(mustBuild(t, quickFixture()))
+	f := findingsOf(t, quickFixture())
+	for _, bad := range []string{"no measurable difference", "CI 0.00", "unbounded", "about 10 batches", "helps", "hurts"} {
+		if strings.Contains(f, bad) {
+			t.Errorf("the quick report's findings say %q:\n%s", bad, f)
+		}
+	}
+	if strings.Contains(md, "CI 0.00") || strings.Contains(md, "unbounded") {
+		t.Errorf("the quick report prints a clipped or unbounded interval")
+	}
+	for _, want := range []string{
+		"batch means: 2 batches a point",
+		"8 threads: 1837 → 827.2, 0.45×, too short to tell (no CI: 2 batches a side; every measured second lower: 729.0–915.0 vs 1468–2137 TPS)",
+		"To tell: 5 s points give 2 batches a side; use --duration 20s or --repeat 3.",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the quick report lacks %q", want)
 		}
 	}
 }

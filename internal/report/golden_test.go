@@ -26,8 +26,20 @@ var fixtures = []struct {
 	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-n3-slow", "bandwidth-other-links"}},
 	{"bandwidth-postgres", bandwidthPostgresFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast", "bandwidth-other-links"}},
 	{"transport", transportFixture, []string{"transport-pct"}},
+	{"quick-5s", quickFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-other-links"}},
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},
+}
+
+// quickFixture is a real `make run` (the quick bandwidth study: 5 s points, 1 s warm-up,
+// 20mbit vs unlimited, plain vs compression) on a 2-core box: two batches a point, so
+// every ratio is too short to tell and the findings say what was seen.
+func quickFixture() *result.Run {
+	r, err := result.ReadFile(filepath.Join("testdata", "quick-5s-results.json"))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // dataURI stands in for chart bytes in the HTML golden: the PNGs are checked on their own.

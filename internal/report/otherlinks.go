@@ -51,14 +51,6 @@ var otherLinksTargets = map[string]otherLinksTarget{
 		threads: specThreads,
 		text:    "Every path's profile across the study's remote round trip: what each path would do if it crossed the wire.",
 	},
-	"replication": {
-		links: func(*result.Run, []result.Point) []model.Link {
-			return []model.Link{{RateBps: 2e6, RTT: 250 * time.Millisecond}}
-		},
-		threads: specThreads,
-		text: "The study's weak link, 2 Mbit/s with a 250 ms round trip. The model's load is closed (each thread waits " +
-			"for its transaction); the study's is a fixed rate, so read the TPS as what the channel can carry.",
-	},
 }
 
 func lanLinks() []model.Link {
@@ -84,8 +76,7 @@ func otherLinksBlocks(r *result.Run, study string, pts []result.Point) ([]Block,
 	bs := []Block{Heading{3, "On other links"}}
 	fits, err := model.Group(pts)
 	if errors.Is(err, model.ErrNoProfile) {
-		return append(bs, Paragraph{fmt.Sprintf("These points carry no per-transaction profile (results.json written "+
-			"before schema 2, or no transaction completed), so the model cannot predict other links: re-run with this version (%s).", RerunCommand(r))}), nil
+		return append(bs, Paragraph{"The model cannot predict other links from these points: " + NoProfileText(r, pts) + "."}), nil
 	}
 	if err != nil {
 		return nil, err
@@ -143,6 +134,16 @@ func signedPct(f float64) string {
 		return "+" + pct(f)
 	}
 	return "-" + pct(-f)
+}
+
+// NoProfileText says why none of pts carries a per-transaction profile and, where a new
+// run would record them, the command that measures the run again.
+func NoProfileText(r *result.Run, pts []result.Point) string {
+	why, rerun := result.NoProfileWhy(r, pts)
+	if rerun {
+		why += ": " + RerunCommand(r)
+	}
+	return why
 }
 
 // RerunCommand is the wirelab command that measures a run like r again.

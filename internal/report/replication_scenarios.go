@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
@@ -115,13 +116,19 @@ func overCell(r stats.RatioCI) string {
 	return fmt.Sprintf("%.2f× (%.2f–%.2f)", r.Ratio, r.Lo, r.Hi)
 }
 
-// maxLoadFinding says how a channel's limit compares with native's, with the range the
-// brackets allow; a range with 1 inside it is no measurable difference (a bound of exactly
-// 1 is not: each true limit lies strictly below its first failing load).
+// maxLoadFinding says how a channel's limit compares with native's, read from the range
+// the two brackets allow (each true limit lies between the highest passing and the
+// lowest failing load): more or less load when the whole range lies above or below 1, no
+// measurable difference within the lab's margin, and too short to tell otherwise.
 func maxLoadFinding(e, nat result.Edge, over stats.RatioCI) string {
 	cite := fmt.Sprintf("%s vs %s QPS, ratio %s", num(e.Limit), num(nat.Limit), overCell(over))
-	if over.Known && over.Lo < 1 && over.Hi > 1 {
+	switch v := stats.Decide(over.Lo, over.Hi); {
+	case !over.Known:
+		return fmt.Sprintf("%s against native replication is %s: a search did not bracket its limit (%s).", e.Channel, tooShort, cite)
+	case v == stats.NoDifference:
 		return fmt.Sprintf("%s and native replication sustain loads with no measurable difference (%s).", e.Channel, cite)
+	case v == stats.TooShort:
+		return fmt.Sprintf("%s against native replication is %s: the brackets allow either more or less load (%s); a finer --precision would decide.", e.Channel, tooShort, cite)
 	}
 	return fmt.Sprintf("%s sustains %s the load of native replication (%s).", e.Channel, ratio(e.Limit, nat.Limit), cite)
 }
@@ -161,13 +168,12 @@ func repBandwidth(s *scenario, pts []result.Point) []Block {
 		c.Lines = append(c.Lines, ChartLine{Label: ch, Color: i})
 	}
 	t.Numeric = numericCols(len(t.Header))
-	lo, hi := map[string]float64{}, map[string]float64{}
-	wr := map[string]map[float64]stats.RatioCI{}
+	wr := map[string]map[float64]comparison{}
 	for _, w := range result.WireVsNative(pts) {
 		if wr[w.Channel] == nil {
-			wr[w.Channel] = map[float64]stats.RatioCI{}
+			wr[w.Channel] = map[float64]comparison{}
 		}
-		wr[w.Channel][w.Load] = w.Ratio
+		wr[w.Channel][w.Load] = comparison{w.Ratio, "B/s", w.LoadS, false}
 	}
 	for _, x := range s.xs {
 		row := []string{fmtX(x)}
@@ -185,12 +191,7 @@ func repBandwidth(s *scenario, pts []result.Point) []Block {
 			}
 			r := "–"
 			if w, ok := wr[ch][x]; ok {
-				r = ratioCell(w)
-				q := w.Ratio
-				if _, seen := lo[ch]; !seen || q < lo[ch] {
-					lo[ch] = q
-				}
-				hi[ch] = max(hi[ch], q)
+				r = w.cell()
 			}
 			row = append(row, r)
 		}
@@ -198,11 +199,53 @@ func repBandwidth(s *scenario, pts []result.Point) []Block {
 	}
 	var findings []string
 	for _, ch := range s.channels {
-		if _, ok := lo[ch]; ok {
-			findings = append(findings, fmt.Sprintf("%s uses %s the wire bandwidth of native replication for the same load.", ch, span(lo[ch], hi[ch])))
+		if f := wireFinding(ch, s.xs, wr[ch]); f != "" {
+			findings = append(findings, f)
 		}
 	}
 	return []Block{Heading{3, "Bandwidth used vs load"}, t, c, List{findings}}
+}
+
+// wireFinding says how a channel's wire bytes compare with native's over the loads both
+// measured: the range of the ratios, then the verdict at each load, "less" only where the
+// whole interval lies below 1.
+func wireFinding(ch string, loads []float64, at map[float64]comparison) string {
+	var lo, hi float64
+	byVerdict := map[stats.Verdict][]string{}
+	var why []string
+	n := 0
+	for _, x := range loads {
+		w, ok := at[x]
+		if !ok {
+			continue
+		}
+		if n == 0 || w.Ratio < lo {
+			lo = w.Ratio
+		}
+		hi, n = max(hi, w.Ratio), n+1
+		byVerdict[w.Verdict] = append(byVerdict[w.Verdict], fmtX(x))
+		if d := w.toDecide(); d != "" && !contains(why, d) {
+			why = append(why, d)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	f := fmt.Sprintf("%s uses %s the wire bandwidth of native replication for the same load", ch, span(lo, hi))
+	var parts []string
+	for _, v := range []struct {
+		v    stats.Verdict
+		word string
+	}{{stats.Lower, "less"}, {stats.Higher, "more"}, {stats.NoDifference, "no measurable difference"}, {stats.TooShort, tooShort}} {
+		if qs := byVerdict[v.v]; len(qs) > 0 {
+			parts = append(parts, fmt.Sprintf("%s at %s QPS", v.word, strings.Join(qs, ", ")))
+		}
+	}
+	f += " (" + strings.Join(parts, "; ") + ")."
+	if len(why) > 0 {
+		f += " To tell: " + strings.Join(why, "; ") + "."
+	}
+	return f
 }
 
 // pointWhy is what a point that must not be used shows instead of numbers.

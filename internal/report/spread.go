@@ -4,91 +4,146 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/wirelab/wirelab/internal/stats"
 )
 
-// How the report reads and prints a ratio's spread. Every ratio comes from tpsRatio (two
-// cells' tpsEstimate through stats.Ratio95); this file says what it means and how it is
-// written.
+// How the report reads and prints a comparison of two cells. Every verdict comes from
+// stats.Compare (through tpsRatio); this file only words it.
 
-// noEffectTolerance is how close to 1 a ratio with no known spread must be to count as no
-// difference.
-const noEffectTolerance = 0.02
-
-// effect is what a variant does to throughput at one thread count.
-type effect int
-
-const (
-	noDifference effect = iota
-	better
-	worse
-)
-
-// effectOf reads a variant ÷ plain ratio: better or worse when its 95% interval lies wholly
-// above or below 1, no measurable difference when it includes 1. With no spread known (one
-// run without per-second series) the ratio itself decides, within noEffectTolerance of 1
-// counting as no difference.
-func effectOf(r stats.RatioCI) effect {
-	lo, hi := r.Lo, r.Hi
-	if !r.Known {
-		lo, hi = r.Ratio-noEffectTolerance, r.Ratio+noEffectTolerance
-	}
-	switch {
-	case lo > 1:
-		return better
-	case hi < 1:
-		return worse
-	}
-	return noDifference
+// comparison is b ÷ a of two points' figures with what the words need: the unit of the
+// readings, and the measured length of a point and whether the study takes --repeat, for
+// saying what would decide a comparison the run was too short for.
+type comparison struct {
+	stats.Comparison
+	unit      string
+	durationS float64
+	canRepeat bool
 }
 
-// ciText is a ratio's 95% confidence interval as findings and tables quote it: "CI
-// 1.12–1.14", "CI unbounded" when it does not close, "no CI" when the spread is unknown
-// (one run with no per-second series).
-func ciText(r stats.RatioCI) string { return interval(r, 1, 2, "") }
+// tooShort words the verdict that cannot decide; the reason follows in the citation.
+const tooShort = "too short to tell"
 
-// shareCIText is ciText for a ratio shown as a share: "CI 76.9–78.5%".
-func shareCIText(r stats.RatioCI) string { return interval(r, 100, 1, "%") }
+// ciText is the interval as findings and tables quote it: "CI 1.12–1.14, 9 batches a
+// side", or "no CI: 2 batches a side" when there is none.
+func (c comparison) ciText() string { return c.CIText(1, 2, "") }
 
-// interval formats Lo and Hi scaled by scale with at least decimals digits, adding digits
-// (up to two) until the bounds differ, so a tight interval does not read "0.61–0.61".
-func interval(r stats.RatioCI, scale float64, decimals int, unit string) string {
-	switch {
-	case !r.Known:
-		return "no CI"
-	case math.IsInf(r.Lo, 0) || math.IsInf(r.Hi, 0):
-		return "CI unbounded"
+// shareCIText is ciText for a ratio shown as a share: "CI 76.9–78.5%, 9 batches a side".
+func (c comparison) shareCIText() string { return c.CIText(100, 1, "%") }
+
+// withCI is a ratio as a finding's citation quotes it: "1.13×, CI 1.12–1.14, 9 batches a
+// side"; when the data cannot decide it adds what was seen: "0.31×, too short to tell (no
+// CI: 2 batches a side; every measured second lower: 435–654 vs 966–2049 TPS)".
+func (c comparison) withCI() string {
+	if c.Verdict == stats.TooShort && !c.Bounded {
+		return fmt.Sprintf("%.2f×, %s (%s; %s)", c.Ratio, tooShort, c.ciText(), c.seen())
 	}
-	lo, hi := r.Lo*scale, r.Hi*scale
-	d := decimals
-	for d < decimals+2 && strconv.FormatFloat(lo, 'f', d, 64) == strconv.FormatFloat(hi, 'f', d, 64) {
-		d++
+	return fmt.Sprintf("%.2f×, %s", c.Ratio, c.ciText())
+}
+
+// cell is a ratio for a table cell: "1.13× (CI 1.12–1.14, 9 batches a side)".
+func (c comparison) cell() string { return fmt.Sprintf("%.2f× (%s)", c.Ratio, c.ciText()) }
+
+// shareCell is a ratio as a share for a table cell: "77.7% (CI 76.9–78.5%, 9 batches a side)".
+func (c comparison) shareCell() string {
+	return fmt.Sprintf("%.1f%% (%s)", 100*c.Ratio, c.shareCIText())
+}
+
+// seen is what the readings show, with no probability claimed: "every measured second
+// lower: 435–654 vs 966–2049 TPS", "measured seconds overlap: …".
+func (c comparison) seen() string {
+	what := map[stats.Basis]string{stats.Seconds: "measured second", stats.Repeats: "repeat"}[c.B.Of]
+	if c.A.Of != c.B.Of || c.B.Of == stats.OneMean {
+		what = "reading"
 	}
-	return "CI " + strconv.FormatFloat(lo, 'f', d, 64) + "–" + strconv.FormatFloat(hi, 'f', d, 64) + unit
-}
-
-// ratioWithCI is a ratio as a finding's citation quotes it: "1.13×, CI 1.12–1.14".
-func ratioWithCI(r stats.RatioCI) string {
-	return fmt.Sprintf("%.2f×, %s", r.Ratio, ciText(r))
-}
-
-// ratioCell is a ratio for a table cell: "1.13× (CI 1.12–1.14)".
-func ratioCell(r stats.RatioCI) string {
-	return fmt.Sprintf("%.2f× (%s)", r.Ratio, ciText(r))
-}
-
-// shareCell is a ratio as a share for a table cell: "77.7% (CI 76.9–78.5%)".
-func shareCell(r stats.RatioCI) string {
-	return fmt.Sprintf("%.1f%% (%s)", 100*r.Ratio, shareCIText(r))
-}
-
-// spreadNote says where the intervals of a study's ratios come from and how to read them.
-func spreadNote(repeat int) string {
-	from := "from each point's per-second TPS after warm-up (batch means of about 10 batches)"
-	if repeat > 1 {
-		from = fmt.Sprintf("from the %d repeats (Student's t)", repeat)
+	if c.A.Of == stats.OneMean && c.B.Of == stats.OneMean {
+		return fmt.Sprintf("%s vs %s %s", num(c.B.Mean), num(c.A.Mean), c.unit)
 	}
-	return "Every ratio comes with its 95% confidence interval (CI, Fieller's method for a ratio of two means), " +
-		from + "; where the interval includes 1.00× (100%) the finding says no measurable difference."
+	rng := func(e stats.Estimate) string {
+		if e.Lo == e.Hi {
+			return num(e.Lo)
+		}
+		return num(e.Lo) + "–" + num(e.Hi)
+	}
+	ranges := rng(c.B) + " vs " + rng(c.A) + " " + c.unit
+	switch c.Seen() {
+	case stats.AllBelow:
+		return "every " + what + " lower: " + ranges
+	case stats.AllAbove:
+		return "every " + what + " higher: " + ranges
+	}
+	return what + "s overlap: " + ranges
+}
+
+// toDecide says why a TooShort comparison could not decide and what would: "5 s points
+// give 2 batches a side; use --duration 20s or --repeat 3". Empty for a decided one.
+func (c comparison) toDecide() string {
+	rep := ""
+	if c.canRepeat {
+		rep = fmt.Sprintf(" or --repeat %d", stats.MinSamples)
+	}
+	switch c.Why {
+	case stats.FewSamples:
+		switch {
+		case c.A.Of == stats.OneMean || c.B.Of == stats.OneMean:
+			return "the points carry no per-second series; a run of this version" + rep + " would decide"
+		case c.A.Of == stats.Seconds && c.B.Of == stats.Seconds:
+			return fmt.Sprintf("%s s points give %s; use --duration %ds%s",
+				fmtX(c.durationS), c.SamplesText(), stats.FullBatchSeconds, rep)
+		}
+		// Repeats: where the sides differ, a failed repeat left one short of what was asked.
+		if c.A.N != c.B.N {
+			return fmt.Sprintf("%s, a repeat failed; use --repeat %d", c.SamplesText(), max(c.A.N, c.B.N, stats.MinSamples-1)+1)
+		}
+		return fmt.Sprintf("%s; use --repeat %d", c.SamplesText(), stats.MinSamples)
+	case stats.NearZero:
+		return fmt.Sprintf("a side's readings spread as wide as their mean; use --duration %ds%s", 2*int(c.durationS), rep)
+	case stats.Wide:
+		f := c.MoreData()
+		what := fmt.Sprintf("the interval (%s) reaches past the %s margin", c.ciText(), stats.MarginText())
+		switch {
+		case f > 10:
+			return what + ", and the difference lies too near the margin for a practical run to decide"
+		case c.A.Of == stats.Repeats:
+			return fmt.Sprintf("%s; about %.0f× the repeats would decide (--repeat %d)", what, math.Ceil(f), int(math.Ceil(f*float64(c.A.N))))
+		}
+		return fmt.Sprintf("%s; about %.0f× the seconds would decide (--duration %ds)", what, math.Ceil(f), 5*int(math.Ceil(f*c.durationS/5)))
+	}
+	return ""
+}
+
+// spreadNote says where the intervals of a study's ratios come from, on how many batches
+// or repeats, and how to read them.
+func spreadNote(es []stats.Estimate) string {
+	type span struct{ lo, hi int }
+	counts := map[stats.Basis]*span{}
+	for _, e := range es {
+		if c := counts[e.Of]; c == nil {
+			counts[e.Of] = &span{e.N, e.N}
+		} else {
+			c.lo, c.hi = min(c.lo, e.N), max(c.hi, e.N)
+		}
+	}
+	count := func(b stats.Basis) string {
+		c := counts[b]
+		if c.lo == c.hi {
+			return strconv.Itoa(c.lo)
+		}
+		return strconv.Itoa(c.lo) + "–" + strconv.Itoa(c.hi)
+	}
+	var from []string
+	if counts[stats.Repeats] != nil {
+		from = append(from, "from the "+count(stats.Repeats)+" repeats of a point (Student's t)")
+	}
+	if counts[stats.Seconds] != nil {
+		from = append(from, "from a point's per-second TPS after warm-up (batch means: "+count(stats.Seconds)+" batches a point)")
+	}
+	if counts[stats.OneMean] != nil {
+		from = append(from, "not at all for points without a per-second series")
+	}
+	return fmt.Sprintf("Every ratio comes with its 95%% confidence interval (CI, on the log of the ratio) %s. "+
+		"A finding says no measurable difference only where the interval lies within %s, the lab's run-to-run spread; "+
+		"helps or hurts where it lies wholly above or below 1.00×; and %s where it straddles that margin or rests on fewer than %d batches or repeats a side, "+
+		"then saying what was seen and what would decide.", strings.Join(from, ", "), stats.MarginText(), tooShort, stats.MinSamples)
 }

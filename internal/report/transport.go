@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // transportSection is the unix-socket-vs-TCP study: the same workload over a local
@@ -46,7 +47,7 @@ func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 	}
 	bs := []Block{Heading{2, "Unix socket vs TCP"}, Paragraph{fmt.Sprintf(
 		"The same workload over each path, at %s client threads; %% of socket is TPS relative to the local socket at the same thread count. "+
-			"Wire bytes and CPU are per transaction: what each path spends to move one. %s", threadsList(g.threads), spreadNote(r.Spec.Repeat))}}
+			"Wire bytes and CPU are per transaction: what each path spends to move one. %s", threadsList(g.threads), spreadNote(g.estimates()))}}
 	bars := &Chart{Name: "transport-pct", Title: "Throughput as % of the local socket", YLabel: "% of local-socket TPS",
 		Caption: "Each path's TPS relative to the local unix socket at the same thread count (100% = socket)."}
 	for _, p := range paths {
@@ -73,7 +74,7 @@ func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 				text = "100% (reference)"
 			case ok:
 				grp.Values = append(grp.Values, share.Ratio*100)
-				text = shareCell(share)
+				text = share.shareCell()
 			default:
 				grp.Values = append(grp.Values, 0)
 			}
@@ -130,8 +131,8 @@ func transportRow(path string, c *cell, share string) []string {
 }
 
 // transportFindings prices each step away from the local socket: TCP on one host, the
-// wire, the socat hop. Each share carries its 95% interval; a step whose interval includes
-// 100% makes no measurable difference.
+// wire, the socat hop. Each share carries its 95% interval and the verdict read from it;
+// a step the run was too short to judge says what was seen and what would decide.
 func transportFindings(g *grid[string], th int) []string {
 	p95 := func(c *cell) float64 { return c.mean(func(p result.Point) float64 { return p.LatP95Ms }) }
 	var out []string
@@ -141,23 +142,31 @@ func transportFindings(g *grid[string], th int) []string {
 		if !ok {
 			return
 		}
-		verdict := "costs " + pct(1-ci.Ratio) + " of throughput"
-		switch {
-		case effectOf(ci) == noDifference:
-			verdict = "makes no measurable difference to throughput"
-		case ci.Ratio > 1:
+		var verdict string
+		switch ci.Verdict {
+		case stats.Lower:
+			verdict = "costs " + pct(1-ci.Ratio) + " of throughput"
+		case stats.Higher:
 			verdict = "costs " + cost(ci.Ratio)
+		case stats.NoDifference:
+			verdict = "makes no measurable difference to throughput"
+		default:
+			verdict = "cannot be told apart (" + tooShort + ")"
 		}
-		out = append(out, fmt.Sprintf("%s %s at %s: %s %s TPS → %s %s TPS (%.1f%% of it, %s), p95 %s → %s ms.",
+		f := fmt.Sprintf("%s %s at %s: %s %s TPS → %s %s TPS (%.1f%% of it, %s), p95 %s → %s ms.",
 			what, verdict, threadsN(th), pathLabel(from), num(transportTPS(a)), pathLabel(to), num(transportTPS(b)),
-			100*ci.Ratio, shareCIText(ci), num(p95(a)), num(p95(b))))
+			100*ci.Ratio, ci.shareCIText(), num(p95(a)), num(p95(b)))
+		if d := ci.toDecide(); d != "" {
+			f += " Seen: " + ci.seen() + ". To tell: " + d + "."
+		}
+		out = append(out, f)
 	}
 	step("socket", "local-tcp", "TCP instead of a socket on one host")
 	step("local-tcp", "remote-tcp", "Crossing the wire")
 	step("remote-tcp", "remote-socket", "The extra socat hop")
 	if ci, ok := tpsRatio(g.at("socket", th), g.at("remote-tcp", th)); ok {
 		out = append(out, fmt.Sprintf("Moving the client off the database host keeps %.1f%% (%s) of local-socket throughput at %s.",
-			100*ci.Ratio, shareCIText(ci), threadsN(th)))
+			100*ci.Ratio, ci.shareCIText(), threadsN(th)))
 	}
 	return out
 }

@@ -134,12 +134,13 @@ func (e Edge) Over(base Edge) stats.RatioCI {
 }
 
 // WireRatio is a channel's wire bytes ÷ native's at one load of the replication study's
-// bandwidth scenario, with the 95% interval of the ratio of the two load windows' mean
-// per-second wire rates (batch means, Fieller).
+// bandwidth scenario, compared on the two load windows' per-second wire rates (batch
+// means, the interval on the log of the ratio).
 type WireRatio struct {
 	Channel string
 	Load    float64
-	Ratio   stats.RatioCI
+	LoadS   float64 // the load window's length, seconds
+	Ratio   stats.Comparison
 }
 
 // BandwidthSeries is the series of the replication study's bandwidth scenario.
@@ -164,14 +165,15 @@ func WireVsNative(points []Point) []WireRatio {
 		if !ok {
 			continue
 		}
-		out = append(out, WireRatio{Channel: p.Channel, Load: p.Replication.TargetQPS,
-			Ratio: stats.Ratio95(p.loadWire(), n.loadWire())})
+		out = append(out, WireRatio{Channel: p.Channel, Load: p.Replication.TargetQPS, LoadS: p.Replication.LoadS,
+			Ratio: stats.Compare(n.loadWire(), p.loadWire())})
 	}
 	return out
 }
 
 // loadWire is the mean source -> replica wire rate over the load window as an estimate:
-// from the per-second series where the point has one, else the point's mean alone.
+// from the per-second series where the point has one, else the point's mean alone (which
+// no comparison will treat as exact).
 func (p Point) loadWire() stats.Estimate {
 	var xs []float64
 	for _, s := range p.Seconds {
@@ -179,8 +181,8 @@ func (p Point) loadWire() stats.Estimate {
 			xs = append(xs, s.WireDownBps)
 		}
 	}
-	if len(xs) < 4 {
-		return stats.Estimate{Mean: p.WireBytesPerSDown}
+	if len(xs) == 0 {
+		return stats.Single(p.WireBytesPerSDown)
 	}
 	return stats.SeriesMean(xs, 1) // whole bytes each second
 }

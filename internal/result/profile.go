@@ -58,3 +58,31 @@ func NewProfile(p *Point, upPktsPerS, downPktsPerS, cpuMachine float64, cores in
 	pr.PayloadBytesDown = max(0, pr.WireBytesDown-pr.PacketsDown*HeaderBytesPerPacket)
 	return pr
 }
+
+// NoProfileWhy says why none of pts (points of r) carries a per-transaction profile, in
+// words a report or an error can show ("" when one does), and whether running the same
+// measurement again with this version would record profiles. Each reason is the true
+// one, so that nobody is told to re-run what a re-run would not change.
+func NoProfileWhy(r *Run, pts []Point) (why string, rerunHelps bool) {
+	completed, replication := false, len(pts) > 0
+	for _, p := range pts {
+		if p.Profile != nil {
+			return "", false
+		}
+		completed = completed || (!p.Failed && p.TPS > 0)
+		replication = replication && p.Replication != nil
+	}
+	switch {
+	case replication:
+		return "the replication study drives a fixed rate of queries (an open loop): its throughput is the rate it was given, " +
+			"not what a transaction costs at a given concurrency, so its points carry no per-transaction profile", false
+	case r.writtenSchema == 1:
+		return "the results.json was written before schema 2, which added per-transaction profiles; a run of this version records them", true
+	case r.Environment.Server != nil && r.Environment.Server.External:
+		return "the server is an existing one (--server-dsn): wirelab cannot see its host's CPU, and a profile without the " +
+			"server's work would predict that work free, so its points carry none", false
+	case !completed:
+		return "no point completed a transaction", false
+	}
+	return "no point had its server's CPU measured, which a profile needs", false
+}

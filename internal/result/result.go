@@ -27,6 +27,10 @@ type Run struct {
 	Spec        Spec        `json:"spec"`
 	Points      []Point     `json:"points"`
 	Notes       []string    `json:"notes,omitempty"` // e.g. calibration choices, skipped cells
+
+	// writtenSchema is the schema the file was read at, before migrating it: a schema 1
+	// file has no profiles, and only a new run can add them.
+	writtenSchema int
 }
 
 // Environment is where the run happened.
@@ -266,6 +270,7 @@ func ReadFile(path string) (*Run, error) {
 			}
 		}
 	}
+	r.writtenSchema = r.Schema
 	if err := migrate(&r); err != nil {
 		return nil, err
 	}

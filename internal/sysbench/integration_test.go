@@ -20,7 +20,7 @@ import (
 
 func TestVersionOfInstalledSysbench(t *testing.T) {
 	if _, err := exec.LookPath("sysbench"); err != nil {
-		t.Skip("sysbench not installed")
+		nstest.Unavailable(t, "sysbench not installed")
 	}
 	v, err := Version(context.Background())
 	if err != nil || !strings.HasPrefix(v, "1.") {
@@ -30,17 +30,10 @@ func TestVersionOfInstalledSysbench(t *testing.T) {
 
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root")
-	}
-	for _, b := range []string{"sysbench", "mariadb", "mariadb-install-db", "ip"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed", b)
-		}
-	}
+	nstest.SkipUnlessRoot(t, "sysbench", "mariadb", "mariadb-install-db", "ip")
 	if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
 		if _, err := exec.LookPath("mariadbd"); err != nil {
-			t.Skip("mariadbd not installed")
+			nstest.Unavailable(t, "mariadbd not installed")
 		}
 	}
 }

@@ -16,11 +16,9 @@ import (
 // TestAgainstRealPostgres runs PostgreSQL inside its own namespace and sysbench's pgsql
 // driver there over TCP, plain and with TLS, and from the host through the socket.
 func TestAgainstRealPostgres(t *testing.T) {
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root")
-	}
+	nstest.SkipUnlessRoot(t)
 	if _, err := postgres.FindBinDir(); err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 	skipUnlessRoot(t) // sysbench, ip
 	ctx := context.Background()

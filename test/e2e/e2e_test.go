@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 var bin string
@@ -35,16 +37,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// skipUnlessRoot: the e2e tests build labs (network namespaces, tc, iptables, real
+// servers), so they need root and the tools; -short is for unit tests and skips them.
 func skipUnlessRoot(t testing.TB) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root and not -short: network namespaces, tc, iptables, real servers (a lab measures; -short is for unit tests)")
-	}
-	for _, c := range []string{"mariadbd", "sysbench", "iperf3"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("needs %s (make deps)", c)
-		}
-	}
+	nstest.SkipUnlessRoot(t, "mariadbd", "sysbench", "iperf3")
 }
 
 // wl runs the binary with a private state dir and returns stdout; it fails the test on a

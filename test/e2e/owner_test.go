@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // wlResult runs the binary like wl but returns the exit code and both streams instead of
@@ -158,9 +160,15 @@ func TestDownFindsProcessesAfterTheNamesAreGone(t *testing.T) {
 			var st struct {
 				Cgroup string `json:"cgroup"`
 			}
-			b, _ := os.ReadFile(filepath.Join(state, id+".json"))
-			if err := json.Unmarshal(b, &st); err != nil || st.Cgroup == "" {
-				t.Skipf("lab has no cgroup on this machine (%v): nothing to find after the names are gone", err)
+			b, err := os.ReadFile(filepath.Join(state, id+".json"))
+			if err != nil {
+				t.Fatalf("the running lab's state file: %v", err)
+			}
+			if err := json.Unmarshal(b, &st); err != nil {
+				t.Fatalf("the running lab's state file %s: %v", id+".json", err)
+			}
+			if st.Cgroup == "" {
+				nstest.Unavailable(t, "lab has no cgroup on this machine: nothing to find after the names are gone")
 			}
 			pids := cgroupProcs(st.Cgroup)
 			comms := map[string]bool{}

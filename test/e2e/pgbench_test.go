@@ -8,6 +8,8 @@ import (
 
 	"github.com/wirelab/wirelab/internal/postgres"
 	"github.com/wirelab/wirelab/internal/result"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // TestPgbenchSelectOnlyIsRoundTripBound: `wirelab run --driver pgbench` with select-only,
@@ -23,10 +25,10 @@ func TestPgbenchSelectOnlyIsRoundTripBound(t *testing.T) {
 	skipUnlessRoot(t)
 	dir, err := postgres.FindBinDir()
 	if err != nil {
-		t.Skip(err)
+		nstest.Unavailable(t, "%v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pgbench")); err != nil {
-		t.Skip("pgbench not installed (make deps)")
+		nstest.Unavailable(t, "pgbench not installed (make deps)")
 	}
 	state, out := t.TempDir(), t.TempDir()
 	stdout := wl(t, state, "run", "--engine", "postgres", "--driver", "pgbench", "--workload", "select-only",

@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 func skipUnlessPostgres(t *testing.T) {
 	t.Helper()
 	skipUnlessRoot(t)
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("needs PostgreSQL 15 (make deps)")
+		nstest.Unavailable(t, "needs PostgreSQL 15 (make deps)")
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // The transport study's socat path end to end, on each engine: two real socat hops carry
@@ -16,7 +18,7 @@ import (
 func TestTransportRemoteSocketThroughSocat(t *testing.T) {
 	skipUnlessRoot(t)
 	if _, err := exec.LookPath("socat"); err != nil {
-		t.Skip("needs socat (make deps)")
+		nstest.Unavailable(t, "needs socat (make deps)")
 	}
 	for _, engine := range []string{"mariadb", "postgres"} {
 		t.Run(engine, func(t *testing.T) {

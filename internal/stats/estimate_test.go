@@ -1,0 +1,74 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMeanOfAgreesWithCI95(t *testing.T) {
+	xs := []float64{205.8, 210, 214.2}
+	e := MeanOf(xs)
+	m, h := CI95(xs)
+	if e.Mean != m || e.Half95() != h || e.DF != 2 || e.N != 3 || e.Of != Repeats || e.Lo != 205.8 || e.Hi != 214.2 {
+		t.Errorf("MeanOf = %+v (half %v), CI95 = %v ± %v", e, e.Half95(), m, h)
+	}
+	if one := MeanOf([]float64{7}); one.Known() || one.Half95() != 0 || one.Mean != 7 || one.N != 1 {
+		t.Errorf("one value: %+v", one)
+	}
+}
+
+func TestSeriesMeanBatches(t *testing.T) {
+	tests := []struct {
+		name   string
+		n      int
+		wantN  int
+		wantDF int
+	}{
+		{"3 seconds: one batch", 3, 1, 0},
+		// A 5 s point: two batches of 2 s, one degree of freedom; no interval.
+		{"5 seconds: two batches, too few", 5, 2, 0},
+		{"6 seconds: three batches", 6, 3, 2},
+		// Batches of 2, 12 of them (the first second is left out of the SE).
+		{"25 seconds", 25, 12, 11},
+		{"300 seconds: ten batches of 30", 300, 10, 9},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			xs := make([]float64, tc.n)
+			for i := range xs {
+				xs[i] = 100 + float64(i%3)
+			}
+			e := SeriesMean(xs, 1)
+			if e.N != tc.wantN || e.DF != tc.wantDF || e.Of != Seconds || e.Known() != (tc.wantDF > 0) {
+				t.Errorf("%+v, want N %d and DF %d", e, tc.wantN, tc.wantDF)
+			}
+			if e.Lo != 100 || e.Hi != min(102, 100+float64(tc.n-1)) {
+				t.Errorf("range %v–%v", e.Lo, e.Hi)
+			}
+		})
+	}
+	// A full link reports the same count every second: the spread is the counts'
+	// resolution (±0.5 transaction a reading), not zero.
+	flat := make([]float64, 24)
+	for i := range flat {
+		flat[i] = 56
+	}
+	e := SeriesMean(flat, 1)
+	if want := 1 / math.Sqrt(12*24); e.DF != 11 || math.Abs(e.SE-want) > 1e-12 {
+		t.Errorf("24 identical seconds: %+v, want DF 11 and SE %.4f (the resolution)", e, want)
+	}
+}
+
+// A series that stays high for 10 s then low for 10 s has correlated neighbours: batch
+// means see a spread about three times the s/√n of the raw seconds.
+func TestSeriesMeanSeesAutocorrelation(t *testing.T) {
+	xs := make([]float64, 100)
+	for i := range xs {
+		xs[i] = 100 + 10*float64(1-2*((i/10)%2))
+	}
+	naive := stddev(xs) / math.Sqrt(float64(len(xs)))
+	e := SeriesMean(xs, 1)
+	if e.SE < 3*naive {
+		t.Errorf("batch-means SE %.3f, naive %.3f: the correlation was missed", e.SE, naive)
+	}
+}
