@@ -51,9 +51,18 @@ func delayerHelper(args []string) int {
 	return 0
 }
 
+// skipUnlessRoot skips a root test with -short or without root; in CI (CI=true) missing
+// root fails instead, as nstest.Unavailable does (nstest imports link, so it cannot be used
+// here).
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 || testing.Short() {
+	if testing.Short() {
+		t.Skip("-short: needs root, network namespaces, tc, iptables")
+	}
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and not root: CI runs every test as root")
+		}
 		t.Skip("needs root: network namespaces, tc, iptables")
 	}
 }
