@@ -267,7 +267,16 @@ func (g effectGroup) extremes() []ratioAt {
 }
 
 var compressionVerb = map[stats.Verdict]string{stats.Higher: "helps", stats.Lower: "hurts",
-	stats.NoDifference: "makes no measurable difference", stats.TooShort: "cannot be told apart from plain (" + tooShort + ")"}
+	stats.NoDifference: "makes no measurable difference"}
+
+// comparisonsOf is the comparisons of rs.
+func comparisonsOf(rs []ratioAt) []comparison {
+	cs := make([]comparison, len(rs))
+	for i, r := range rs {
+		cs[i] = r.ci
+	}
+	return cs
+}
 
 // compression says where compression helps, hurts, makes no measurable difference or
 // cannot be told apart from plain on one link, in the thread counts the run measured, and
@@ -289,7 +298,11 @@ func (s *bwStudy) compression(l int64) string {
 	for i, g := range gs {
 		ex := g.extremes()
 		lo, hi := ex[0].ci.Ratio, ex[len(ex)-1].ci.Ratio
-		parts[i] = fmt.Sprintf("%s %s (%s)", compressionVerb[g.effect], scope(g.rs, rs), span(math.Min(lo, hi), math.Max(lo, hi)))
+		verb := compressionVerb[g.effect]
+		if g.effect == stats.TooShort {
+			verb = undecided(comparisonsOf(g.rs), "cannot be told apart from plain")
+		}
+		parts[i] = fmt.Sprintf("%s %s (%s)", verb, scope(g.rs, rs), span(math.Min(lo, hi), math.Max(lo, hi)))
 		for _, r := range ex {
 			cites = append(cites, r.cite())
 		}
@@ -363,8 +376,10 @@ func cost(r float64) string {
 // tell) at 1 thread".
 func tlsEffect(r ratioAt) string {
 	switch r.ci.Verdict {
-	case stats.NoDifference, stats.TooShort:
+	case stats.NoDifference:
 		return compressionVerb[r.ci.Verdict] + " at " + threadsN(r.threads)
+	case stats.TooShort:
+		return undecided([]comparison{r.ci}, "cannot be told apart from plain") + " at " + threadsN(r.threads)
 	}
 	return "costs " + cost(r.ci.Ratio) + " at " + threadsN(r.threads)
 }

@@ -25,6 +25,34 @@ type comparison struct {
 // tooShort words the verdict that cannot decide; the reason follows in the citation.
 const tooShort = "too short to tell"
 
+// undecided words a TooShort verdict for a headline: what was seen where every reading of
+// one side lies beyond every reading of the other ("was faster in every measured second
+// (too short to tell by how much)"), else that the two cannot be told apart yet. It never
+// says "no difference": the data did not decide. cs are of one kind of reading.
+func undecided(cs []comparison, apart string) string {
+	above, below := len(cs) > 0, len(cs) > 0
+	for _, c := range cs {
+		if c.A.N < 2 || c.B.N < 2 {
+			above, below = false, false // one reading a side: nothing to say "every" of
+		}
+		switch c.Seen() {
+		case stats.AllAbove:
+			below = false
+		case stats.AllBelow:
+			above = false
+		default:
+			above, below = false, false
+		}
+	}
+	switch {
+	case above:
+		return "was faster in every " + cs[0].readingWord() + " (" + tooShort + " by how much)"
+	case below:
+		return "was slower in every " + cs[0].readingWord() + " (" + tooShort + " by how much)"
+	}
+	return apart + " (" + tooShort + ")"
+}
+
 // ciText is the interval as findings and tables quote it: "CI 1.12–1.14, 9 batches a
 // side", or "no CI: 2 batches a side" when there is none.
 func (c comparison) ciText() string { return c.CIText(1, 2, "") }
@@ -53,10 +81,7 @@ func (c comparison) shareCell() string {
 // seen is what the readings show, with no probability claimed: "every measured second
 // lower: 435–654 vs 966–2049 TPS", "measured seconds overlap: …".
 func (c comparison) seen() string {
-	what := map[stats.Basis]string{stats.Seconds: "measured second", stats.Repeats: "repeat"}[c.B.Of]
-	if c.A.Of != c.B.Of || c.B.Of == stats.OneMean {
-		what = "reading"
-	}
+	what := c.readingWord()
 	if c.A.Of == stats.OneMean && c.B.Of == stats.OneMean {
 		return fmt.Sprintf("%s vs %s %s", num(c.B.Mean), num(c.A.Mean), c.unit)
 	}
@@ -74,6 +99,15 @@ func (c comparison) seen() string {
 		return "every " + what + " higher: " + ranges
 	}
 	return what + "s overlap: " + ranges
+}
+
+// readingWord names one reading of the comparison: "measured second", "repeat", or
+// "reading" where the sides differ in kind.
+func (c comparison) readingWord() string {
+	if c.A.Of != c.B.Of || c.B.Of == stats.OneMean {
+		return "reading"
+	}
+	return map[stats.Basis]string{stats.Seconds: "measured second", stats.Repeats: "repeat"}[c.B.Of]
 }
 
 // toDecide says why a TooShort comparison could not decide and what would: "5 s points

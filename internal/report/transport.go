@@ -151,7 +151,7 @@ func transportFindings(g *grid[string], th int) []string {
 		case stats.NoDifference:
 			verdict = "makes no measurable difference to throughput"
 		default:
-			verdict = "cannot be told apart (" + tooShort + ")"
+			verdict = undecided([]comparison{ci}, "cannot be told apart")
 		}
 		f := fmt.Sprintf("%s %s at %s: %s %s TPS → %s %s TPS (%.1f%% of it, %s), p95 %s → %s ms.",
 			what, verdict, threadsN(th), pathLabel(from), num(transportTPS(a)), pathLabel(to), num(transportTPS(b)),
