@@ -98,7 +98,7 @@ func (r *Study) each(yield func(PointSpec) bool, scenario string, c link.Conditi
 func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 	for _, ch := range r.o.Channels {
 		s := &Search{Start: r.searchStart(ch), Factor: r.o.SearchFactor, Min: QueriesPerTxn * 10,
-			Max: float64(r.o.SearchMaxQPS), Precision: r.o.Precision, Step: QueriesPerTxn, MaxProbes: maxProbes}
+			Max: float64(r.o.SearchMaxQPS), Precision: r.o.Precision, Step: QueriesPerTxn, MaxProbes: maxProbes, EdgeProbes: edgeProbes}
 		for q, ok := s.Next(); ok; q, ok = s.Next() {
 			if !yield(PointSpec{Scenario: MaxLoad, Channel: ch, Link: r.o.Link, TargetQPS: int(q),
 				Duration: r.o.SearchDuration, AbortLag: r.o.AbortLag}) {
@@ -107,7 +107,11 @@ func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 			p := r.last()
 			s.Record(q, p.SustainsLoad(), p.Replication != nil && p.Replication.SourceLimited)
 		}
-		r.e.Progressf("max-load %s: limit %.0f QPS, first failing %.0f QPS, confirmed %v", ch, s.Best(), s.FirstUnbounded(), s.Confirmed())
+		if f := s.Limit(); f.OK {
+			r.e.Progressf("max-load %s: limit %.0f QPS (95%% interval %.0f–%.0f)", ch, f.Est, f.Lo, f.Hi)
+		} else {
+			r.e.Progressf("max-load %s: no failing load found; highest passing %.0f QPS", ch, s.Best())
+		}
 	}
 	return true
 }

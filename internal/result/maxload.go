@@ -36,6 +36,20 @@ func Bracket(probes []Probe) (lo, hi float64) {
 	return lo, hi
 }
 
+// FitLimit is the load at which a probe passes half the time, with its 95% interval,
+// from every probe of one search (stats.FitThreshold): the one estimate of a channel's
+// maximum sustainable load that the search steers by and the report shows. Not OK until
+// a probe has failed above a passing one.
+func FitLimit(probes []Probe) stats.Threshold {
+	ts := make([]stats.Trial, 0, len(probes))
+	for _, p := range probes {
+		if p.Load > 0 {
+			ts = append(ts, stats.Trial{X: p.Load, Pass: p.OK})
+		}
+	}
+	return stats.FitThreshold(ts)
+}
+
 // Edge is a channel's maximum sustainable load as found by the max-load search.
 type Edge struct {
 	Channel string
