@@ -180,9 +180,11 @@ func (r *Study) last() result.Point {
 	return r.done[len(r.done)-1]
 }
 
-// Finish adds the headline figures to the notes.
+// Finish adds the headline figures to the notes and each channel's maximum sustainable
+// load to the run.
 func (r *Study) Finish(run *result.Run) {
 	run.Notes = append(run.Notes, r.Headlines(run.Points)...)
+	run.MaxLoads = result.MaxLoads(run.Points)
 }
 
 // Headlines are the study's headline sentences (printed at the end of a run).

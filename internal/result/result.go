@@ -27,6 +27,10 @@ type Run struct {
 	Spec        Spec        `json:"spec"`
 	Points      []Point     `json:"points"`
 	Notes       []string    `json:"notes,omitempty"` // e.g. calibration choices, skipped cells
+	// MaxLoads is the replication study's maximum sustainable load per channel (MaxLoads of
+	// Points), written at the end of the run for readers of the file; the report computes
+	// it again from the points, so files without it render the same.
+	MaxLoads []Edge `json:"max_loads,omitempty"`
 }
 
 // Environment is where the run happened.
