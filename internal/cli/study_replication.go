@@ -20,8 +20,8 @@ fixed rate on the source, lag measured with a heartbeat row.
 (slave_compressed_protocol), tunnel (wirelab tunnel).
 --engine postgres: physical streaming replication from a base backup; channels native
 and tunnel (PostgreSQL's replication protocol has no compression).
-Scenarios: 1 lag vs RTT at --qps; 2 max sustainable load (a search to --precision, its
-limit confirmed by a second run); 3 wire bandwidth by load with no rate cap; 4 (opt-in)
+Scenarios: 1 lag vs RTT at --qps; 2 max sustainable load (a search to --precision, probes
+repeated near the limit); 3 wire bandwidth by load with no rate cap; 4 (opt-in)
 drop the wire mid-load and check that replication heals.
 After every point the replica catches up and every table's checksum must match.
 --quick: RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points, 20 s search probes (≤ 15 min)`
@@ -60,7 +60,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		duration:  fs.Duration("duration", 60*time.Second, "load window of each point of scenarios 1, 3 and 4"),
 		searchDur: fs.Duration("search-duration", 60*time.Second, "load window of each scenario 2 probe"),
 		factor:    fs.Float64("search-factor", 1.2, "scenario 2: each probe of the climb is this many times the last (> 1)"),
-		precision: fs.String("precision", "5%", "scenario 2: search until the bracket between the highest passing and the lowest failing load is within this share of the limit"),
+		precision: fs.String("precision", "5%", "scenario 2: search until the limit's 95% interval is within ± this share of it (or its probe budget is spent)"),
 		searchMax: fs.Int("search-max", 12000, "scenario 2: highest load probed, QPS"),
 		abortLag:  fs.Duration("abort-lag", 30*time.Second, "stop a point early once lag passes this (it is unbounded)"),
 		catchUp:   fs.Duration("catchup-timeout", 5*time.Minute, "how long the replica may take to catch up after a point"),

@@ -69,9 +69,10 @@ func (o Options) notes() []string {
 		"wire Mbit/s is the source→replica direction (transmit counter of the wire host's interface facing the replica) averaged over the load window; " +
 			logRate,
 		fmt.Sprintf("max-load search: per channel, the first probe is 85%% of the capacity its earlier points predict (the link's rate ÷ the wire bytes one query took), "+
-			"probes climb by ×%g until one fails, bisect until the bracket between the highest passing and the lowest failing load is within %.0f%% of the limit, "+
-			"and the limit is confirmed by a second run (a failed confirmation moves it down); a passing probe the source could not deliver (achieved < 90%% of target) ends the search.",
-			o.SearchFactor, 100*o.Precision),
+			"probes climb by ×%g until one fails; the limit is then the load at which a probe passes half the time, fitted to every probe's outcome "+
+			"(a probit in log load, its spread from 1.5%% to 12%% of the load, posterior median and 95%% interval), and each further probe goes to the current fit "+
+			"until the interval is within ±%.0f%% or %d probes were placed there; a passing probe the source could not deliver (achieved < 90%% of target) ends the search.",
+			o.SearchFactor, 100*o.Precision, edgeProbes),
 		check,
 	}
 	if !pg {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // PointSpec is one measurement: a load on one channel under one wire.
@@ -98,7 +99,7 @@ func (r *Study) each(yield func(PointSpec) bool, scenario string, c link.Conditi
 func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 	for _, ch := range r.o.Channels {
 		s := &Search{Start: r.searchStart(ch), Factor: r.o.SearchFactor, Min: QueriesPerTxn * 10,
-			Max: float64(r.o.SearchMaxQPS), Precision: r.o.Precision, Step: QueriesPerTxn, MaxProbes: maxProbes}
+			Max: float64(r.o.SearchMaxQPS), Precision: r.o.Precision, Step: QueriesPerTxn, MaxProbes: maxProbes, EdgeProbes: edgeProbes}
 		for q, ok := s.Next(); ok; q, ok = s.Next() {
 			if !yield(PointSpec{Scenario: MaxLoad, Channel: ch, Link: r.o.Link, TargetQPS: int(q),
 				Duration: r.o.SearchDuration, AbortLag: r.o.AbortLag}) {
@@ -107,7 +108,11 @@ func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 			p := r.last()
 			s.Record(q, p.SustainsLoad(), p.Replication != nil && p.Replication.SourceLimited)
 		}
-		r.e.Progressf("max-load %s: limit %.0f QPS, first failing %.0f QPS, confirmed %v", ch, s.Best(), s.FirstUnbounded(), s.Confirmed())
+		if f := s.Limit(); f.OK {
+			r.e.Progressf("max-load %s: limit %.0f QPS (95%% interval %.0f–%.0f)", ch, f.Est, f.Lo, f.Hi)
+		} else {
+			r.e.Progressf("max-load %s: no failing load found; highest passing %.0f QPS", ch, s.Best())
+		}
 	}
 	return true
 }
@@ -118,26 +123,26 @@ func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 // without those on the study's lag-scenario load.
 func (r *Study) searchStart(ch Channel) float64 {
 	rate := float64(r.o.Link.RateBps) / 8
-	var wire, binlog, queries, binQueries float64
+	var binlog, binQueries float64
+	var same []result.Point
 	for _, p := range r.done {
 		if !p.Usable() || p.QPS <= 0 || p.Replication == nil || p.Replication.TargetQPS == 0 {
 			continue
 		}
-		q := p.QPS * p.Replication.LoadS
-		if p.Channel == string(ch) && p.Replication.WireDownBytesTotal > 0 {
-			wire += float64(p.Replication.WireDownBytesTotal)
-			queries += q
+		if p.Channel == string(ch) {
+			same = append(same, p)
 		}
 		if p.Replication.BinlogBytes > 0 {
 			binlog += float64(p.Replication.BinlogBytes)
-			binQueries += q
+			binQueries += p.QPS * p.Replication.LoadS
 		}
 	}
+	capQPS := result.LinkCapacityQPS(same, float64(r.o.Link.RateBps))
 	switch {
 	case rate == 0:
 		return float64(r.o.LagQPS)
-	case queries > 0:
-		return r.round(0.85 * rate / (wire / queries))
+	case capQPS > 0:
+		return r.round(0.85 * capQPS)
 	case binQueries > 0:
 		return r.round(0.5 * rate / (binlog / binQueries))
 	}

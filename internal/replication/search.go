@@ -4,30 +4,34 @@ import (
 	"math"
 
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
-// Search finds the highest sustainable load of one channel to a stated precision: a ladder
-// (Start, Start×Factor, ...) climbs until a probe fails, or steps down from Start when the
-// very first probe fails; then bisection narrows the bracket between the highest passing
-// and the lowest failing load until it is within Precision of the passing end, and the
-// passing end is probed a second time to confirm it. A failed confirmation makes that load
-// the failing end and the search goes on below it. Loads are multiples of Step (sysbench's
-// --rate is whole transactions per second). A passing probe the source could not deliver
-// (CPU, not the link) ends the search: a higher target cannot measure the link either.
-// MaxProbes bounds the whole search.
+// Search finds the highest sustainable load of one channel, with its interval. Near the
+// limit a probe's outcome is noisy (a load that passes once can fail the next time), so no
+// single probe decides: every probe feeds one fit of pass probability against load
+// (result.FitLimit), whose 50% point is the limit.
 //
-// The bracket is result.Bracket of the probes, the same computation the report and the
-// headlines use on the recorded points.
+// First a ladder (Start, Start×Factor, ...) climbs until a probe fails, or steps down from
+// Start while probes fail, until a probe has failed above a passing one. From then on each
+// probe goes to the fit's current estimate, where an outcome says the most about it, and
+// probes there repeat as the estimate settles; the search stops once the 95% interval is
+// within ±Precision of the estimate. Loads are multiples of Step (sysbench's --rate is
+// whole transactions per second). A passing probe the source could not deliver (CPU, not
+// the link) ends the search: a higher target cannot measure the link either. MaxProbes
+// bounds the whole search.
 //
 // Use: for q, ok := s.Next(); ok; q, ok = s.Next() { s.Record(q, passed, limited) }.
 type Search struct {
 	Start, Factor float64
 	Min, Max      float64 // loads outside [Min, Max] are never probed
-	Precision     float64 // (first failing - limit) / limit at which the search confirms and stops
+	Precision     float64 // the interval's half-width, relative to the limit, at which the search stops
 	Step          float64
 	MaxProbes     int
+	EdgeProbes    int // the most probes after the first failure above a pass (0 = no bound but MaxProbes)
 
 	probes  []result.Probe
+	edge    int // probes placed by the fit
 	limited bool
 	done    bool
 }
@@ -40,27 +44,21 @@ func (s *Search) Next() (float64, bool) {
 	if len(s.probes) == 0 {
 		return s.round(s.Start), true
 	}
-	lo, hi := result.Bracket(s.probes)
 	var q float64
-	switch {
-	case hi == 0: // every probe passed: climb
-		if lo >= s.Max {
+	if f := s.Limit(); f.OK {
+		if (f.Hi-f.Lo)/2 <= s.Precision*f.Est || s.EdgeProbes > 0 && s.edge >= s.EdgeProbes {
 			return s.stop()
 		}
-		q = math.Min(lo*s.Factor, s.Max)
-	case lo == 0: // the first probes failed: step down
-		q = hi / s.Factor
-		if q < s.Min {
+		s.edge++
+		q = math.Min(f.Est, s.Max)
+	} else if low := s.lowestFail(); low > 0 { // nothing passed below a failure yet: step down
+		q = low / s.Factor
+	} else { // every probe passed: climb
+		high := s.Best()
+		if high >= s.Max {
 			return s.stop()
 		}
-	default:
-		q = s.round((lo + hi) / 2)
-		if (hi-lo)/lo <= s.Precision || q <= lo || q >= hi {
-			if s.passes(lo) >= 2 {
-				return s.stop()
-			}
-			q = lo // confirm the limit with a second run
-		}
+		q = math.Min(high*s.Factor, s.Max)
 	}
 	q = s.round(q)
 	if q < s.Min {
@@ -69,14 +67,14 @@ func (s *Search) Next() (float64, bool) {
 	return q, true
 }
 
-func (s *Search) passes(q float64) int {
-	n := 0
+func (s *Search) lowestFail() float64 {
+	low := 0.0
 	for _, p := range s.probes {
-		if p.Load == q && p.OK {
-			n++
+		if !p.OK && (low == 0 || p.Load < low) {
+			low = p.Load
 		}
 	}
-	return n
+	return low
 }
 
 func (s *Search) stop() (float64, bool) {
@@ -98,9 +96,12 @@ func (s *Search) Record(q float64, passed, limited bool) {
 	s.limited = s.limited || passed && limited
 }
 
-// Best is the highest sustainable load found (0 = none), FirstUnbounded the lowest failing
-// one above it (0 = none), Limited whether the search stopped at the source's limit, and
-// Confirmed whether Best passed twice.
+// Limit is the fitted limit and its 95% interval (not OK until a probe failed above a
+// passing one).
+func (s *Search) Limit() stats.Threshold { return result.FitLimit(s.probes) }
+
+// Best is the highest load that passed every time and lies below every failing load (0 =
+// none): the limit when the search never found a failing load.
 func (s *Search) Best() float64 {
 	lo, _ := result.Bracket(s.probes)
 	return lo
@@ -114,6 +115,3 @@ func (s *Search) FirstUnbounded() float64 {
 
 // Limited is whether the search stopped at the source's limit.
 func (s *Search) Limited() bool { return s.limited }
-
-// Confirmed is whether the limit passed twice.
-func (s *Search) Confirmed() bool { return s.passes(s.Best()) >= 2 }

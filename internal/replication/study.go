@@ -53,8 +53,14 @@ type Options struct {
 	Fault          Fault
 }
 
-// maxProbes bounds one channel's max-load search.
-const maxProbes = 14
+// maxProbes bounds one channel's max-load search; edgeProbes bounds the probes it places
+// at the fitted limit once a failure lies above a pass. Against outcomes that scatter a few
+// percent around the limit, five such probes keep the answer within ±5% of the true limit in
+// 95% of searches for under 30% more probes than bisecting the bracket (search_sim_test.go).
+const (
+	maxProbes  = 14
+	edgeProbes = 5
+)
 
 // Study is the replication study as a plug-in of study.Session: a source in the server
 // host, a replica behind the wire, and the scenarios' points one at a time.
@@ -174,9 +180,11 @@ func (r *Study) last() result.Point {
 	return r.done[len(r.done)-1]
 }
 
-// Finish adds the headline figures to the notes.
+// Finish adds the headline figures to the notes and each channel's maximum sustainable
+// load to the run.
 func (r *Study) Finish(run *result.Run) {
 	run.Notes = append(run.Notes, r.Headlines(run.Points)...)
+	run.MaxLoads = result.MaxLoads(run.Points)
 }
 
 // Headlines are the study's headline sentences (printed at the end of a run).

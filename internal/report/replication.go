@@ -162,7 +162,7 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		case "lag-vs-rtt":
 			blocks = lagVsRTT(newScenario(name, sp, rttOf))
 		case result.MaxLoadSeries:
-			blocks = maxLoad(newScenario(name, sp, loadOf), sp, logTerm(r))
+			blocks = append(maxLoad(newScenario(name, sp, loadOf), sp, logTerm(r)), maxLoadFit(sp)...)
 		case "bandwidth":
 			blocks = repBandwidth(newScenario(name, sp, loadOf), sp)
 		default:

@@ -36,18 +36,52 @@ func Bracket(probes []Probe) (lo, hi float64) {
 	return lo, hi
 }
 
+// FitLimit is the load at which a probe passes half the time, with its 95% interval,
+// from every probe of one search (stats.FitThreshold): the one estimate of a channel's
+// maximum sustainable load that the search steers by and the report shows. Not OK until
+// a probe has failed above a passing one.
+func FitLimit(probes []Probe) stats.Threshold {
+	ts := make([]stats.Trial, 0, len(probes))
+	for _, p := range probes {
+		if p.Load > 0 {
+			ts = append(ts, stats.Trial{X: p.Load, Pass: p.OK})
+		}
+	}
+	return stats.FitThreshold(ts)
+}
+
 // Edge is a channel's maximum sustainable load as found by the max-load search.
 type Edge struct {
-	Channel string
-	// Limit is the highest sustainable target load (QPS); FirstFailed the lowest failing
-	// one above it (0 = none found). The true limit lies in [Limit, FirstFailed).
-	Limit, FirstFailed float64
-	// Passes is how many probes at Limit passed (2 = confirmed by a second run).
-	Passes int
+	Channel string `json:"channel"`
+	// Limit is the highest probed target load (QPS) that passed every time and lies below
+	// every failing one; FirstFailed the lowest failing load (0 = none found). Near the
+	// limit one probe's outcome is noisy, so these are what was probed, not the estimate.
+	Limit       float64 `json:"highest_passing_qps"`
+	FirstFailed float64 `json:"first_failing_qps,omitempty"`
+	// Est is the limit fitted to every probe's outcome (FitLimit): the load at which a probe
+	// passes half the time, with its 95% interval [Lo, Hi]. 0 when no probe failed above a
+	// passing one.
+	Est float64 `json:"max_load_qps,omitempty"`
+	Lo  float64 `json:"max_load_lo_qps,omitempty"`
+	Hi  float64 `json:"max_load_hi_qps,omitempty"`
+	// LinkQPS is the load the link can carry: its rate ÷ the wire bytes one query took at
+	// the channel's passing probes. Set only where the link is the limit (the failing
+	// probes ran the link full, bottleneck "network"); LinkDisagrees when Est and LinkQPS
+	// are more than LinkTolerance apart.
+	LinkQPS       float64 `json:"link_capacity_qps,omitempty"`
+	LinkDisagrees bool    `json:"link_disagrees,omitempty"`
+	// Passes is how many probes at Limit passed.
+	Passes int `json:"passes_at_highest"`
 	// At is the last passing point at Limit, Failed the last point at FirstFailed.
-	At, Failed *Point
-	Probes     int
+	At     *Point `json:"-"`
+	Failed *Point `json:"-"`
+	Probes int    `json:"probes"`
 }
+
+// LinkTolerance is how far apart (relative to the link's figure) the searched limit and
+// what the link can carry may lie before the edge is flagged: the wire bytes per query,
+// the shaper's rate and the lag rule each carry a few percent.
+const LinkTolerance = 0.20
 
 // Width is the bracket's width relative to the limit (0 when not bracketed).
 func (e Edge) Width() float64 {
@@ -84,6 +118,10 @@ func MaxLoads(points []Point) []Edge {
 		}
 		e := Edge{Channel: ch, Probes: len(pts)}
 		e.Limit, e.FirstFailed = Bracket(probes)
+		if f := FitLimit(probes); f.OK {
+			e.Est, e.Lo, e.Hi = f.Est, f.Lo, f.Hi
+		}
+		e.crossCheck(pts)
 		for i := range pts {
 			p := &pts[i]
 			switch p.Replication.TargetQPS {
@@ -100,6 +138,49 @@ func MaxLoads(points []Point) []Edge {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return channelRank(out[i].Channel) < channelRank(out[j].Channel) })
 	return out
+}
+
+// crossCheck sets LinkQPS where the link is the limit: at least half the probes whose lag
+// grew name the network as their bottleneck.
+func (e *Edge) crossCheck(pts []Point) {
+	var passing []Point
+	failed, network := 0, 0
+	for _, p := range pts {
+		switch {
+		case p.SustainsLoad():
+			passing = append(passing, p)
+		case p.Usable() && p.Replication != nil: // unbounded lag, not a spoilt point
+			failed++
+			if p.Bottleneck == "network" {
+				network++
+			}
+		}
+	}
+	if failed == 0 || 2*network < failed || len(passing) == 0 {
+		return
+	}
+	e.LinkQPS = LinkCapacityQPS(passing, float64(passing[0].LinkRateBps))
+	if e.LinkQPS > 0 && e.Est > 0 {
+		e.LinkDisagrees = math.Abs(e.Est/e.LinkQPS-1) > LinkTolerance
+	}
+}
+
+// LinkCapacityQPS is the load (QPS) a link of rateBps carries at the wire bytes per query
+// the points took: the link's bytes per second ÷ (source → replica wire bytes, load and
+// catch-up, over the queries the points ran). 0 without a rate cap or without bytes.
+func LinkCapacityQPS(pts []Point, rateBps float64) float64 {
+	var wire, queries float64
+	for _, p := range pts {
+		if p.Replication == nil || p.Replication.WireDownBytesTotal <= 0 || p.QPS <= 0 {
+			continue
+		}
+		wire += float64(p.Replication.WireDownBytesTotal)
+		queries += p.QPS * p.Replication.LoadS
+	}
+	if rateBps <= 0 || wire <= 0 || queries <= 0 {
+		return 0
+	}
+	return rateBps / 8 / (wire / queries)
 }
 
 // SustainsLoad is true for a usable replication point whose lag stayed bounded.
@@ -119,10 +200,19 @@ func channelRank(ch string) int {
 	return len(ReplicationChannels)
 }
 
-// Over is e's limit ÷ base's with the range the two brackets allow: from e's limit over
-// base's first failing load to e's first failing load over base's limit. The range is
-// Known only when both searches bracketed their limit.
+// Over is e's limit ÷ base's with its range. Where both limits were fitted, it is the
+// ratio of the fits with a 95% interval on its log: each side's half-width the two fits'
+// log half-widths on that side added in quadrature (the searches are independent).
+// Otherwise the range the two brackets allow: from e's limit over base's first failing
+// load to e's first failing load over base's limit. The range is Known only when both
+// searches bracketed their limit.
 func (e Edge) Over(base Edge) stats.RatioCI {
+	if e.Est > 0 && base.Est > 0 {
+		r := e.Est / base.Est
+		down := math.Hypot(math.Log(e.Est/e.Lo), math.Log(base.Hi/base.Est))
+		up := math.Hypot(math.Log(e.Hi/e.Est), math.Log(base.Est/base.Lo))
+		return stats.RatioCI{Ratio: r, Lo: r * math.Exp(-down), Hi: r * math.Exp(up), Known: true}
+	}
 	if base.Limit <= 0 {
 		return stats.RatioCI{Ratio: math.NaN()}
 	}
