@@ -27,17 +27,15 @@ type Run struct {
 	Spec        Spec        `json:"spec"`
 	Points      []Point     `json:"points"`
 	Notes       []string    `json:"notes,omitempty"` // e.g. calibration choices, skipped cells
-<<<<<<< HEAD
 
 	// writtenSchema is the schema the file was read at, before migrating it: a schema 1
 	// file has no profiles, and only a new run can add them.
 	writtenSchema int
-=======
+
 	// MaxLoads is the replication study's maximum sustainable load per channel (MaxLoads of
 	// Points), written at the end of the run for readers of the file; the report computes
 	// it again from the points, so files without it render the same.
 	MaxLoads []Edge `json:"max_loads,omitempty"`
->>>>>>> maxload
 }
 
 // Environment is where the run happened.
