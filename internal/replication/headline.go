@@ -51,7 +51,7 @@ func Headlines(t Terms, pts []result.Point) []string {
 			continue
 		}
 		s := fmt.Sprintf("max-load %s: %.0f QPS sustained, %s (%s %.2f Mbit/s, wire %.2f Mbit/s, lag p99 %.2f s)",
-			ch, e.Limit, BracketText(e), t.Log, e.At.Replication.BinlogMbitS, e.At.WireMbitS(), e.At.Replication.LagP99S)
+			ch, e.Sustained(), BracketText(e), t.Log, e.At.Replication.BinlogMbitS, e.At.WireMbitS(), e.At.Replication.LagP99S)
 		if hasNat && ch != string(Native) {
 			s += ", " + OverText(e.Over(nat)) + " native"
 		}
@@ -92,8 +92,12 @@ func Headlines(t Terms, pts []result.Point) []string {
 	return out
 }
 
-// BracketText says where the true limit lies: "bracket 1200–1254 (+4.5%), confirmed".
+// BracketText says where the true limit lies: "95% interval 1190–1262 from 8 probes" where
+// the search fitted one, else "bracket 1200–1254 (+4.5%), confirmed".
 func BracketText(e result.Edge) string {
+	if e.Est > 0 && e.Hi > 0 {
+		return fmt.Sprintf("95%% interval %.0f–%.0f from %d probes", e.Lo, e.Hi, e.Probes)
+	}
 	s := "no failing load found"
 	if e.FirstFailed > 0 {
 		s = fmt.Sprintf("bracket %.0f–%.0f (+%.1f%%)", e.Limit, e.FirstFailed, 100*e.Width())

@@ -24,8 +24,8 @@ func TestHeadlinesFromARealRun(t *testing.T) {
 	for _, want := range []string{
 		"Checksums: all 30 points caught up and matched the source.",
 		"lag-vs-rtt tunnel: at RTT 250 ms highest lag 0.35 s (p99 0.25 s)",
-		"max-load native: 600 QPS sustained, bracket 600–684 (+14.0%), not confirmed (binlog 1.73 Mbit/s, wire 1.87 Mbit/s",
-		"max-load tunnel: 1710 QPS sustained",
+		"max-load native: 641 QPS sustained, 95% interval 548–770 from 4 probes (binlog 1.73 Mbit/s, wire 1.87 Mbit/s",
+		"max-load tunnel: 1872 QPS sustained",
 		", 2.92× (2.23–3.83×) native.",
 		"bandwidth tunnel: wire bytes ÷ native's for the same load: 0.39× (no CI: one mean a side) at 300 QPS, 0.38× (no CI: one mean a side) at 1200 QPS.",
 		"Goal max sustainable QPS tunnel ≥ 4× native: 2.92× (2.23–3.83×) — NOT met",

@@ -69,7 +69,7 @@ func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
 			nat = e
 		}
 	}
-	native := nat.Limit
+	native := nat.Sustained()
 	grp := BarGroup{Label: "max QPS"}
 	var findings []string
 	for _, e := range edges {
@@ -78,7 +78,7 @@ func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
 		switch {
 		case e.Channel == "native" && native > 0:
 			r = "1.00× (reference)"
-		case native > 0 && e.Limit > 0:
+		case native > 0 && e.Sustained() > 0:
 			r = overCell(over)
 		}
 		if e.FirstFailed > 0 {
@@ -98,9 +98,9 @@ func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
 		}
 		t.Rows = append(t.Rows, []string{e.Channel, num(e.Limit), first, width, conf, got, bin, wire, r})
 		c.Categories = append(c.Categories, e.Channel)
-		grp.Values = append(grp.Values, e.Limit)
-		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Limit), ratio(e.Limit, native)))
-		if e.Channel != "native" && native > 0 && e.Limit > 0 {
+		grp.Values = append(grp.Values, e.Sustained())
+		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Sustained()), ratio(e.Sustained(), native)))
+		if e.Channel != "native" && native > 0 && e.Sustained() > 0 {
 			findings = append(findings, maxLoadFinding(e, nat, over))
 		}
 	}
@@ -121,7 +121,7 @@ func overCell(r stats.RatioCI) string {
 // lowest failing load): more or less load when the whole range lies above or below 1, no
 // measurable difference within the lab's margin, and too short to tell otherwise.
 func maxLoadFinding(e, nat result.Edge, over stats.RatioCI) string {
-	cite := fmt.Sprintf("%s vs %s QPS, ratio %s", num(e.Limit), num(nat.Limit), overCell(over))
+	cite := fmt.Sprintf("%s vs %s QPS, ratio %s", num(e.Sustained()), num(nat.Sustained()), overCell(over))
 	switch v := stats.Decide(over.Lo, over.Hi); {
 	case !over.Known:
 		return fmt.Sprintf("%s against native replication is %s: a search did not bracket its limit (%s).", e.Channel, tooShort, cite)
@@ -130,14 +130,14 @@ func maxLoadFinding(e, nat result.Edge, over stats.RatioCI) string {
 	case v == stats.TooShort:
 		return fmt.Sprintf("%s against native replication is %s: the brackets allow either more or less load (%s); a finer --precision would decide.", e.Channel, tooShort, cite)
 	}
-	return fmt.Sprintf("%s sustains %s the load of native replication (%s).", e.Channel, ratio(e.Limit, nat.Limit), cite)
+	return fmt.Sprintf("%s sustains %s the load of native replication (%s).", e.Channel, ratio(e.Sustained(), nat.Sustained()), cite)
 }
 
 // searchChart draws each channel's search: the target load of every probe in the order
 // they ran, "+" where the probe passed and "x" where it failed.
 func searchChart(s *scenario) *Chart {
 	c := &Chart{Name: "replication-max-load-search", Title: "The max-load search, probe by probe", XLabel: "probe",
-		YLabel: "target load (QPS)", Caption: "Each channel's probes in the order they ran: + passed (bounded lag, checksum equal), x failed. The search stops once the bracket is within its precision and the limit passed twice."}
+		YLabel: "target load (QPS)", Caption: "Each channel's probes in the order they ran: + passed (bounded lag, checksum equal), x failed. Once a probe fails above a passing one, each next probe goes to the limit fitted to all of them so far; the search stops when that limit's 95% interval is within --precision or after its edge probes."}
 	for i, ch := range s.channels {
 		l := ChartLine{Label: ch, Color: i}
 		n := 0

@@ -83,6 +83,15 @@ type Edge struct {
 // the shaper's rate and the lag rule each carry a few percent.
 const LinkTolerance = 0.20
 
+// Sustained is the load every reader quotes as the channel's limit: the fitted threshold
+// where the search fitted one, else the highest load that passed.
+func (e Edge) Sustained() float64 {
+	if e.Est > 0 {
+		return e.Est
+	}
+	return e.Limit
+}
+
 // Width is the bracket's width relative to the limit (0 when not bracketed).
 func (e Edge) Width() float64 {
 	if e.Limit <= 0 || e.FirstFailed <= 0 {
