@@ -352,7 +352,10 @@ func TestSSHDeadmanOnVeth(t *testing.T) {
 		t.Fatal("the plan did not shape eth0")
 	}
 	dir := t.TempDir()
-	undo, _ := FormatUndo(p.Undo)
+	undo, err := FormatUndo(UndoFile("eth0")) // what the switch's undo file holds (remotelink.go)
+	if err != nil {
+		t.Fatal(err)
+	}
 	renew, undoFile := filepath.Join(dir, "renew"), filepath.Join(dir, "undo")
 	if err := os.WriteFile(undoFile, []byte(undo), 0o600); err != nil {
 		t.Fatal(err)
