@@ -152,8 +152,9 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	ping(addrB)
 	c3, d3 := tcStats(t, n.nsA, "eth0")
 	i3, _ := tcStats(t, n.nsA, IFBName("eth0"))
-	if c3 < c2+20 || i3 < i2+20 || d3 != d2 {
-		t.Errorf("20 SYNs to the server: shaped class %d→%d, IFB (replies) %d→%d, direct %d→%d; want 20 more in both classes, no direct", c2, c3, i2, i3, d2, d3)
+	// The SSH session may add an ACK or two to the direct class meanwhile; the 20 SYNs must not.
+	if c3 < c2+20 || i3 < i2+20 || d3 > d2+3 {
+		t.Errorf("20 SYNs to the server: shaped class %d→%d, IFB (replies) %d→%d, direct %d→%d; want 20 more in both classes, none of them direct", c2, c3, i2, i3, d2, d3)
 	}
 	t.Logf("eth0 class 1:1 %d packets, direct %d; IFB class 1:1 %d (SSH ×5 direct only, 20 SYNs to %s direct, 20 to %s shaped, and their RSTs through the IFB)", c3, d3, i3, addrB2, addrB)
 	phase("shaped and probed")
@@ -277,8 +278,16 @@ func TestSSHDeadmanAfterSIGKILL(t *testing.T) {
 	}
 	log, _ := os.ReadFile(filepath.Join(n.dir, "deadman.log"))
 	t.Logf("wirelab SIGKILLed; the dead-man switch removed the shaping %s later (TTL %s): %s", took.Round(10*time.Millisecond), ttl, strings.TrimSpace(string(log)))
-	if o, _ := exec.Command("ip", "netns", "exec", n.nsA, "pgrep", "-f", "agent deadman").Output(); len(o) > 0 {
-		t.Errorf("the switch still runs after undoing: %s", o)
+	// The qdiscs go before the IFB and the delay line: give the switch's last steps and its
+	// exit a moment.
+	var o []byte
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if o, _ = exec.Command("ip", "netns", "exec", n.nsA, "pgrep", "-f", "agent deadman").Output(); len(o) == 0 {
+			break
+		}
+	}
+	if len(o) > 0 {
+		t.Errorf("the switch still runs 3 s after undoing: %s", o)
 	}
 }
 
