@@ -40,11 +40,10 @@ type DelayerConfig struct {
 // Timing of the delay loop.
 const (
 	// The loop releases on a grid: packets due within the slack leave in the same verdict
-	// instead of costing another wake-up. The slack is a twentieth of the one-way delay (50
-	// µs at 1 ms, 5 µs at 0.1 ms), at most maxSlack: a wake-up costs the machine ~10 µs of
-	// CPU on a VM, and halving the wake-ups at 2 ms RTT cut the delay line's CPU by a
-	// quarter. The head packet of a batch never leaves early (a lone request/response
-	// packet sees exactly the delay), the others up to the slack early.
+	// instead of costing another wake-up, the delay line's main cost (docs/delay-line.md).
+	// The slack is a twentieth of the one-way delay, at most maxSlack. The head packet of a
+	// batch never leaves early (a lone request/response packet sees exactly the delay), the
+	// others up to the slack early.
 	maxSlack     = 100 * time.Microsecond
 	slackDivisor = 20
 	// The loop sleeps until a release minus its expected wake-up lateness and spins the rest,
