@@ -21,19 +21,18 @@ type nfqSock struct {
 	queue uint16
 	seq   uint32
 
-	bufs  [][]byte     // one receive buffer per message slot
-	iovs  []unix.Iovec // one per slot, pointing into bufs
-	msgs  []mmsghdr    // recvmmsg's vector
-	out   [64]byte     // verdict message, rebuilt in place per verdict
-	ackb  []byte       // config acknowledgements
-	stamp [recvBatch]nfqPacket
+	bufs [][]byte             // one receive buffer per message slot
+	iovs []unix.Iovec         // one per slot, pointing into bufs
+	msgs []mmsghdr            // recvmmsg's vector
+	out  [64]byte             // verdict message, rebuilt in place per verdict
+	ackb []byte               // config acknowledgements
+	pkts [recvBatch]nfqPacket // recv's result, reused
 }
 
 // nfqPacket is what the delay line needs of one queued packet.
 type nfqPacket struct {
-	ID     uint32
-	Stamp  int64 // kernel arrival time, ns since the Unix epoch (CLOCK_REALTIME); 0 = none
-	Length uint32
+	ID    uint32
+	Stamp int64 // kernel arrival time, ns since the Unix epoch (CLOCK_REALTIME); 0 = none
 }
 
 // Netlink and nfnetlink_queue constants (linux/netfilter/nfnetlink_queue.h).
@@ -46,7 +45,6 @@ const (
 	nfqaPacketHdr       = 1
 	nfqaVerdictHdr      = 2
 	nfqaTimestamp       = 4
-	nfqaCapLen          = 13
 	nfqaCfgCmd          = 1
 	nfqaCfgParams       = 2
 	nfqaCfgQueueMaxlen  = 3
@@ -219,7 +217,7 @@ func (s *nfqSock) recv() (pkts []nfqPacket, verdictErrs int, err error) {
 	if e != 0 {
 		return nil, 0, e
 	}
-	out := s.stamp[:0]
+	out := s.pkts[:0]
 	for i := 0; i < int(n); i++ {
 		b := s.bufs[i][:s.msgs[i].Len]
 		for len(b) >= nlmsgHdrLen {
@@ -244,8 +242,8 @@ func (s *nfqSock) recv() (pkts []nfqPacket, verdictErrs int, err error) {
 	return out, verdictErrs, nil
 }
 
-// parsePacket reads the id, the kernel's timestamp (when the packet carries one) and the
-// length of one NFQNL_MSG_PACKET's payload (after the netlink header).
+// parsePacket reads the id and the kernel's timestamp (when the packet carries one) of one
+// NFQNL_MSG_PACKET's payload (after the netlink header).
 func parsePacket(b []byte) (nfqPacket, bool) {
 	var p nfqPacket
 	if len(b) < nfgenHdrLen {
@@ -267,10 +265,6 @@ func parsePacket(b []byte) (nfqPacket, bool) {
 			if len(v) >= 16 {
 				sec, usec := binary.BigEndian.Uint64(v[0:8]), binary.BigEndian.Uint64(v[8:16])
 				p.Stamp = int64(sec)*1e9 + int64(usec)*1e3
-			}
-		case nfqaCapLen:
-			if len(v) >= 4 {
-				p.Length = binary.BigEndian.Uint32(v[0:4])
 			}
 		}
 		a = a[min(nlmsgAlign(l), len(a)):]
