@@ -65,13 +65,7 @@ func samplesOf(pts []result.Point) Samples {
 		return s
 	}
 	p := ok[0]
-	end := p.WarmupS + p.DurationS + 0.5
-	for _, sec := range p.Seconds {
-		if !sec.Warmup && (p.DurationS == 0 || sec.T <= end) {
-			s.Values = append(s.Values, sec.TPS)
-		}
-	}
-	if len(s.Values) > 0 {
+	if s.Values = p.MeasuredTPS(); len(s.Values) > 0 {
 		s.Kind = FromSeconds
 		return s
 	}

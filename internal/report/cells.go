@@ -59,12 +59,7 @@ func (c *cell) tpsEstimate() stats.Estimate {
 		return stats.MeanOf(xs)
 	}
 	p := c.ok[0]
-	var xs []float64
-	for _, s := range p.Seconds {
-		if !s.Warmup {
-			xs = append(xs, s.TPS)
-		}
-	}
+	xs := p.MeasuredTPS()
 	if len(xs) == 0 {
 		return stats.Single(p.TPS)
 	}
