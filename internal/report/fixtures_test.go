@@ -18,7 +18,8 @@ func fixtureEnv(shaper, asked, read string) result.Environment {
 	return result.Environment{Kernel: "6.8.0-45-generic", CPUs: 32, CPUModel: "AMD EPYC 7302P 16-Core Processor",
 		MemoryBytes: 128 << 30, MariaDBVersion: "11.4.3-MariaDB", SysbenchVersion: "1.0.20",
 		Shaper: shaper, LinkAsApplied: asked, LinkAsReadBack: read,
-		CPUIdle: "kept awake: /dev/cpu_dma_latency held at 0 µs while measuring; cpuidle intel_idle/menu"}
+		CPUIdle:       "kept awake: /dev/cpu_dma_latency held at 0 µs while measuring; cpuidle intel_idle/menu",
+		TCPCongestion: "bbr"}
 }
 
 var blogThreads = []int{1, 4, 16, 32, 64, 96, 128, 256, 512, 1024, 2048}

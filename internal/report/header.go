@@ -92,6 +92,9 @@ func envTable(r *result.Run) Table {
 		}
 		rows = append(rows, []string{"CPU idle", idle})
 	}
+	if e.TCPCongestion != "" {
+		rows = append(rows, []string{"TCP congestion control", congestionText(e.TCPCongestion)})
+	}
 	rows = append(rows, linkRows(e)...)
 	if row, ok := labCostRow(r.Points); ok {
 		rows = append(rows, row)
@@ -202,4 +205,16 @@ func serverRows(e result.Environment) [][]string {
 		rows = append(rows, []string{"server settings", strings.Join(set, ", ")})
 	}
 	return rows
+}
+
+// congestionText names the congestion control and, for BBR, what it does to a reply on a
+// delayed link: without the fq qdisc the TCP stack paces BBR's sends itself at a rate
+// derived from its bandwidth estimate, which a request/reply flow keeps low, so a reply of
+// several segments leaves over a part of the round trip instead of at once.
+func congestionText(cc string) string {
+	if cc == "bbr" {
+		return "bbr (paces its sends: a reply of several segments leaves spread over time, not at once as with cubic; " +
+			"on a delayed link that adds to the round trip)"
+	}
+	return cc
 }

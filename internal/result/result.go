@@ -52,6 +52,10 @@ type Environment struct {
 	LinkAsApplied  string `json:"link_as_applied"`    // the condition wirelab asked for
 	LinkAsReadBack string `json:"link_as_read_back"`  // `tc -s qdisc` etc. as read back
 	CPUIdle        string `json:"cpu_idle,omitempty"` // whether CPUs were kept out of deep idle
+	// TCPCongestion is the TCP congestion control the hosts' connections used (the
+	// kernel's default, which the lab's namespaces inherit): "bbr" paces its own sends
+	// where there is no fq qdisc, "cubic" sends a window at once. Empty in older files.
+	TCPCongestion string `json:"tcp_congestion_control,omitempty"`
 	// Link is how the wire shaped each direction, in numbers (link.Directions): one entry
 	// per direction and per link setting the run applied. Empty in older files, where the
 	// report falls back on LinkAsApplied.

@@ -233,6 +233,9 @@ func environment(ctx context.Context, w WireState, c link.Condition, d DataSet) 
 			}
 		}
 	}
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
+		env.TCPCongestion = strings.TrimSpace(string(b))
+	}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int64
 		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
