@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
+	"github.com/wirelab/wirelab/internal/lab"
 )
 
 func addAwakeFlag(fs *flag.FlagSet) *bool {
@@ -46,4 +47,20 @@ func keepAwake(p *Process, asked bool) (desc string, release func()) {
 			p.Logger.Warn("release CPU latency request", "err", err)
 		}
 	}
+}
+
+// addCongestionFlag is the lab hosts' TCP congestion control, which every command that
+// builds a lab takes.
+func addCongestionFlag(fs *flag.FlagSet) *string {
+	return fs.String("tcp-congestion", "", "the lab hosts' TCP congestion control, set on their routes: "+lab.CongestionForm+
+		"; bbr paces a reply of several segments over time where cubic sends it at once, which lengthens a delayed round trip")
+}
+
+// checkCongestion refuses a congestion control the kernel lacks, and one asked for real
+// hosts, whose own setting wirelab does not change.
+func checkCongestion(name string, hosts bool) error {
+	if name != "" && hosts {
+		return fmt.Errorf("--tcp-congestion %s: sets the namespace lab's hosts; with --hosts each host keeps its own (net.ipv4.tcp_congestion_control there): drop one of them", name)
+	}
+	return lab.CheckCongestion(name)
 }

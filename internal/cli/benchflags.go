@@ -29,6 +29,7 @@ type benchFlags struct {
 	out       *string
 	repeat    *int
 	pool      *string
+	congest   *string
 	awake     *bool
 	noWait    *bool
 	engine    engineFlag
@@ -50,6 +51,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/<study>-<time>)"),
 		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
 		pool:      fs.String("buffer-pool", "1G", "the server's data cache, innodb_buffer_pool_size (MariaDB) or shared_buffers (PostgreSQL): large enough that the data set lives in memory"),
+		congest:   addCongestionFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
 		engine:    addEngineFlag(fs),
@@ -114,6 +116,9 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if err := lab.CheckBufferPool(*b.pool); err != nil {
 		return s, err
 	}
+	if err := checkCongestion(*b.congest, b.hosts.given()); err != nil {
+		return s, err
+	}
 	s.OutDir, err = outDir(*b.out, study)
 	return s, err
 }
@@ -172,7 +177,7 @@ func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
 	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
 		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
-		BufferPool: *b.pool, Shaper: shaper, Engine: s.Engine, Existing: s.Existing}
+		BufferPool: *b.pool, Shaper: shaper, Congestion: *b.congest, Engine: s.Engine, Existing: s.Existing}
 }
 
 // outDir is --out, or results/<study>-<time>, created and proved writable before anything

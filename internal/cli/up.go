@@ -17,6 +17,7 @@ func cmdUp(p *Process, args []string) error {
 	replica := fs.Bool("replica", false, "also build a replica host (198.18.2.2) behind the wire")
 	noDB := fs.Bool("no-db", false, "do not start a database server (bare hosts and wire)")
 	pool := fs.String("buffer-pool", "1G", "the server's data cache: innodb_buffer_pool_size (MariaDB) or shared_buffers (PostgreSQL)")
+	congest := addCongestionFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,6 +40,9 @@ func cmdUp(p *Process, args []string) error {
 			return &UsageError{err}
 		}
 	}
+	if err := checkCongestion(*congest, false); err != nil {
+		return &UsageError{err}
+	}
 	if err := requireRoot(p); err != nil {
 		return err
 	}
@@ -50,7 +54,7 @@ func cmdUp(p *Process, args []string) error {
 		hosts = append(hosts, lab.Replica)
 	}
 	ctx := context.Background()
-	l, err := lab.Up(ctx, lab.Options{Hosts: hosts, Condition: cond, Shaper: shaper,
+	l, err := lab.Up(ctx, lab.Options{Hosts: hosts, Condition: cond, Shaper: shaper, Congestion: *congest,
 		StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
 	if err != nil {
 		return fmt.Errorf("up: %w", err)

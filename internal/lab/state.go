@@ -70,10 +70,13 @@ type State struct {
 	WireIfaces map[string]string `json:"wire_ifaces"` // role -> wire-host iface facing it
 	Condition  link.Condition    `json:"condition"`
 	Shaper     string            `json:"shaper"`
-	ReadBack   string            `json:"read_back,omitempty"`
-	TempDir    string            `json:"temp_dir"`
-	Procs      []Proc            `json:"procs"`
-	DB         *DB               `json:"db,omitempty"`
+	// Congestion is the TCP congestion control asked for on the hosts' routes; "" = the
+	// kernel's default.
+	Congestion string `json:"congestion,omitempty"`
+	ReadBack   string `json:"read_back,omitempty"`
+	TempDir    string `json:"temp_dir"`
+	Procs      []Proc `json:"procs"`
+	DB         *DB    `json:"db,omitempty"`
 	// Owner is the run or study that made the lab; nil for `wirelab up`.
 	Owner *Owner `json:"owner,omitempty"`
 	// Cgroup is the cgroup v2 directory every long-running process of the lab starts in,

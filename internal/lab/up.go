@@ -23,10 +23,13 @@ type Options struct {
 	Hosts     []string // end hosts besides the wire; default client + server
 	Condition link.Condition
 	Shaper    string // "" = detect
-	StateDir  string // /run/wirelab
-	Self      string // the wirelab binary, for helpers started inside hosts
-	Runner    execx.Runner
-	Logger    *slog.Logger
+	// Congestion is the TCP congestion control every host's connections use (set on its
+	// default route); "" = the kernel's default. Checked with CheckCongestion.
+	Congestion string
+	StateDir   string // /run/wirelab
+	Self       string // the wirelab binary, for helpers started inside hosts
+	Runner     execx.Runner
+	Logger     *slog.Logger
 	// Owner is the run or study making the lab (SelfOwner); nil for a lab by hand.
 	Owner *Owner
 	// CgroupRoot is the cgroup v2 directory under which the lab gets its cgroup: "" =
@@ -100,6 +103,9 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 			return nil, fmt.Errorf("lab host %q: want one of client, server, replica", h)
 		}
 	}
+	if err := CheckCongestion(o.Congestion); err != nil {
+		return nil, err
+	}
 	if o.Outside != nil && !slices.Contains(hosts, Server) {
 		return nil, fmt.Errorf("reach %s: the lab has no server host to route through", o.Outside.Addr)
 	}
@@ -110,6 +116,7 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 		RunID: o.RunID, Created: time.Now().UTC(),
 		Namespaces: map[string]string{}, WireIfaces: map[string]string{},
 		Condition: o.Condition, Path: filepath.Join(o.StateDir, o.RunID+".json"), Owner: o.Owner,
+		Congestion: o.Congestion,
 	}
 	if _, err := os.Stat(st.Path); err == nil {
 		return nil, fmt.Errorf("lab %s already exists (%s)", o.RunID, st.Path)
@@ -224,7 +231,7 @@ func (l *Lab) build(ctx context.Context, hosts []string) error {
 			{"ip", "-n", wire, "addr", "add", WireAddr[role] + "/24", "dev", wif},
 			{"ip", "-n", ns, "link", "set", "eth0", "up"},
 			{"ip", "-n", wire, "link", "set", wif, "up"},
-			{"ip", "-n", ns, "route", "add", "default", "via", WireAddr[role]},
+			append([]string{"ip", "-n", ns, "route", "add", "default", "via", WireAddr[role]}, routeCongestion(st.Congestion)...),
 		}
 		for _, s := range steps {
 			if _, err := r.Run(ctx, s[0], s[1:]...); err != nil {

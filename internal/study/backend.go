@@ -48,6 +48,9 @@ type WireState struct {
 	Directions func(c link.Condition) []result.LinkDirection
 	// DelayerStats is the user-space delay line's stats file; "" when the wire has none.
 	DelayerStats string
+	// Congestion is the TCP congestion control the hosts' connections use; "" when the
+	// backend cannot tell.
+	Congestion string
 }
 
 // Sampler samples the wire and both sides' CPU between Start and Stop

@@ -27,7 +27,7 @@ type labBackend struct {
 func (s *Session) LabOpener() Opener {
 	return func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error) {
 		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
-			StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
+			Congestion: needs.Congestion, StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
 			Outside: outside(needs)})
 		if err != nil {
 			return nil, err
@@ -58,7 +58,7 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack,
+	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
 	if strings.Contains(st.Shaper, "nfqueue") {
 		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))

@@ -22,6 +22,7 @@ type Bench struct {
 	Engine            engine.Kind // the server's kind; "" = MariaDB
 	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
 	Shaper            string      // how delay is made ("" = auto)
+	Congestion        string      // the lab hosts' TCP congestion control ("" = the kernel's default)
 	// Existing is a server to measure instead of starting one; nil = the lab starts one.
 	Existing *engine.External
 }
@@ -49,7 +50,7 @@ func (b Bench) needs(c link.Condition, checkWire bool, spec result.Spec, notes [
 		Servers: []Server{{Host: lab.Server, DB: lab.DBOptions{Engine: b.Engine, BufferPool: b.BufferPool},
 			Existing: b.Existing}},
 		Data:      b.data(),
-		Condition: c, Shaper: b.Shaper, CheckWire: checkWire, Spec: spec, Notes: notes}
+		Condition: c, Shaper: b.Shaper, Congestion: b.Congestion, CheckWire: checkWire, Spec: spec, Notes: notes}
 }
 
 // matrix is an empty matrix with the bench's driver.

@@ -220,7 +220,7 @@ func (s *Session) serverFacts(ctx context.Context, servers []engine.Server) *res
 
 // environment describes the machine, the lab and the load driver for results.json.
 func environment(ctx context.Context, w WireState, c link.Condition, d DataSet) result.Environment {
-	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: w.Shaper,
+	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: w.Shaper, TCPCongestion: w.Congestion,
 		LinkAsApplied: c.String(), LinkAsReadBack: w.ReadBack}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.Kernel = strings.TrimSpace(string(b))
@@ -232,9 +232,6 @@ func environment(ctx context.Context, w WireState, c link.Condition, d DataSet) 
 				break
 			}
 		}
-	}
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_congestion_control"); err == nil {
-		env.TCPCongestion = strings.TrimSpace(string(b))
 	}
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		var kb int64
