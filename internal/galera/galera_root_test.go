@@ -3,6 +3,7 @@ package galera
 import (
 	"context"
 	"errors"
+	"flag"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
+
+var update = flag.Bool("update", false, "rewrite "+statusFixture+" from the real primary after the load")
 
 func skipUnlessGalera(t *testing.T) {
 	t.Helper()
@@ -94,7 +97,7 @@ func TestGaleraCommitPaysTheRTT(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Logf("cluster up (bootstrap, rsync state transfer across the wire, synced) in %s", time.Since(t0).Round(time.Millisecond))
+	t.Logf("cluster up (bootstrap, copy, restart, join with IST across the wire, synced) in %s", time.Since(t0).Round(time.Millisecond))
 	pids := []int{c.Primary.Pid(), c.Replica.Pid()}
 	dirs := []string{c.Primary.Dir, c.Replica.Dir}
 	assertGcommAcrossWire(ctx, t, l)
@@ -119,6 +122,15 @@ func TestGaleraCommitPaysTheRTT(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := after.Since(before)
+	if *update {
+		out, err := c.Primary.Exec(ctx, statusQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(statusFixture, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Logf("1 thread oltp_write_only at RTT %s: %.1f TPS, latency min %.2f ms, avg %.2f ms (%.2f RTT), p95 %.2f ms; "+
 		"write sets replicated %d (%d bytes), flow control paused %.3f, sent %d, recv %d, send queue avg %.3f, cert failures %d",
 		rtt, sum.TPS, sum.LatMin, sum.LatAvg, sum.LatAvg/ms(rtt), sum.LatPct, w.Primary.Replicated, w.Primary.ReplicatedBytes,

@@ -36,7 +36,7 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 	if kind == "" {
 		kind = engine.MariaDB
 	}
-	dir := l.serverDir(kind, host)
+	dir := l.ServerDir(kind, host)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("start %s in %s: %w", kind, host, err)
 	}
@@ -78,8 +78,8 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 	return srv, l.State.Save()
 }
 
-// serverDir is where StartServer keeps a server's datadir, configuration and logs.
-func (l *Lab) serverDir(kind engine.Kind, host string) string {
+// ServerDir is where StartServer keeps a server's datadir, configuration and logs.
+func (l *Lab) ServerDir(kind engine.Kind, host string) string {
 	return filepath.Join(l.State.TempDir, string(kind)+"-"+host)
 }
 
@@ -92,7 +92,7 @@ func (l *Lab) StopServer(ctx context.Context, host string, srv engine.Server) er
 	if err := srv.Stop(ctx); err != nil {
 		return fmt.Errorf("stop %s in %s: %w", kind, host, err)
 	}
-	if err := os.RemoveAll(l.serverDir(kind, host)); err != nil {
+	if err := os.RemoveAll(l.ServerDir(kind, host)); err != nil {
 		return fmt.Errorf("stop %s in %s: %w", kind, host, err)
 	}
 	l.State.Procs = removeProc(l.State.Procs, string(kind)+"-"+host)
