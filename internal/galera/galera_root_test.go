@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite "+statusFixture+" from the real
 
 func skipUnlessGalera(t *testing.T) {
 	t.Helper()
-	nstest.SkipUnlessRoot(t, "ip", "sysbench", "rsync", "mariadb-install-db", "wsrep_sst_rsync")
+	nstest.SkipUnlessRoot(t, "ip", "ss", "cp", "sysbench", "mariadb-install-db")
 	if _, err := findProvider(""); err != nil {
 		nstest.Unavailable(t, "%v", err)
 	}
