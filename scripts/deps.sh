@@ -10,6 +10,7 @@ declare -A pkgs=(
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
   [setpriv]=util-linux [ping]=iputils-ping [sshd]=openssh-server [ssh-keygen]=openssh-client
+  [rsync]=rsync
 )
 # PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
 # /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a
@@ -17,6 +18,10 @@ declare -A pkgs=(
 declare -A pg_pkgs=([initdb]=postgresql-15 [postgres]=postgresql-15 [pgbench]=postgresql-15
   [psql]=postgresql-client-15 [pg_basebackup]=postgresql-client-15)
 missing=()
+# The galera study's provider is a library, not a command.
+if ! [ -e /usr/lib/galera/libgalera_smm.so ] && ! [ -e /usr/lib/libgalera_smm.so ]; then
+  missing+=(galera-4)
+fi
 for cmd in "${!pkgs[@]}"; do
   if ! command -v "$cmd" >/dev/null 2>&1 && ! [ -x "/usr/sbin/$cmd" ] && ! [ -x "/usr/bin/$cmd" ]; then
     missing+=("${pkgs[$cmd]}")

@@ -36,7 +36,7 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 	if kind == "" {
 		kind = engine.MariaDB
 	}
-	dir := filepath.Join(l.State.TempDir, string(kind)+"-"+host)
+	dir := l.ServerDir(kind, host)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("start %s in %s: %w", kind, host, err)
 	}
@@ -76,6 +76,30 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 			Password: c.Password, Name: c.DB, CertDir: c.CertDir, Version: srv.Version()}
 	}
 	return srv, l.State.Save()
+}
+
+// ServerDir is where StartServer keeps a server's datadir, configuration and logs.
+func (l *Lab) ServerDir(kind engine.Kind, host string) string {
+	return filepath.Join(l.State.TempDir, string(kind)+"-"+host)
+}
+
+// StopServer undoes StartServer for the server in host: it stops srv, removes its
+// directory (so the next StartServer there begins with a fresh datadir) and forgets it in
+// the lab state. It is idempotent; a study that starts different servers in the same host
+// one after another calls it between them.
+func (l *Lab) StopServer(ctx context.Context, host string, srv engine.Server) error {
+	kind := srv.Kind()
+	if err := srv.Stop(ctx); err != nil {
+		return fmt.Errorf("stop %s in %s: %w", kind, host, err)
+	}
+	if err := os.RemoveAll(l.ServerDir(kind, host)); err != nil {
+		return fmt.Errorf("stop %s in %s: %w", kind, host, err)
+	}
+	l.State.Procs = removeProc(l.State.Procs, string(kind)+"-"+host)
+	if host == Server {
+		l.State.DB = nil
+	}
+	return l.State.Save()
 }
 
 // BufferPoolForm is the accepted form of a buffer pool size, for messages.

@@ -150,11 +150,16 @@ func (s *Server) spawn(mariadbd string, l layout) error {
 	return nil
 }
 
-// waitReady polls the socket with SELECT 1 until it answers, mariadbd exits, or timeout.
+// readyProbe is the query that says a server takes work. It reads a table: a galera node
+// answers a table-less SELECT 1 while it is still joining, but refuses table access
+// (error 1047) until it is ready, and the bootstrap that follows reads mysql.user.
+const readyProbe = "SELECT 1 FROM mysql.user LIMIT 1"
+
+// waitReady polls the socket with readyProbe until it answers, mariadbd exits, or timeout.
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: s.Socket, Log: s.ErrorLog, Timeout: timeout,
 		Every: 250 * time.Millisecond, Probe: func(ctx context.Context) error {
-			_, err := s.Exec(ctx, "SELECT 1")
+			_, err := s.Exec(ctx, readyProbe)
 			return err
 		}, NotReady: ErrNotReady})
 }
