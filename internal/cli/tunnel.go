@@ -23,6 +23,8 @@ Example:
   wirelab tunnel exit  --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --tls-cert certs/exit.pem --tls-key certs/exit-key.pem --tls-ca certs/ca.pem
   wirelab tunnel entry --listen 127.0.0.1:3307 --to 198.18.0.2:4406 --tls-cert certs/entry.pem --tls-key certs/entry-key.pem --tls-ca certs/ca.pem
 
+Compression: ` + tunnel.Codec + `; the receiver decodes any zstd stream.
+
 Run 'wirelab tunnel <entry|exit|certs> --help' for flags.`
 
 // cmdTunnel dispatches to the tunnel's entry, exit and certs subcommands.
@@ -69,10 +71,10 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	listen := fs.String("listen", "", "address to listen on, host:port (required; no wildcard without --allow-wildcard)")
 	to := fs.String("to", "", "address to dial for every connection, host:port (required)")
 	compress := fs.String("compress", string(tunnel.Auto), "auto (compress while the WAN is the bottleneck), zstd or off")
-	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best)")
+	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best). Codec: "+tunnel.Codec)
 	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = every client connection over one WAN connection sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
 	window := &sizeFlag{}
-	fs.Var(window, "window", "zstd window per direction, a power of two like 16MiB (default: "+tunnel.FormatSize(tunnel.DefaultMuxWindow)+" with --mux on, "+tunnel.FormatSize(tunnel.DefaultWindow)+" per connection without)")
+	fs.Var(window, "window", "zstd window per direction, a power of two like 16MiB (default: "+tunnel.FormatSize(tunnel.DefaultMuxWindow)+" with --mux on, "+tunnel.FormatSize(tunnel.LongMuxWindow)+" there at levels 10+, "+tunnel.FormatSize(tunnel.DefaultWindow)+" per connection without)")
 	group := &sizeFlag{tunnel.DefaultGroupMaxSize}
 	fs.Var(group, "group-max-size", "largest group (frame) of bytes, like 64KiB, 64k, 65536, 1MiB")
 	timeout := fs.Duration("group-timeout", tunnel.DefaultGroupTimeout, "longest a continuously fed group stays open (an idle source flushes at once)")

@@ -54,13 +54,31 @@ const (
 	DefaultWindow = 1 << 20
 	// DefaultMuxWindow is the zstd window of each direction of a mux link, shared by every
 	// connection it carries. 16 MiB is several seconds of a 20-50 Mbit link's raw traffic
-	// (hot rows read again by other connections are still in it) and more than the
-	// strongest level's match tables reach (klauspost's best encoder indexes 4M positions),
-	// at 16 MiB of memory per direction and end.
+	// (hot rows read again by other connections are still in it) and more than the match
+	// tables of the fastest to better encoders reach, at 16 MiB of memory per direction and
+	// end. The best encoder reaches further: LongMuxWindow.
 	DefaultMuxWindow = 16 << 20
+	// LongMuxWindow is the window of a mux link's best encoder (levels 10-22) when --window
+	// is not given. The level policy picks that encoder where the link, not the CPU, is the
+	// limit, and there the window decides the ratio: the best encoder finds matches as far
+	// back as the window reaches, so a row image the link carried minutes ago (the
+	// before-image of an UPDATE, a row read again) is sent as a reference. On a captured
+	// binlog stream of oltp_write_only whose table (19 MB of rows) had passed before, 4 KiB
+	// frames at level 11 read 2.94x with the 16 MiB window and 4.00x with 64 MiB
+	// (BenchmarkCaptureWindow). Memory: the encoder reserves twice the window and the
+	// receiver's decoder up to the window, touched only as history accumulates.
+	LongMuxWindow = 128 << 20
 	// MaxWindow bounds --window; a receiver accepts any stream up to it.
 	MaxWindow = 256 << 20
 )
+
+// Codec names the zstd implementation the sender encodes with (`tunnel --help` says it):
+// pure Go, so the tunnel builds and runs without cgo. Its levels are four encoders. libzstd
+// (through a cgo binding) was measured against them on a captured binlog stream and not
+// adopted: its level 15 compressed no better than level 11 here, its level 19 8-10% better
+// at an eighth of the speed (0.9 MB/s, a whole core at a 2 Mbit link's raw rate); the
+// window gained more (LongMuxWindow). docs/bench-tunnel.md has the figures.
+const Codec = "pure-Go zstd (github.com/klauspost/compress)"
 
 // MuxMode says whether an entry carries all client connections over one WAN connection.
 type MuxMode string

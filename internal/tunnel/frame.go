@@ -48,12 +48,15 @@ func (a *appendBuf) Write(p []byte) (int, error) { a.b = append(a.b, p...); retu
 type frameEncoder struct {
 	level  int // zstd level 1..22
 	window int
-	enc    *zstd.Encoder
-	fresh  bool // enc was created since the last zstd frame: the next one is frameZstdNew
-	out    appendBuf
-	typ    frameType
-	raw    int
-	crc    uint32
+	// longWindow, when set, is the window of the best encoder (levels 10-22) instead of
+	// window: see LongMuxWindow.
+	longWindow int
+	enc        *zstd.Encoder
+	fresh      bool // enc was created since the last zstd frame: the next one is frameZstdNew
+	out        appendBuf
+	typ        frameType
+	raw        int
+	crc        uint32
 }
 
 // newFrameEncoder encodes at level (0 = DefaultLevel) with a window of window bytes
@@ -77,6 +80,14 @@ func (e *frameEncoder) setLevel(level int) {
 	e.level = level
 }
 
+// windowSize is the window the encoder uses at its current level.
+func (e *frameEncoder) windowSize() int {
+	if e.longWindow > 0 && zstd.EncoderLevelFromZstd(e.level) == zstd.SpeedBestCompression {
+		return e.longWindow
+	}
+	return e.window
+}
+
 // begin starts a frame of type t, dropping any previous frame bytes.
 func (e *frameEncoder) begin(t frameType) error {
 	e.typ, e.raw, e.crc = t, 0, 0
@@ -86,7 +97,7 @@ func (e *frameEncoder) begin(t frameType) error {
 		// encoder moves the whole window down every 128 KiB of input (with a 16 MiB window,
 		// 128 bytes copied per byte encoded). Twice the window moves it once per window.
 		enc, err := zstd.NewWriter(&e.out, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(e.level)),
-			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(e.window), zstd.WithEncoderCRC(false))
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(e.windowSize()), zstd.WithEncoderCRC(false))
 		if err != nil {
 			return fmt.Errorf("create zstd encoder: %w", err)
 		}

@@ -55,6 +55,7 @@ func (f *framer) begin() (frameType, error) {
 		if f.level != nil {
 			if l, changed, why := f.level.decide(now); changed {
 				f.enc.setLevel(l)
+				f.c.window.Store(int64(f.enc.windowSize()))
 				f.c.levelChanges.Add(1)
 				f.logLevel(l, why)
 			}

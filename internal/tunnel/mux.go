@@ -68,14 +68,16 @@ type muxLink struct {
 
 func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	cfg := t.cfg
+	long := 0
 	if cfg.Window == 0 {
-		cfg.Window = DefaultMuxWindow
+		cfg.Window, long = DefaultMuxWindow, LongMuxWindow
 	}
 	m := &muxLink{
 		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
 		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize,
 	}
+	m.fr.enc.longWindow = long
 	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
 	m.fr.policy.probed = m.fr.probe != nil
 	if cfg.Level == 0 && m.fr.probe != nil {
@@ -84,7 +86,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 		m.fr.enc.setLevel(adaptLevels[0])
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	t.c.window.Store(int64(cfg.Window))
+	t.c.window.Store(int64(m.fr.enc.windowSize()))
 	t.c.wans.Add(1)
 	return m
 }
