@@ -95,7 +95,7 @@ func (m *muxLink) write(inline bool) {
 			m.fr.close()
 			return
 		}
-		if inline && frames == inlineFrames && m.ready.len() > 0 {
+		if inline && m.ready.len() > 0 && (frames == inlineFrames && m.loop == nil || m.loop.backlogged()) {
 			m.mu.Unlock()
 			m.wake <- struct{}{} // the role passes to the writer goroutine
 			return
