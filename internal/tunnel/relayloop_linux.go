@@ -109,6 +109,11 @@ func (l *relayLoop) watchRoom(on bool) {
 // writing to the writer goroutine. False without a loop.
 func (l *relayLoop) backlogged() bool { return l != nil && l.wan.pending.Load() > 0 }
 
+// loopFrames is the most frames the loop writes in one round (1 MiB at the default frame
+// size); the writer goroutine takes any rest, so a bulk round does not grow the batch
+// without bound.
+const loopFrames = 16
+
 // wake makes the loop look at the link's state (it failed).
 func (l *relayLoop) wake() {
 	l.mu.Lock()
@@ -259,6 +264,9 @@ func (l *relayLoop) writeReady() {
 	l.wan.loopWrites.Store(true)
 	m.write(true)
 	l.wan.loopWrites.Store(false)
+	if err := l.wan.flushBatch(); err != nil {
+		m.fail(fmt.Errorf("write frame to wan: %w", err))
+	}
 }
 
 // readLocal reads what st's local peer sent and queues it for the scheduler.

@@ -22,3 +22,5 @@ func (l *relayLoop) add(*stream, *sockConn) error { return nil }
 func (l *relayLoop) pause(*stream)                {}
 func (l *relayLoop) resume(*stream)               {}
 func (l *relayLoop) remove(*stream)               {}
+
+const loopFrames = 16

@@ -23,11 +23,12 @@ import (
 // for room); writes while the loop writes (loopWrites set) never block: what the socket
 // does not take waits in pend, and the loop sends it when the socket has room again.
 type sockConn struct {
-	net.Conn                          // the runtime's connection; only its addresses after detach
+	net.Conn                         // the runtime's connection; only its addresses after detach
 	fd         atomic.Pointer[rawFD] // set by detach
 	loopWrites atomic.Bool           // the relay loop is the writer: never block
 	wmu        sync.Mutex
-	pend       []byte       // bytes written while loopWrites that the socket did not take
+	batch      []byte       // bytes written while loopWrites, for flushBatch
+	pend       []byte       // bytes of a batch the socket did not take
 	pending    atomic.Int64 // len(pend)
 	onPend     func(bool)   // the loop's: watch (or stop watching) the socket for room
 	onClose    func()       // the loop's: a closed descriptor leaves epoll without an event
@@ -177,24 +178,21 @@ func (c *sockConn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.loopWrites.Load() {
-		if len(c.pend) > 0 {
-			c.appendPend(p)
-			return len(p), nil
-		}
-		n, err := writeNB(f.fd, p)
-		if err != nil {
-			return n, c.opErr(err)
-		}
-		if n < len(p) {
-			c.appendPend(p[n:])
-		}
+		c.batch = append(c.batch, p...) // sent by flushBatch: one write for the round
 		return len(p), nil
 	}
+	// A goroutine that takes the writer role from the loop sends what the loop left first.
 	if len(c.pend) > 0 {
 		if _, err := c.writeAll(f, c.pend); err != nil {
 			return 0, err
 		}
 		c.setPend(c.pend[:0])
+	}
+	if len(c.batch) > 0 {
+		if _, err := c.writeAll(f, c.batch); err != nil {
+			return 0, err
+		}
+		c.batch = c.batch[:0]
 	}
 	return c.writeAll(f, p)
 }
@@ -213,6 +211,35 @@ func (c *sockConn) setPend(b []byte) {
 	}
 	c.pend = b
 	c.pending.Store(int64(len(b)))
+}
+
+// flushBatch sends what the loop wrote in its round, without blocking; the rest waits in
+// pend.
+func (c *sockConn) flushBatch() error {
+	f := c.fd.Load()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	b := c.batch
+	c.batch = c.batch[:0]
+	if len(b) == 0 {
+		return nil
+	}
+	if len(c.pend) > 0 {
+		c.appendPend(b)
+		return nil
+	}
+	if !f.incref() {
+		return net.ErrClosed
+	}
+	defer f.decref()
+	n, err := writeNB(f.fd, b)
+	if err != nil {
+		return c.opErr(err)
+	}
+	if n < len(b) {
+		c.appendPend(b[n:])
+	}
+	return nil
 }
 
 // flushPend sends what the socket takes of pend without blocking (the loop, when the
