@@ -9,9 +9,8 @@ package tunnel
 // Goroutines that must never block on the WAN (the WAN reader, local writers returning
 // credit) only wake the writer goroutine.
 // On Linux a link whose sockets are plain TCP runs a relay loop (relayloop_linux.go)
-// instead of the stream readers and the WAN reader: its send thread takes the role at the
-// end of each round of reads and writes without blocking, so it never waits on the WAN
-// either.
+// instead of the stream readers and the WAN reader: it takes the role at the end of each
+// round of reads and writes without blocking, so it never waits on the WAN either.
 
 // ring is a FIFO of streams.
 type ring struct {

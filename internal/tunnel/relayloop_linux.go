@@ -16,27 +16,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// relayLoop moves a mux link's bytes as socat does, on two locked OS threads, one per
-// direction, each waiting in an epoll set of its own: the receive thread reads the WAN socket
-// without blocking and hands the records to the streams (their local sockets take them at
-// once); the send thread reads every stream's local socket that is ready and then writes one
-// frame for everything the round read. The Go scheduler's poller never sees these sockets,
-// so an arrival wakes the thread that serves it and nothing else: no goroutine hand-off per
-// frame, and one write carries the records of every stream read in the round. Goroutines
-// keep the slow paths: the writer goroutine when the WAN socket is full (the send thread
-// never blocks on it) and for credit, a stream's outLoop when its local peer is full, the
-// exit's dials.
+// relayLoop moves a mux link's bytes on one locked OS thread, as socat does: it waits in
+// its own epoll set for the WAN socket and every stream's local socket, reads whatever is
+// ready without blocking, hands the records to the streams and local bytes to the
+// scheduler, and then writes one frame for everything the round made ready. The Go
+// scheduler's poller never sees these sockets, so an arrival wakes this thread and nothing
+// else: no goroutine hand-off per frame, and one write carries the records of every stream
+// read in the round. Goroutines keep the slow paths: the writer goroutine when the WAN
+// socket is full (the loop never blocks on it), a stream's outLoop when its local peer is
+// full, the exit's dials.
 type relayLoop struct {
-	m     *muxLink
-	wan   *sockConn // under the TLS, when there is one
-	epfd  int       // the receive thread's: the WAN socket
-	sepfd int       // the send thread's: the local sockets, the WAN socket while bytes wait for room
-	evfd  int       // eventfd in both: set once when the link fails or the WAN closes, never drained
+	m    *muxLink
+	wan  *sockConn // under the TLS, when there is one
+	epfd int
+	evfd int // eventfd: wakes the loop when the link fails
 
 	mu      sync.Mutex
 	closed  bool
 	streams map[uint32]*stream // registered streams by id
-	sendErr chan error         // the send thread's end
 
 	events []unix.EpollEvent
 	acc    []byte // WAN bytes read, not yet a whole frame
@@ -68,30 +65,21 @@ func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
 		unix.Close(epfd)
 		return nil
 	}
-	sepfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		unix.Close(epfd)
-		unix.Close(evfd)
-		return nil
-	}
 	if err := sc.detach(); err != nil {
 		unix.Close(epfd)
-		unix.Close(sepfd)
 		unix.Close(evfd)
 		return nil
 	}
-	l := &relayLoop{m: m, wan: sc, epfd: epfd, sepfd: sepfd, evfd: evfd, streams: map[uint32]*stream{},
-		events: make([]unix.EpollEvent, 64), acc: make([]byte, 0, 256<<10), sendErr: make(chan error, 1)}
+	l := &relayLoop{m: m, wan: sc, epfd: epfd, evfd: evfd, streams: map[uint32]*stream{},
+		events: make([]unix.EpollEvent, 64), acc: make([]byte, 0, 256<<10)}
 	sc.onPend, sc.onClose = l.watchRoom, l.wake
-	for _, err := range []error{
-		l.ctl(epfd, unix.EPOLL_CTL_ADD, evfd, unix.EPOLLIN, tokenWake, 0),
-		l.ctl(sepfd, unix.EPOLL_CTL_ADD, evfd, unix.EPOLLIN, tokenWake, 0),
-		l.ctl(epfd, unix.EPOLL_CTL_ADD, sc.sysfd(), unix.EPOLLIN, tokenWAN, 0),
-	} {
-		if err != nil {
-			l.close()
-			return nil
-		}
+	if err := l.ctl(unix.EPOLL_CTL_ADD, evfd, unix.EPOLLIN, tokenWake, 0); err != nil {
+		l.close()
+		return nil
+	}
+	if err := l.ctl(unix.EPOLL_CTL_ADD, sc.sysfd(), unix.EPOLLIN, tokenWAN, 0); err != nil {
+		l.close()
+		return nil
 	}
 	return l
 }
@@ -99,21 +87,21 @@ func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
 // relayLoopOff: WIRELAB_TUNNEL_LOOP=off runs mux links on goroutines (for comparison).
 func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
 
-func (l *relayLoop) ctl(epfd, op, fd int, events uint32, kind int32, id uint32) error {
+func (l *relayLoop) ctl(op, fd int, events uint32, kind int32, id uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: kind, Pad: int32(id)}
-	return unix.EpollCtl(epfd, op, fd, &ev)
+	return unix.EpollCtl(l.epfd, op, fd, &ev)
 }
 
-// watchRoom makes the send thread wait for room in the WAN socket while bytes are pending.
+// watchRoom makes the loop wait for room in the WAN socket while bytes are pending.
 func (l *relayLoop) watchRoom(on bool) {
-	op := unix.EPOLL_CTL_DEL
+	ev := uint32(unix.EPOLLIN)
 	if on {
-		op = unix.EPOLL_CTL_ADD
+		ev |= unix.EPOLLOUT
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.closed {
-		l.ctl(l.sepfd, op, l.wan.sysfd(), unix.EPOLLOUT, tokenWAN, 0)
+		l.ctl(unix.EPOLL_CTL_MOD, l.wan.sysfd(), ev, tokenWAN, 0)
 	}
 }
 
@@ -126,8 +114,7 @@ func (l *relayLoop) backlogged() bool { return l != nil && l.wan.pending.Load() 
 // without bound.
 const loopFrames = 16
 
-// wake stops both threads (the link failed, or the WAN closed: a closed descriptor leaves
-// the epoll sets without an event).
+// wake makes the loop look at the link's state (it failed).
 func (l *relayLoop) wake() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -159,7 +146,7 @@ func (l *relayLoop) armLocked(st *stream) error {
 		return net.ErrClosed
 	}
 	defer st.sock.fd.Load().decref()
-	if err := l.ctl(l.sepfd, unix.EPOLL_CTL_ADD, st.sock.sysfd(), unix.EPOLLIN|unix.EPOLLRDHUP, tokenStream, st.id); err != nil {
+	if err := l.ctl(unix.EPOLL_CTL_ADD, st.sock.sysfd(), unix.EPOLLIN|unix.EPOLLRDHUP, tokenStream, st.id); err != nil {
 		return fmt.Errorf("watch local peer: %w", err)
 	}
 	st.polling = true
@@ -175,7 +162,7 @@ func (l *relayLoop) pause(st *stream) {
 	}
 	st.polling = false
 	if st.sock.fd.Load().incref() {
-		l.ctl(l.sepfd, unix.EPOLL_CTL_DEL, st.sock.sysfd(), 0, 0, 0)
+		l.ctl(unix.EPOLL_CTL_DEL, st.sock.sysfd(), 0, 0, 0)
 		st.sock.fd.Load().decref()
 	}
 }
@@ -206,32 +193,18 @@ func (l *relayLoop) close() {
 	}
 	l.closed = true
 	unix.Close(l.epfd)
-	unix.Close(l.sepfd)
 	unix.Close(l.evfd)
 }
 
-// run runs the send thread in a goroutine and the receive thread here, one locked OS thread
-// per direction, so a request on its way out and another stream's reply on its way in do not
-// wait for each other; it returns why the link ended, once both have stopped.
+// run is the loop; it returns why the link ended.
 func (l *relayLoop) run() error {
-	go func() { l.sendErr <- l.sendLoop() }()
-	err := l.receiveLoop()
-	l.wake()
-	if serr := <-l.sendErr; err == nil {
-		err = serr
-	}
-	l.close()
-	return err
-}
-
-// Both threads end with their goroutine while still locked, so the runtime ends them too.
-
-// receiveLoop reads the WAN and hands the records to the streams.
-func (l *relayLoop) receiveLoop() error {
 	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer l.close()
 	m := l.m
 	l.dec = newFrameDecoder(&l.frame)
 	defer l.dec.close()
+	buf := make([]byte, 64<<10)
 	for {
 		n, err := unix.EpollWait(l.epfd, l.events, -1)
 		if err == unix.EINTR {
@@ -241,47 +214,22 @@ func (l *relayLoop) receiveLoop() error {
 			return fmt.Errorf("epoll wait: %w", err)
 		}
 		for _, ev := range l.events[:n] {
-			if ev.Fd == tokenWake {
-				return l.stopped()
-			}
-			if err := l.readWAN(); err != nil {
-				return err
-			}
-		}
-		if m.failed() {
-			return nil
-		}
-	}
-}
-
-// stopped is why the wake event was set: the WAN closed, or the link failed (nil).
-func (l *relayLoop) stopped() error {
-	if l.wan.fd.Load().isClosing() {
-		return fmt.Errorf("read frame from wan: %w", net.ErrClosed)
-	}
-	return nil
-}
-
-// sendLoop reads the local sockets and writes frames for what each round read.
-func (l *relayLoop) sendLoop() error {
-	runtime.LockOSThread()
-	m := l.m
-	events := make([]unix.EpollEvent, 64)
-	for {
-		n, err := unix.EpollWait(l.sepfd, events, -1)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("epoll wait: %w", err)
-		}
-		for _, ev := range events[:n] {
 			switch ev.Fd {
 			case tokenWake:
-				return l.stopped()
+				unix.Read(l.evfd, buf[:8])
+				if l.wan.fd.Load().isClosing() {
+					return fmt.Errorf("read frame from wan: %w", net.ErrClosed)
+				}
 			case tokenWAN:
-				if err := l.wan.flushPend(); err != nil {
-					return fmt.Errorf("write frame to wan: %w", err)
+				if ev.Events&unix.EPOLLOUT != 0 {
+					if err := l.wan.flushPend(); err != nil {
+						return fmt.Errorf("write frame to wan: %w", err)
+					}
+				}
+				if ev.Events&^unix.EPOLLOUT != 0 {
+					if err := l.readWAN(); err != nil {
+						return err
+					}
 				}
 			default:
 				l.mu.Lock()
