@@ -21,7 +21,8 @@
 #   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=20s LAB_THREADS=32
 #   (the warm-up covers --level auto's climb on a mux link, 2-5 s, and the shared history
 #   filling: at 20 mbit the ratio per 10 s is steady from the second 10 s on)
-#   RELAY_DURATION=20s RELAY_WARMUP=5s (part 6)
+#   RELAY_DURATION=20s RELAY_WARMUP=5s RELAY_ROUNDS=2 RELAY_THREADS="2 32" (part 6; e.g.
+#   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=-mod=mod
@@ -99,7 +100,11 @@ lab() {
 
 # relays: one unshaped lab, one data set; sysbench in the client host reaches MariaDB directly,
 # through two socat hops, and through tunnel entries with --mux off and on (both to one exit,
-# which serves either layout). CPUs are held awake as `wirelab run` does.
+# which serves either layout). CPUs are held awake as `wirelab run` does. The rows of a thread
+# count alternate, RELAY_ROUNDS times; relay CPU per transaction is the relay processes'
+# utime+stime (socat: its forked children's too, once reaped) over the row's transactions.
+# The row "tunnel mux on (goroutines)" runs the mux link without its relay loop
+# (WIRELAB_TUNNEL_LOOP=off, its own exit), for comparison.
 relays() {
 	need_lab 6 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
@@ -113,46 +118,89 @@ relays() {
 	"$wl" exec client -- sh -c "$sb --mysql-host=\$WIRELAB_SERVER_HOST --threads=4 prepare" >"$dir/prepare.log" 2>&1 ||
 		{ echo "sysbench prepare failed; see $dir/prepare.log" >&2; exit 1; }
 	"$wl" tunnel certs --out "$dir/certs" --hosts 198.18.0.2 >/dev/null
-	local c="$dir/certs"
+	local c="$dir/certs" tls
+	tls=(--tls-cert "$c/exit.pem" --tls-key "$c/exit-key.pem" --tls-ca "$c/ca.pem")
 	"$wl" exec server -- socat TCP-LISTEN:4407,bind=198.18.0.2,reuseaddr,fork,nodelay,backlog=128 TCP:127.0.0.1:3306,nodelay >"$dir/socat-server.log" 2>&1 &
 	"$wl" exec client -- socat TCP-LISTEN:3308,bind=127.0.0.1,reuseaddr,fork,nodelay,backlog=128 TCP:198.18.0.2:4407,nodelay >"$dir/socat-client.log" 2>&1 &
-	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --stats --stats-every 10s \
-		--tls-cert "$c/exit.pem" --tls-key "$c/exit-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-exit.log" 2>&1 &
+	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306 --stats --stats-every 10s "${tls[@]}" >"$dir/tunnel-exit.log" 2>&1 &
+	"$wl" exec server -- env WIRELAB_TUNNEL_LOOP=off "$wl" tunnel exit --listen 198.18.0.2:4405 --to 127.0.0.1:3306 --stats --stats-every 10s "${tls[@]}" >"$dir/tunnel-exit-goroutines.log" 2>&1 &
+	tls=(--tls-cert "$c/entry.pem" --tls-key "$c/entry-key.pem" --tls-ca "$c/ca.pem")
 	local mux port
 	for mux in off on; do
 		port=$([[ $mux == off ]] && echo 3307 || echo 3309)
 		"$wl" exec client -- "$wl" tunnel entry --listen "127.0.0.1:$port" --to 198.18.0.2:4406 --mux "$mux" --stats --stats-every 10s \
-			--tls-cert "$c/entry.pem" --tls-key "$c/entry-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-entry-mux-$mux.log" 2>&1 &
+			"${tls[@]}" >"$dir/tunnel-entry-mux-$mux.log" 2>&1 &
 	done
+	"$wl" exec client -- env WIRELAB_TUNNEL_LOOP=off "$wl" tunnel entry --listen 127.0.0.1:3310 --to 198.18.0.2:4405 --mux on --stats --stats-every 10s \
+		"${tls[@]}" >"$dir/tunnel-entry-goroutines.log" 2>&1 &
 	sleep 2
-	echo "| threads | case | TPS | lat p95 ms | loadavg before → after |"
-	echo "|---:|---|---:|---:|---|"
-	local threads row name addr before after out tps lat
-	local -A got
-	for threads in 2 32; do
-		for row in "direct|198.18.0.2:3306" "socat|127.0.0.1:3308" "tunnel mux off|127.0.0.1:3307" "tunnel mux on|127.0.0.1:3309"; do
-			name=${row%%|*} addr=${row#*|}
-			before=$(cut -d' ' -f1-3 /proc/loadavg)
-			out="$dir/$threads-${name// /-}.log"
-			"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
-			after=$(cut -d' ' -f1-3 /proc/loadavg)
-			# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...".
-			read -r tps lat < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
-				if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
-				END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
-			got[$threads/$name]=${tps:-0}
-			echo "| $threads | $name | ${tps:-failed} | ${lat:--} | $before → $after |"
+	# relay processes per row, found by their listening address
+	local -A procs=(["direct"]="" ["socat"]="TCP-LISTEN:4407;TCP-LISTEN:3308"
+		["tunnel mux off"]="listen 198.18.0.2:4406;listen 127.0.0.1:3307" ["tunnel mux on"]="listen 198.18.0.2:4406;listen 127.0.0.1:3309"
+		["tunnel mux on (goroutines)"]="listen 198.18.0.2:4405;listen 127.0.0.1:3310")
+	local -A addrs=(["direct"]="198.18.0.2:3306" ["socat"]="127.0.0.1:3308" ["tunnel mux off"]="127.0.0.1:3307"
+		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310")
+	local rows=() r
+	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines)}"
+	for r in "${!rows[@]}"; do rows[r]=${rows[r]# }; done
+	# relay_cpu NAME: clock ticks of the row's relay processes (and their reaped children)
+	relay_cpu() {
+		local pat pats pid total=0
+		IFS=';' read -ra pats <<<"${procs[$1]}"
+		for pat in "${pats[@]}"; do
+			for pid in $(pgrep -f -- "$pat" || true); do
+				case $(cat "/proc/$pid/comm" 2>/dev/null) in socat | wirelab) ;; *) continue ;; esac
+				total=$((total + $(awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+			done
+		done
+		echo "$total"
+	}
+	echo "| threads | round | case | TPS | lat p95 ms | relay CPU ms / txn | loadavg before → after |"
+	echo "|---:|---:|---|---:|---:|---:|---|"
+	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz
+	hz=$(getconf CLK_TCK)
+	local -A sum n
+	for threads in ${RELAY_THREADS:-2 32}; do
+		for ((round = 1; round <= ${RELAY_ROUNDS:-2}; round++)); do
+			for name in "${rows[@]}"; do
+				addr=${addrs[$name]:?unknown relay row \"$name\" in RELAY_ROWS}
+				before=$(cut -d' ' -f1-3 /proc/loadavg)
+				out="$dir/$threads-$round-${name//[ ,]/-}.log"
+				cpu0=$(relay_cpu "$name")
+				"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
+				sleep 1 # socat's children exit and are reaped
+				cpu1=$(relay_cpu "$name")
+				after=$(cut -d' ' -f1-3 /proc/loadavg)
+				# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...".
+				read -r tps lat < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
+					if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
+					END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
+				txns=$(awk '/transactions:/ { print $2; exit }' "$out")
+				cpt=-
+				if [[ -n ${procs[$name]} && ${txns:-0} -gt 0 ]]; then
+					cpt=$(awk -v d=$((cpu1 - cpu0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+				fi
+				sum[$threads/$name]=$(awk -v a="${sum[$threads/$name]:-0}" -v b="${tps:-0}" 'BEGIN { print a + b }')
+				n[$threads/$name]=$((${n[$threads/$name]:-0} + 1))
+				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $before → $after |"
+			done
 		done
 	done
 	echo
-	echo "| ratio | 2 threads | 32 threads | goal |"
-	echo "|---|---:|---:|---|"
-	local r
-	for r in "tunnel mux on|socat|>= 1.0x" "tunnel mux off|socat|>= 1.0x" "socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
+	echo "| ratio (mean TPS of the rounds) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
+	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
+	local a b goal t1=${RELAY_THREADS:-2 32}
+	t1=${t1%% *}
+	for r in "tunnel mux on|socat|>= 1.0x" "tunnel mux off|socat|>= 1.0x" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
+		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"
-		printf '| %s / %s | %s | %s | %s |\n' "$a" "$b" \
-			"$(awk -v x="${got[2/$a]}" -v y="${got[2/$b]}" 'BEGIN { if (y > 0) printf "%.2fx", x / y; else print "-" }')" \
-			"$(awk -v x="${got[32/$a]}" -v y="${got[32/$b]}" 'BEGIN { if (y > 0) printf "%.2fx", x / y; else print "-" }')" "$goal"
+		[[ -n ${n[$t1/$a]:-} && -n ${n[$t1/$b]:-} ]] || continue
+		printf '| %s / %s |' "$a" "$b"
+		for threads in ${RELAY_THREADS:-2 32}; do
+			printf ' %s |' "$(awk -v x="${sum[$threads/$a]:-0}" -v nx="${n[$threads/$a]:-0}" -v y="${sum[$threads/$b]:-0}" -v ny="${n[$threads/$b]:-0}" \
+				'BEGIN { if (nx > 0 && ny > 0 && y > 0) printf "%.2fx", (x / nx) / (y / ny); else print "-" }')"
+		done
+		echo " $goal |"
 	done
 	echo
 	echo "(sysbench output and tunnel --stats: $dir)"

@@ -23,12 +23,13 @@ import (
 // through nothing (direct), two socat hops (TCP-LISTEN,fork,nodelay → TCP,nodelay, as the
 // transport study runs them) or a tunnel entry+exit with mutual TLS: one WAN connection per
 // client (tunnel) or one mux link (mux), inside this process or, with -proc, as two
-// `wirelab tunnel` processes (the lab's layout: their CPU is their own). "cpu-us/op" is
+// `wirelab tunnel` processes (the lab's layout: their CPU is their own; -p1 with
+// GOMAXPROCS=1, -goroutines without the relay loop). "cpu-us/op" is
 // this process plus every relay process per query; subtract the direct row for the relay's
 // share. ns/op is wall time per query of all clients together.
 func BenchmarkRelay(b *testing.B) {
 	for _, clients := range []int{2, 32} {
-		for _, name := range []string{"direct", "socat", "tunnel", "mux", "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1"} {
+		for _, name := range []string{"direct", "socat", "tunnel", "mux", "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines"} {
 			b.Run(fmt.Sprintf("%s/c=%d", name, clients), func(b *testing.B) { benchRelay(b, name, clients) })
 		}
 	}
@@ -60,10 +61,13 @@ func benchRelay(b *testing.B, name string, clients int) {
 		mux := map[string]MuxMode{"tunnel": MuxOff, "mux": MuxOn}[name]
 		entry, _ := pair(b, addr, Auto, mux, entryTLS, exitTLS)
 		addr = entry.Addr().String()
-	case "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1":
+	case "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines":
 		var env []string
 		if strings.HasSuffix(name, "-p1") {
 			env = []string{"GOMAXPROCS=1"}
+		}
+		if strings.HasSuffix(name, "-goroutines") {
+			env = []string{"WIRELAB_TUNNEL_LOOP=off"} // the mux link without its relay loop
 		}
 		addr, relays = tunnelProcs(b, addr, map[bool]string{false: "off", true: "on"}[strings.HasPrefix(name, "mux")], env...)
 	}

@@ -60,6 +60,7 @@ type muxLink struct {
 	ctx     context.Context // cancelled when the link fails (bounds the exit's dials)
 	cancel  context.CancelFunc
 	wake    chan struct{} // hands the writer role to the writer goroutine
+	loop    *relayLoop    // moves the bytes on one thread; nil: on goroutines
 
 	fr      *framer // writer role only
 	maxSize int
@@ -78,6 +79,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize,
 	}
 	m.fr.enc.longWindow = long
+	m.loop = newRelayLoop(m, sock) // before the probe: it detaches the socket
 	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
 	m.fr.policy.probed = m.fr.probe != nil
 	if cfg.Level == 0 && m.fr.probe != nil {
@@ -120,6 +122,9 @@ func (m *muxLink) fail(err error) {
 	m.writing = true
 	m.mu.Unlock()
 	m.wan.Close()
+	if m.loop != nil {
+		m.loop.wake()
+	}
 	if idle {
 		m.fr.close()
 	}
@@ -149,6 +154,9 @@ func (m *muxLink) failed() bool {
 
 // receive decodes frames and hands their records to the streams, until the WAN fails.
 func (m *muxLink) receive() error {
+	if m.loop != nil {
+		return m.loop.run()
+	}
 	return m.t.eachFrame(m.wan, func(typ frameType, p []byte, wire int) error {
 		if typ == frameEnd {
 			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
@@ -255,6 +263,9 @@ func (m *muxLink) remove(st *stream) {
 	defer m.mu.Unlock()
 	if m.streams[st.id] == st {
 		delete(m.streams, st.id)
+	}
+	if m.loop != nil {
+		m.loop.remove(st)
 	}
 }
 

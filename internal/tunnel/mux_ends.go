@@ -49,6 +49,7 @@ func (t *Tunnel) handleMuxEntry(ctx context.Context, client net.Conn) {
 	t.c.active.Add(1)
 	defer t.c.active.Add(-1)
 	log := t.log.With("conn", t.ids.Add(1), "peer", client.RemoteAddr().String())
+	client = wrapSock(client)
 	if !t.track(client) {
 		return
 	}
@@ -64,6 +65,7 @@ func (t *Tunnel) handleMuxEntry(ctx context.Context, client net.Conn) {
 			}
 			return
 		}
+		l.adopt(client)
 		st = l.open(client)
 	}
 	if st == nil {
@@ -96,6 +98,8 @@ func (t *Tunnel) serveExitStream(st *stream) {
 		st.abort(fmt.Errorf("dial server %s: %w", t.cfg.To, err), true)
 		return
 	}
+	conn = wrapSock(conn)
+	st.m.adopt(conn)
 	if !t.track(conn) {
 		st.abort(errors.New("tunnel is shutting down"), false)
 		return
@@ -113,7 +117,9 @@ func (t *Tunnel) serveExitStream(st *stream) {
 func (t *Tunnel) serveStream(st *stream, log *slog.Logger) {
 	t.wg.Go(st.outLoop)
 	st.signalOut() // deliver may have queued bytes before the local peer was attached
-	st.readLoop()
+	if !st.m.poll(st) {
+		st.readLoop()
+	}
 	<-st.done
 	switch {
 	case st.err == nil:
@@ -123,4 +129,24 @@ func (t *Tunnel) serveStream(st *stream, log *slog.Logger) {
 		t.c.failed.Add(1)
 		log.Warn("tunnel stream closed", "err", st.err)
 	}
+}
+
+// adopt detaches conn for the link's relay loop, when the link has one and conn is a
+// socket it can take over; otherwise conn stays on goroutines. Before the stream attaches it.
+func (m *muxLink) adopt(conn net.Conn) {
+	if sc, ok := conn.(*sockConn); ok && m.loop != nil {
+		sc.detach() // on failure the stream reads on a goroutine
+	}
+}
+
+// poll hands reading st's local peer to the relay loop; false when st reads on a goroutine.
+func (m *muxLink) poll(st *stream) bool {
+	sc, ok := st.conn.(*sockConn)
+	if !ok || m.loop == nil || !sc.detached() {
+		return false
+	}
+	if err := m.loop.add(st, sc); err != nil {
+		st.abort(fmt.Errorf("relay loop: %w", err), true)
+	}
+	return true
 }

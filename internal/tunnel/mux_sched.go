@@ -8,6 +8,9 @@ package tunnel
 // socket.
 // Goroutines that must never block on the WAN (the WAN reader, local writers returning
 // credit) only wake the writer goroutine.
+// On Linux a link whose sockets are plain TCP runs a relay loop (relayloop_linux.go)
+// instead of the stream readers and the WAN reader: it takes the role at the end of each
+// round of reads and writes without blocking, so it never waits on the WAN either.
 
 // ring is a FIFO of streams.
 type ring struct {
@@ -83,6 +86,16 @@ func (m *muxLink) writer() {
 // a hand-off, and the bound returns the reader to its own socket under load.
 const inlineFrames = 4
 
+// handOff reports whether an inline writer that wrote frames frames passes the role on:
+// a stream's reader after inlineFrames, the relay loop after loopFrames or once the WAN
+// socket is full.
+func (m *muxLink) handOff(frames int) bool {
+	if m.loop == nil {
+		return frames == inlineFrames
+	}
+	return frames == loopFrames || m.loop.backlogged()
+}
+
 // write writes frames until nothing is ready, then gives up the role. inline (a stream's
 // reader holds the role) writes at most inlineFrames frames and hands any rest to the
 // writer goroutine. The holder of the role owns the encoder: once the link failed it
@@ -95,7 +108,7 @@ func (m *muxLink) write(inline bool) {
 			m.fr.close()
 			return
 		}
-		if inline && frames == inlineFrames && m.ready.len() > 0 {
+		if inline && m.ready.len() > 0 && m.handOff(frames) {
 			m.mu.Unlock()
 			m.wake <- struct{}{} // the role passes to the writer goroutine
 			return

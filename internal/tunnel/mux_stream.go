@@ -23,6 +23,7 @@ type stream struct {
 	id   uint32
 	conn net.Conn        // nil at the exit until the server is dialled
 	raw  syscall.RawConn // for non-blocking writes to the local peer; nil without one
+	sock *sockConn       // the local peer when the link's relay loop reads it, else nil
 
 	// Send half, under m.mu.
 	chunks    []*[]byte // reads queued for the scheduler; the first from off
@@ -37,6 +38,7 @@ type stream struct {
 	owed      int // credit to return to the peer
 	inReady   bool
 	room      chan struct{} // cap 1: the scheduler took bytes of a full queue
+	polling   bool          // the relay loop reads sock (under the loop's lock)
 
 	// Receive half, under omu.
 	omu       sync.Mutex
@@ -103,9 +105,15 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 	st.queued -= n
 	st.credit -= n
 	if full && st.queued < sendQueueLimit {
-		select {
-		case st.room <- struct{}{}:
-		default:
+		if st.sock != nil {
+			if !st.fin {
+				st.m.loop.resume(st)
+			}
+		} else {
+			select {
+			case st.room <- struct{}{}:
+			default:
+			}
 		}
 	}
 	return b, n
@@ -142,23 +150,7 @@ func (st *stream) readLoop() {
 		b := bufPool.Get().(*[]byte)
 		*b = (*b)[:cap(*b)]
 		n, err := st.conn.Read(*b)
-		m.mu.Lock()
-		if n > 0 && st.reset == "" {
-			*b = (*b)[:n]
-			st.chunks = append(st.chunks, b)
-			st.queued += n
-		} else {
-			bufPool.Put(b)
-		}
-		if errors.Is(err, io.EOF) {
-			st.fin = true
-		}
-		if st.sendable() {
-			m.markReady(st)
-		}
-		inline := m.claim()
-		m.mu.Unlock()
-		if inline {
+		if st.queueRead(b, n, err, true) {
 			m.write(true)
 		}
 		if err != nil {
@@ -168,6 +160,32 @@ func (st *stream) readLoop() {
 			return
 		}
 	}
+}
+
+// queueRead queues the n bytes a read of the local peer put in b, or its end, for the
+// scheduler; with claim, it reports whether the caller took the writer role. The relay loop
+// stops reading a stream whose queue is full (take resumes it) or that ended.
+func (st *stream) queueRead(b *[]byte, n int, err error, claim bool) bool {
+	m := st.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n > 0 && st.reset == "" {
+		*b = (*b)[:n]
+		st.chunks = append(st.chunks, b)
+		st.queued += n
+	} else {
+		bufPool.Put(b)
+	}
+	if errors.Is(err, io.EOF) {
+		st.fin = true
+	}
+	if st.sendable() {
+		m.markReady(st)
+	}
+	if st.sock != nil && (err != nil || st.queued >= sendQueueLimit) {
+		m.loop.pause(st)
+	}
+	return claim && m.claim()
 }
 
 // deliver hands data from the WAN to the local peer: written at once when the socket
@@ -329,8 +347,8 @@ func (st *stream) abort(err error, tell bool) {
 	}
 	st.out, st.outBytes = nil, 0
 	st.omu.Unlock()
-	if tc, ok := conn.(*net.TCPConn); ok {
-		tc.SetLinger(0) // a reset, so the client cannot take a cut stream for a clean end
+	if lc, ok := conn.(interface{ SetLinger(int) error }); ok {
+		lc.SetLinger(0) // a reset, so the client cannot take a cut stream for a clean end
 	}
 	st.end(err)
 }

@@ -161,6 +161,9 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 		t.handleMuxEntry(ctx, accepted)
 		return
 	}
+	if t.cfg.Role == Exit {
+		accepted = wrapSock(accepted) // a mux link's relay loop may take the WAN socket over
+	}
 	if !t.track(accepted) {
 		return
 	}
@@ -258,6 +261,9 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 	conn, err := t.cfg.dial(ctx, "tcp", t.cfg.To)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial tunnel exit %s: %w", t.cfg.To, err)
+	}
+	if hello == muxPreface {
+		conn = wrapSock(conn) // the link's relay loop may take the socket over
 	}
 	sock = conn
 	if t.cfg.TLS != nil {

@@ -1,0 +1,365 @@
+//go:build linux
+
+package tunnel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// relayLoop moves a mux link's bytes on one locked OS thread, as socat does: it waits in
+// its own epoll set for the WAN socket and every stream's local socket, reads whatever is
+// ready without blocking, hands the records to the streams and local bytes to the
+// scheduler, and then writes one frame for everything the round made ready. The Go
+// scheduler's poller never sees these sockets, so an arrival wakes this thread and nothing
+// else: no goroutine hand-off per frame, and one write carries the records of every stream
+// read in the round. Goroutines keep the slow paths: the writer goroutine when the WAN
+// socket is full (the loop never blocks on it), a stream's outLoop when its local peer is
+// full, the exit's dials.
+type relayLoop struct {
+	m    *muxLink
+	wan  *sockConn // under the TLS, when there is one
+	epfd int
+	evfd int // eventfd: wakes the loop when the link fails
+
+	mu      sync.Mutex
+	closed  bool
+	streams map[uint32]*stream // registered streams by id
+
+	events []unix.EpollEvent
+	acc    []byte // WAN bytes read, not yet a whole frame
+	start  int    // first unparsed byte of acc
+	frame  bytes.Reader
+	dec    *frameDecoder
+}
+
+// What an epoll event is for: its Fd field holds the kind, Pad a stream's id.
+const (
+	tokenWake   = 0
+	tokenWAN    = 1
+	tokenStream = 2
+)
+
+// newRelayLoop detaches the WAN socket and prepares the loop; nil (the link then runs on
+// goroutines) when sock is not a plain TCP socket or the loop's descriptors fail.
+func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
+	sc, ok := sock.(*sockConn)
+	if !ok || relayLoopOff() {
+		return nil
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return nil
+	}
+	if err := sc.detach(); err != nil {
+		unix.Close(epfd)
+		unix.Close(evfd)
+		return nil
+	}
+	l := &relayLoop{m: m, wan: sc, epfd: epfd, evfd: evfd, streams: map[uint32]*stream{},
+		events: make([]unix.EpollEvent, 64), acc: make([]byte, 0, 256<<10)}
+	sc.onPend, sc.onClose = l.watchRoom, l.wake
+	if err := l.ctl(unix.EPOLL_CTL_ADD, evfd, unix.EPOLLIN, tokenWake, 0); err != nil {
+		l.close()
+		return nil
+	}
+	if err := l.ctl(unix.EPOLL_CTL_ADD, sc.sysfd(), unix.EPOLLIN, tokenWAN, 0); err != nil {
+		l.close()
+		return nil
+	}
+	return l
+}
+
+// relayLoopOff: WIRELAB_TUNNEL_LOOP=off runs mux links on goroutines (for comparison).
+func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
+
+func (l *relayLoop) ctl(op, fd int, events uint32, kind int32, id uint32) error {
+	ev := unix.EpollEvent{Events: events, Fd: kind, Pad: int32(id)}
+	return unix.EpollCtl(l.epfd, op, fd, &ev)
+}
+
+// watchRoom makes the loop wait for room in the WAN socket while bytes are pending.
+func (l *relayLoop) watchRoom(on bool) {
+	ev := uint32(unix.EPOLLIN)
+	if on {
+		ev |= unix.EPOLLOUT
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.ctl(unix.EPOLL_CTL_MOD, l.wan.sysfd(), ev, tokenWAN, 0)
+	}
+}
+
+// backlogged reports whether frames wait for room in the WAN socket: the loop then leaves
+// writing to the writer goroutine. False without a loop.
+func (l *relayLoop) backlogged() bool { return l != nil && l.wan.pending.Load() > 0 }
+
+// loopFrames is the most frames the loop writes in one round (1 MiB at the default frame
+// size); the writer goroutine takes any rest, so a bulk round does not grow the batch
+// without bound.
+const loopFrames = 16
+
+// wake makes the loop look at the link's state (it failed).
+func (l *relayLoop) wake() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		var one [8]byte
+		binary.NativeEndian.PutUint64(one[:], 1)
+		unix.Write(l.evfd, one[:])
+	}
+}
+
+// add makes the loop read st's local socket (a detached sockConn).
+func (l *relayLoop) add(st *stream, c *sockConn) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errors.New("mux link closed")
+	}
+	l.streams[st.id] = st
+	st.sock = c
+	return l.armLocked(st)
+}
+
+// armLocked starts reading st. Caller holds l.mu.
+func (l *relayLoop) armLocked(st *stream) error {
+	if st.polling || l.closed {
+		return nil
+	}
+	if !st.sock.fd.Load().incref() {
+		return net.ErrClosed
+	}
+	defer st.sock.fd.Load().decref()
+	if err := l.ctl(unix.EPOLL_CTL_ADD, st.sock.sysfd(), unix.EPOLLIN|unix.EPOLLRDHUP, tokenStream, st.id); err != nil {
+		return fmt.Errorf("watch local peer: %w", err)
+	}
+	st.polling = true
+	return nil
+}
+
+// pause stops reading st (its send queue is full, or it reached EOF).
+func (l *relayLoop) pause(st *stream) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !st.polling || l.closed {
+		return
+	}
+	st.polling = false
+	if st.sock.fd.Load().incref() {
+		l.ctl(unix.EPOLL_CTL_DEL, st.sock.sysfd(), 0, 0, 0)
+		st.sock.fd.Load().decref()
+	}
+}
+
+// resume reads st again once the scheduler made room in its queue.
+func (l *relayLoop) resume(st *stream) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.armLocked(st); err != nil {
+		go st.abort(err, true) // the caller holds m.mu
+	}
+}
+
+// remove forgets an ended stream (its socket closing leaves the epoll set by itself).
+func (l *relayLoop) remove(st *stream) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.streams[st.id] == st {
+		delete(l.streams, st.id)
+	}
+}
+
+func (l *relayLoop) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.closed = true
+	unix.Close(l.epfd)
+	unix.Close(l.evfd)
+}
+
+// run is the loop; it returns why the link ended.
+func (l *relayLoop) run() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer l.close()
+	m := l.m
+	l.dec = newFrameDecoder(&l.frame)
+	defer l.dec.close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.EpollWait(l.epfd, l.events, -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("epoll wait: %w", err)
+		}
+		for _, ev := range l.events[:n] {
+			switch ev.Fd {
+			case tokenWake:
+				unix.Read(l.evfd, buf[:8])
+				if l.wan.fd.Load().isClosing() {
+					return fmt.Errorf("read frame from wan: %w", net.ErrClosed)
+				}
+			case tokenWAN:
+				if ev.Events&unix.EPOLLOUT != 0 {
+					if err := l.wan.flushPend(); err != nil {
+						return fmt.Errorf("write frame to wan: %w", err)
+					}
+				}
+				if ev.Events&^unix.EPOLLOUT != 0 {
+					if err := l.readWAN(); err != nil {
+						return err
+					}
+				}
+			default:
+				l.mu.Lock()
+				st := l.streams[uint32(ev.Pad)]
+				l.mu.Unlock()
+				if st != nil {
+					l.readLocal(st)
+				}
+			}
+		}
+		if m.failed() {
+			return nil
+		}
+		l.writeReady()
+	}
+}
+
+// writeReady writes what the round made ready, unless a goroutine holds the writer role or
+// the WAN socket is full (then the writer goroutine, which may block, writes it).
+func (l *relayLoop) writeReady() {
+	m := l.m
+	if l.backlogged() {
+		m.kick()
+		return
+	}
+	m.mu.Lock()
+	ok := m.claim()
+	m.mu.Unlock()
+	if !ok {
+		return
+	}
+	l.wan.loopWrites.Store(true)
+	m.write(true)
+	l.wan.loopWrites.Store(false)
+	if err := l.wan.flushBatch(); err != nil {
+		m.fail(fmt.Errorf("write frame to wan: %w", err))
+	}
+}
+
+// readLocal reads what st's local peer sent and queues it for the scheduler.
+func (l *relayLoop) readLocal(st *stream) {
+	b := bufPool.Get().(*[]byte)
+	*b = (*b)[:cap(*b)]
+	n, err := st.sock.Read(*b)
+	if err == errWouldBlock {
+		bufPool.Put(b)
+		return
+	}
+	st.queueRead(b, n, err, false)
+	if err != nil && !errors.Is(err, io.EOF) {
+		st.abort(fmt.Errorf("read from local peer: %w", err), true)
+	}
+}
+
+// readWAN reads what the WAN has and hands every whole frame's records to the streams.
+func (l *relayLoop) readWAN() error {
+	m := l.m
+	// At most 1 MiB per round: a bulk WAN does not keep the loop from its local sockets
+	// (the socket stays readable, so the next round reads on).
+	for got := 0; got < 1<<20; {
+		if cap(l.acc)-len(l.acc) < 16<<10 {
+			l.compact(16 << 10)
+		}
+		n, err := m.wan.Read(l.acc[len(l.acc):cap(l.acc)])
+		l.acc = l.acc[:len(l.acc)+n]
+		got += n
+		if perr := l.frames(); perr != nil {
+			return perr
+		}
+		switch {
+		case err == nil:
+		case err == errWouldBlock:
+			return nil
+		case errors.Is(err, io.EOF):
+			if len(l.acc) > l.start {
+				return fmt.Errorf("read frame from wan: %w", io.ErrUnexpectedEOF)
+			}
+			return errors.New("wan closed without an end frame")
+		default:
+			return fmt.Errorf("read frame from wan: %w", err)
+		}
+	}
+	return nil
+}
+
+// frames decodes and dispatches every whole frame in acc.
+func (l *relayLoop) frames() error {
+	m := l.m
+	for {
+		have := l.acc[l.start:]
+		if len(have) < headerLen {
+			return nil
+		}
+		wire := int(binary.BigEndian.Uint32(have[1:5]))
+		if wire > zstdBound(MaxGroupSize) {
+			return fmt.Errorf("read frame from wan: %w: header type=%d wire=%d", ErrCorrupt, have[0], wire)
+		}
+		if len(have) < headerLen+wire {
+			if need := headerLen + wire; need > cap(l.acc)-l.start {
+				l.compact(need - len(have))
+			}
+			return nil
+		}
+		l.frame.Reset(have[:headerLen+wire])
+		typ, p, err := l.dec.next()
+		if err != nil {
+			return fmt.Errorf("read frame from wan: %w", err)
+		}
+		l.start += headerLen + wire
+		if typ == frameEnd {
+			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
+		}
+		data, err := m.dispatch(p)
+		m.t.c.recv.frame(typ, data, headerLen+wire)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// compact moves the unparsed bytes to the front of acc and makes room for at least more.
+func (l *relayLoop) compact(more int) {
+	rest := len(l.acc) - l.start
+	if l.start > 0 {
+		copy(l.acc, l.acc[l.start:])
+		l.acc, l.start = l.acc[:rest], 0
+	}
+	if cap(l.acc)-rest < more {
+		nb := make([]byte, rest, rest+more+64<<10)
+		copy(nb, l.acc)
+		l.acc = nb
+	}
+}
