@@ -33,7 +33,7 @@ func (syncSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
 	var bad []string
 	for _, p := range pts {
 		if !p.Usable() {
-			bad = append(bad, fmt.Sprintf("%s at %s ms, %s: %s", p.Series, num(p.Sync.RTTMs), threadsN(p.Threads), orDash(p.FailReason)))
+			bad = append(bad, fmt.Sprintf("%s at %s ms, %s: %s", p.Series, rttText(p.Sync.RTTMs), threadsN(p.Threads), orDash(p.FailReason)))
 		}
 	}
 	if len(bad) > 0 {
@@ -103,7 +103,7 @@ func syncTable(pts []result.Point) Table {
 		if s.FellBack {
 			state += fmt.Sprintf(" (fell back, %d async commits)", s.AsyncTx)
 		}
-		t.Rows = append(t.Rows, []string{p.Series, num(s.RTTMs), fmt.Sprint(p.Threads), num(p.TPS), num(s.CommitP50Ms), num(s.CommitP95Ms),
+		t.Rows = append(t.Rows, []string{p.Series, rttText(s.RTTMs), fmt.Sprint(p.Threads), num(p.TPS), num(s.CommitP50Ms), num(s.CommitP95Ms),
 			num(s.CommitP99Ms), num(s.WireBytesPerTxn), mbps(p.WireBytesPerSUp), mbps(p.WireBytesPerSDown), num(p.CPUServer), num(p.CPUClient),
 			state, check + checkFlag(p)})
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -31,6 +32,9 @@ func SyncFindings(pts []result.Point, targetTPS float64) []string {
 	}
 	return out
 }
+
+// rttText is a round trip in ms as the user gave it: 0, 7, 0.5, 100.
+func rttText(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) }
 
 func fmtRTTs(v float64) string { return fmt.Sprintf("%.2f", v) }
 
@@ -86,7 +90,7 @@ func commitOrder(pts []result.Point) []string {
 	if len(parts) < 2 {
 		return nil
 	}
-	return []string{fmt.Sprintf("at %s ms RTT and %s, the median commit takes: %s", num(r), threadsN(th), strings.Join(parts, ", "))}
+	return []string{fmt.Sprintf("at %s ms RTT and %s, the median commit takes: %s", rttText(r), threadsN(th), strings.Join(parts, ", "))}
 }
 
 // sustained is, per mode other than the control, its TPS at the most threads at each RTT
@@ -113,7 +117,7 @@ func sustained(pts []result.Point) []string {
 			if !ok || !okb || base == 0 {
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s TPS at %s ms — %s of %s", num(tps), num(r), pct(tps/base), ctl))
+			parts = append(parts, fmt.Sprintf("%s TPS at %s ms — %s of %s", num(tps), rttText(r), pct(tps/base), ctl))
 		}
 		if len(parts) > 0 {
 			out = append(out, fmt.Sprintf("with %s %s sustains %s", threadsN(th), mode, strings.Join(parts, "; ")))
@@ -131,9 +135,9 @@ func belowTarget(pts []result.Point, target float64) []string {
 	var out []string
 	for _, b := range result.BelowTarget(pts, threads[len(threads)-1], target) {
 		if b.Found {
-			out = append(out, fmt.Sprintf("with %s %s falls below %s TPS at %s ms RTT", threadsN(b.Threads), b.Mode, num(target), num(b.RTTMs)))
+			out = append(out, fmt.Sprintf("with %s %s falls below %s TPS at %s ms RTT", threadsN(b.Threads), b.Mode, num(target), rttText(b.RTTMs)))
 		} else {
-			out = append(out, fmt.Sprintf("with %s %s stays at or above %s TPS at every RTT measured (up to %s ms)", threadsN(b.Threads), b.Mode, num(target), num(b.AtRTTMs)))
+			out = append(out, fmt.Sprintf("with %s %s stays at or above %s TPS at every RTT measured (up to %s ms)", threadsN(b.Threads), b.Mode, num(target), rttText(b.AtRTTMs)))
 		}
 	}
 	return out
