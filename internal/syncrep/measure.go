@@ -67,6 +67,10 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		return p, err
 	}
 	fillSync(p.Sync, p, m, st0, st1)
+	if p.Bottleneck == "client-cpu" {
+		// The sampler's client side is the replica here, not the driver.
+		p.Bottleneck = "replica-cpu"
+	}
 	if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
 		p.Failed, p.FailReason = true, "replica did not catch up: "+err.Error()
 		return p, nil

@@ -172,8 +172,9 @@ func (s *Study) Remaining() time.Duration {
 	return d
 }
 
-// Finish adds the findings to the notes.
-func (s *Study) Finish(run *result.Run) { run.Notes = append(run.Notes, s.Headlines(run.Points)...) }
+// Finish adds nothing: the report's sync section draws the findings from the points,
+// and the CLI prints them (Headlines).
+func (s *Study) Finish(*result.Run) {}
 
 // Headlines are the findings (printed at the end of a run).
 func (s *Study) Headlines(pts []result.Point) []string {
