@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/syncrep"
 )
 
@@ -89,5 +93,50 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// predict on a real sync run (MariaDB --quick: 0, 20 and 100 ms) with the 20 ms points
+// held out: each mode's commit term, fitted on 0 and 100 ms, carries to 20 ms within 10%
+// of what was measured there.
+func TestPredictCommitHeldOutRTT(t *testing.T) {
+	full, err := result.ReadFile(filepath.Join("testdata", "sync-quick", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := *full
+	held.Points = nil
+	for _, p := range full.Points {
+		if p.Sync.RTTMs != 20 {
+			held.Points = append(held.Points, p)
+		}
+	}
+	dir := t.TempDir()
+	if err := result.Write(dir, &held); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runPredictCmd(t, "--from", dir, "--rtt", "20ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []commitPrediction
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d predictions, want one per mode: %s", len(got), out)
+	}
+	for _, c := range got {
+		measured, ok := result.SyncMean(full.Points, c.Mode, 20, c.Threads, func(p result.Point) float64 { return p.Sync.CommitP50Ms })
+		if !ok {
+			t.Fatalf("no measured %s at 20 ms", c.Mode)
+		}
+		if c.RTTMs != 20 || math.Abs(c.CommitP50Ms-measured) > 0.1*measured+0.05 {
+			t.Errorf("%s: predicted %.3f ms at %g ms, measured %.3f ms", c.Mode, c.CommitP50Ms, c.RTTMs, measured)
+		}
+	}
+	// --against models links and CPUs, which a sync run has no profile for.
+	if _, _, errs := runPredictCmd(t, "--from", dir, "--against", dir); !strings.Contains(errs, "--against") {
+		t.Errorf("--against on a sync run: %q, want it refused by name", errs)
 	}
 }
