@@ -29,7 +29,7 @@ func TestSyncFindings(t *testing.T) {
 		"at 100 ms RTT and 1 thread, the median commit takes: async 0.50 ms, semisync-after-sync 103.4 ms",
 		"with 32 threads semisync-after-sync sustains 3200 TPS at 20 ms — 40% of async; 800.0 TPS at 100 ms — 10% of async",
 		"with 32 threads async stays at or above 3000 TPS at every RTT measured (up to 100 ms)",
-		"with 32 threads semisync-after-sync falls below 3000 TPS at 20 ms RTT",
+		"with 32 threads semisync-after-sync falls below 3000 TPS at 100 ms RTT", // 3200 at 20 ms is still above
 		"semisync-after-sync fell back to asynchronous at 1 point(s)",
 	} {
 		if !strings.Contains(got, want) {
