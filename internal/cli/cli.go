@@ -91,7 +91,7 @@ func commands() map[string]command {
 		"status":    {summary: "show the lab: hosts, addresses, link, server DSN", run: cmdStatus},
 		"down":      {summary: "remove everything a lab made (also after kill -9)", run: cmdDown},
 		"run":       {summary: "up + one series over thread counts + down, with a report", run: cmdRun},
-		"study":     {summary: "run a study: bandwidth, transport, replication", run: cmdStudy},
+		"study":     {summary: "run a study: bandwidth, transport, replication, sync", run: cmdStudy},
 		"link":      {summary: "change (set) or measure (check) the wire of a running lab", run: cmdLink},
 		"tunnel":    {summary: "WAN channel: entry, exit, certs", run: cmdTunnel},
 		"report":    {summary: "re-render a report from results.json", run: cmdReport},

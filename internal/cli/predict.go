@@ -225,6 +225,9 @@ func noProfiles(where string, r *result.Run, pts []result.Point) error {
 }
 
 func runPredict(p *Process, o predictOptions) error {
+	if done, err := predictCommit(p, o); done {
+		return err
+	}
 	fits, err := loadFits(o)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ func studies() map[string]func(p *Process, args []string) error {
 		"bandwidth":   studyBandwidth,
 		"transport":   studyTransport,
 		"replication": studyReplication,
+		"sync":        studySync,
 	}
 }
 

@@ -32,6 +32,10 @@ type Upstream struct {
 	Slot string
 }
 
+// StandbyName is the application_name a standby connects with: what the primary's
+// pg_stat_replication and synchronous_standby_names call it.
+const StandbyName = "wirelab-replica"
+
 // conninfo is the libpq connection string the base backup uses and, through -R, the
 // standby's primary_conninfo.
 func (u Upstream) conninfo() string {
@@ -41,7 +45,7 @@ func (u Upstream) conninfo() string {
 	}
 	kv := func(k, v string) string { return k + "='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'" }
 	return strings.Join([]string{kv("host", u.Host), kv("port", strconv.Itoa(u.Port)), kv("user", u.User),
-		kv("password", u.Password), kv("sslmode", string(mode)), kv("application_name", "wirelab-replica")}, " ")
+		kv("password", u.Password), kv("sslmode", string(mode)), kv("application_name", StandbyName)}, " ")
 }
 
 // baseBackupArgs copies the primary's datadir with the WAL streamed alongside (-X

@@ -58,3 +58,32 @@ func TermsFor(k engine.Kind) Terms {
 	}
 	return backends[engine.MariaDB].terms
 }
+
+// ServersFor are the servers the Session starts for a pair on o's engine (MariaDB: a
+// source and an empty replica; PostgreSQL: the primary, its standby comes with Start).
+// Another study that needs a replica (the sync study) asks for these in its Needs.
+func ServersFor(o Options) ([]study.Server, error) {
+	b, err := o.backend()
+	if err != nil {
+		return nil, err
+	}
+	return b.servers(o), nil
+}
+
+// OpenPair wraps the servers the Session started in a Pair and the engine's Replicator,
+// opening the source's SQL handle (and the replica's when it already exists). Replication
+// is not started: call the Replicator's Start. The caller closes the Pair.
+func OpenPair(ctx context.Context, e *study.Env, o Options, tables []string) (*Pair, Replicator, error) {
+	b, err := o.backend()
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &Pair{Lab: e.Lab, Tables: tables, Self: e.Self, Tunnel: o.Tunnel,
+		Log: e.Logger.With("component", "replication")}
+	rep, err := b.open(ctx, p, e, o)
+	if err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	return p, rep, nil
+}

@@ -116,12 +116,11 @@ func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 	if err != nil {
 		return err
 	}
-	p := &Pair{Lab: e.Lab, Tables: sysbench.TableNames(r.o.Tables), Self: e.Self, Tunnel: r.o.Tunnel,
-		Log: e.Logger.With("component", "replication")}
-	r.pair, r.dialect = p, b.dialect
-	if r.rep, err = b.open(ctx, p, e, r.o); err != nil {
+	p, rep, err := OpenPair(ctx, e, r.o, sysbench.TableNames(r.o.Tables))
+	if err != nil {
 		return err
 	}
+	r.pair, r.rep, r.dialect = p, rep, b.dialect
 	if err := CreateHeartbeat(ctx, p.SrcDB, r.dialect); err != nil {
 		return err
 	}

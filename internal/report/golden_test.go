@@ -29,6 +29,17 @@ var fixtures = []struct {
 	{"quick-5s", quickFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-other-links"}},
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},
+	{"sync", syncFixture, []string{"sync-commit", "sync-tps"}},
+}
+
+// syncFixture is a real `study sync` (MariaDB, async and both semi-sync wait points at 0
+// and 100 ms RTT, 1 thread) on a 2-core box shared with other work.
+func syncFixture() *result.Run {
+	r, err := result.ReadFile(filepath.Join("testdata", "sync-results.json"))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // quickFixture is a real `make run` (the quick bandwidth study: 5 s points, 1 s warm-up,

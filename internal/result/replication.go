@@ -39,7 +39,7 @@ type ReplicationStats struct {
 func (p Point) WireMbitS() float64 { return p.WireBytesPerSDown * 8 / 1e6 }
 
 // Usable is the one rule for "do this point's numbers count": it was measured, and in the
-// replication study the replica caught up with identical tables.
+// replication and sync studies the replica caught up with identical tables.
 func (p Point) Usable() bool {
-	return !p.Failed && (p.Replication == nil || p.Replication.ChecksumOK)
+	return !p.Failed && (p.Replication == nil || p.Replication.ChecksumOK) && (p.Sync == nil || p.Sync.ChecksumOK)
 }

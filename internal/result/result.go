@@ -197,6 +197,8 @@ type Point struct {
 	LabCost *LabCost `json:"lab_cost,omitempty"`
 	// Replication holds the replication study's figures (nil in other studies).
 	Replication *ReplicationStats `json:"replication,omitempty"`
+	// Sync holds the sync study's figures (nil in other studies).
+	Sync *SyncStats `json:"sync,omitempty"`
 	// schema1Extra is schema 1's "extra" map, read only to migrate it.
 	schema1Extra map[string]float64
 

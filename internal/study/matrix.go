@@ -96,31 +96,55 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	if !ok {
 		return result.Point{}, fmt.Errorf("measure: %T is not a closed-loop cell", cell)
 	}
+	srv := e.Servers[0]
+	return measureLoad(ctx, e, m.driver, c, func(client func() int) Sides {
+		return Sides{
+			// A tunnel end's CPU belongs to the side it runs on.
+			Server: func() []int { return append(srv.Pids(), e.procPids("tunnel-exit")...) },
+			Client: func() []int {
+				pids := e.procPids("tunnel-entry")
+				if pid := client(); pid != 0 {
+					pids = append(pids, pid)
+				}
+				return pids
+			},
+		}
+	})
+}
+
+// LoadSides says whose CPU is whose while a closed-loop cell runs; client is the load
+// driver's pid once it has started (0 before).
+type LoadSides func(client func() int) Sides
+
+// MeasureLoad runs one closed-loop cell with the driver of data set d (the Session
+// prepared it on e.Servers[0]) and the sides a study chooses: the sync study counts the
+// primary (and the driver beside it) as the server and the replica across the wire as
+// the other side. The point is filled as every closed-loop point is (closedLoop).
+func MeasureLoad(ctx context.Context, e *Env, d DataSet, c LoadCell, sides LoadSides) (result.Point, error) {
+	return measureLoad(ctx, e, driverFor(d), c, sides)
+}
+
+// measureLoad runs the driver for warm-up + duration with per-second reports, the wire
+// and CPU sampler alongside, and returns the point with its series, its verdict and its
+// per-transaction profile.
+func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides LoadSides) (result.Point, error) {
 	p := e.BasePoint(c.Study, c.Series)
 	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, c.Channel
-	p.Workload, p.Driver, p.Threads, p.Repeat = c.Workload, m.driver.Name(), c.Threads, c.Repeat
+	p.Workload, p.Driver, p.Threads, p.Repeat = c.Workload, drv.Name(), c.Threads, c.Repeat
 	p.DurationS, p.WarmupS = c.Duration.Seconds(), c.Warmup.Seconds()
 	srv := e.Servers[0]
 	var mu sync.Mutex
 	var clientPid int
-	sides := Sides{
-		// A tunnel end's CPU belongs to the side it runs on.
-		Server: func() []int { return append(srv.Pids(), e.procPids("tunnel-exit")...) },
-		Client: func() []int {
-			mu.Lock()
-			defer mu.Unlock()
-			pids := e.procPids("tunnel-entry")
-			if clientPid != 0 {
-				pids = append(pids, clientPid)
-			}
-			return pids
-		},
+	client := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return clientPid
 	}
 	var ld *Load
 	mark := e.markDelayLine()
-	samples, _, err := e.Sampled(ctx, sides, func(ctx context.Context) error {
+	samples, _, err := e.Sampled(ctx, sides(client), func(ctx context.Context) error {
 		var err error
-		ld, err = m.driver.Run(ctx, e, c, func(pid int) {
+		ld, err = drv.Run(ctx, e, c, func(pid int) {
 			mu.Lock()
 			clientPid = pid
 			mu.Unlock()

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/syncrep"
+)
+
+const syncHelp = `what a synchronous replica across a WAN costs every commit: a primary in the server
+host, the load driver beside it (unshaped, over its unix socket), a replica behind the
+shaped wire. Each mode is one series, swept over --rtts × --threads:
+--engine mariadb: async (the control), semisync-after-sync, semisync-after-commit
+  (rpl_semi_sync_master_wait_point; --semisync-timeout must be ≥ 10 × the largest RTT
+  so semi-sync never falls back; a point where it did is flagged)
+--engine postgres: pg-off, pg-local (the control), pg-remote-write, pg-on,
+  pg-remote-apply (synchronous_commit with one synchronous standby)
+Galera modes (galera, galera-tuned) are not available yet.
+Each point records TPS, commit latency p50/p95/p99, wire bytes each way, CPU of the
+primary and the replica, the replica's state; after it the replica catches up and every
+table's checksum must match. Findings: each commit pays X RTT + Y ms; with N threads a
+mode sustains T TPS at R ms (P% of the control); with --target-tps, the RTT at which
+each mode falls below it.
+--quick: RTTs 0,20ms,100ms; threads 1,8; 6 s points after a 2 s warm-up (≤ 15 min)`
+
+// syncQuick are --quick's values for the sync study.
+var syncQuick = map[string]string{"rtts": "0,20ms,100ms", "threads": "1,8", "duration": "6s", "warmup": "2s", "check-wire": "false"}
+
+// syncFlags are the study's own flags; the wire's other settings are the shared link flags.
+type syncFlags struct {
+	eng                             engineFlag
+	modes, workload, rtts, threads  *string
+	out, pool                       *string
+	duration, warmup, timeout, cu   *time.Duration
+	target                          *float64
+	tables, tableSize               *int
+	quick, checkWire, awake, noWait *bool
+	link                            *link.Flags
+	fs                              *flag.FlagSet
+}
+
+func addSyncFlags(fs *flag.FlagSet) *syncFlags {
+	return &syncFlags{
+		fs:        fs,
+		eng:       addEngineFlag(fs),
+		awake:     addAwakeFlag(fs),
+		noWait:    addNoWaitFlag(fs),
+		modes:     fs.String("modes", "", "modes to compare (default: every mode of --engine; the control is always added)"),
+		workload:  fs.String("workload", "oltp_write_only", "sysbench workload: "+strings.Join(syncrep.Workloads, ", ")),
+		rtts:      fs.String("rtts", "0,1ms,7ms,20ms,100ms", "round-trip times between primary and replica, comma-separated"),
+		threads:   fs.String("threads", "1,8,32,64", "sysbench threads, comma-separated"),
+		duration:  fs.Duration("duration", 20*time.Second, "measured part of each point"),
+		warmup:    fs.Duration("warmup", 5*time.Second, "load before each point's measured part, left out of its figures"),
+		timeout:   fs.Duration("semisync-timeout", 60*time.Second, "rpl_semi_sync_master_timeout: at least 10 × the largest --rtts"),
+		target:    fs.Float64("target-tps", 0, "say at which RTT each mode falls below this many TPS (0 = no target)"),
+		tables:    fs.Int("tables", 4, "sysbench --tables"),
+		tableSize: fs.Int("table-size", 10000, "sysbench --table-size (rows per table)"),
+		cu:        fs.Duration("catchup-timeout", 5*time.Minute, "how long the replica may take to catch up after a point"),
+		checkWire: fs.Bool("check-wire", true, "measure the wire (RTT, loss, iperf3) after every change of it and record it"),
+		pool:      fs.String("buffer-pool", "512M", "each server's data cache: innodb_buffer_pool_size (MariaDB), shared_buffers (PostgreSQL)"),
+		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/sync-<time>)"),
+		quick:     fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
+		link:      link.AddFlags(fs),
+	}
+}
+
+func studySync(p *Process, args []string) error {
+	fs := newFlagSet(p, "study sync", syncHelp,
+		"wirelab study sync --quick\nwirelab study sync --engine postgres --quick\n"+
+			"wirelab study sync --modes async,semisync-after-sync --rtts 0,7ms,20ms --threads 1,32 --target-tps 1000")
+	f := addSyncFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("study sync: unexpected argument %q", fs.Arg(0))
+	}
+	if err := applyQuick(fs, *f.quick, syncQuick); err != nil {
+		return err
+	}
+	o, err := f.options()
+	if err != nil {
+		return &UsageError{fmt.Errorf("study sync: %w", err)}
+	}
+	out, err := outDir(*f.out, "sync")
+	if err != nil {
+		return &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return err
+	}
+	far := o.Link
+	far.Delay = slices.Max(o.RTTs) / 2
+	if err := preflight(p, o.Shaper, far); err != nil {
+		return err
+	}
+	fmt.Fprintf(p.Stderr, "study sync: %s, modes %s, RTTs %s, threads %s, %s; about %s; results in %s\n",
+		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), *f.rtts, *f.threads, o.Workload, o.Estimate(), out)
+	return runStudy(p, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+}
+
+// options validates every flag, naming it, before anything touches the kernel.
+func (f *syncFlags) options() (syncrep.Options, error) {
+	o := syncrep.Options{Workload: *f.workload, Duration: *f.duration, Warmup: *f.warmup, SemiSyncTimeout: *f.timeout,
+		TargetTPS: *f.target, Tables: *f.tables, TableSize: *f.tableSize, BufferPool: *f.pool,
+		CatchUpTimeout: *f.cu, CheckWire: *f.checkWire}
+	var err error
+	if o.Engine, err = f.eng.kind(); err != nil {
+		return o, err
+	}
+	if n := firstGiven(f.fs, func(n string) bool { return n == "rtt" || n == "delay" }); n != "" {
+		return o, fmt.Errorf("--%s sets one round trip; this study sweeps --rtts (e.g. --rtts 0,20ms,100ms)", n)
+	}
+	if o.Link, o.Shaper, err = f.link.Condition(); err != nil {
+		return o, err
+	}
+	modes := *f.modes
+	if modes == "" {
+		modes = strings.Join(syncrep.Names(syncrep.ModesFor(o.Engine)), ",")
+	}
+	if o.Modes, err = syncrep.ParseModes(modes, o.Engine); err != nil {
+		return o, err
+	}
+	for _, s := range splitList(*f.rtts) {
+		d, err := parseDelay("--rtts", s)
+		if err != nil {
+			return o, err
+		}
+		o.RTTs = append(o.RTTs, d)
+	}
+	if o.Threads, err = parseThreads(*f.threads); err != nil {
+		return o, err
+	}
+	if err := lab.CheckBufferPool(o.BufferPool); err != nil {
+		return o, err
+	}
+	return o, o.Validate()
+}

@@ -1,0 +1,111 @@
+package syncrep
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
+)
+
+// Measure runs one point: the cell's mode applied when the pair is not in it on this
+// wire, the replica caught up, the load from beside the primary with the wire and both
+// sides' CPU sampled, the mode's state read before and after, then the catch-up and the
+// checksums. A point whose replica did not catch up or whose tables differ is Failed.
+func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result.Point, error) {
+	sc, ok := c.(cell)
+	if !ok {
+		return result.Point{}, fmt.Errorf("measure: %T is not a sync point", c)
+	}
+	s.probeRTT(ctx, e)
+	m := sc.mode
+	base := e.BasePoint(Name, m.Name())
+	base.Sync = &result.SyncStats{Mode: m.Name(), Control: m.Control(), RTTMs: ms(sc.rtt), RTTMeasuredMs: s.rttMs}
+	if key := m.Name() + "@" + e.Cond.String(); s.applied != key {
+		if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+			return base, fmt.Errorf("catch up before %s: %w", m.Name(), err)
+		}
+		if err := m.Apply(ctx, s.t); err != nil {
+			return base, fmt.Errorf("apply mode %s: %w", m.Name(), err)
+		}
+		s.applied = key
+	}
+	if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+		return base, fmt.Errorf("catch up before the point: %w", err)
+	}
+	st0, err := m.State(ctx, s.t)
+	if err != nil {
+		return base, err
+	}
+	lc := sc.LoadCell
+	lc.Socket = e.Servers[0].Conn().Socket
+	primary := e.Servers[0]
+	p, err := study.MeasureLoad(ctx, e, s.data(), lc, func(client func() int) study.Sides {
+		return study.Sides{
+			Server: func() []int {
+				pids := primary.Pids()
+				if pid := client(); pid != 0 {
+					pids = append(pids, pid)
+				}
+				return pids
+			},
+			Client: func() []int {
+				if s.pair == nil || s.pair.Replica == nil {
+					return nil
+				}
+				return s.pair.Replica.Pids()
+			},
+		}
+	})
+	p.Sync = base.Sync
+	if err != nil {
+		return p, err
+	}
+	st1, err := m.State(ctx, s.t)
+	if err != nil {
+		return p, err
+	}
+	fillSync(p.Sync, p, m, st0, st1)
+	if p.Bottleneck == "client-cpu" {
+		// The sampler's client side is the replica here, not the driver.
+		p.Bottleneck = "replica-cpu"
+	}
+	if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+		p.Failed, p.FailReason = true, "replica did not catch up: "+err.Error()
+		return p, nil
+	}
+	if err := s.rep.Verify(ctx); err != nil {
+		p.Failed, p.FailReason = true, err.Error()
+		return p, nil
+	}
+	p.Sync.ChecksumOK = true
+	s.progress(e, p)
+	return p, nil
+}
+
+// fillSync fills the point's sync figures from the point and the mode's state before
+// (st0) and after (st1) the load.
+func fillSync(ss *result.SyncStats, p result.Point, m Mode, st0, st1 State) {
+	ss.SetCommit(p)
+	if p.TPS > 0 {
+		ss.WireBytesPerTxn = (p.WireBytesPerSUp + p.WireBytesPerSDown) / p.TPS
+	}
+	ss.Replica = st1.Replica
+	ss.SyncedTx, ss.AsyncTx = st1.SyncedTx-st0.SyncedTx, st1.AsyncTx-st0.AsyncTx
+	ss.FellBack = m.Waits() && (!st0.Waiting || !st1.Waiting || ss.AsyncTx > 0)
+}
+
+// progress prints the point's figures on one line.
+func (s *Study) progress(e *study.Env, p result.Point) {
+	ss := p.Sync
+	fell := ""
+	if ss.FellBack {
+		fell = fmt.Sprintf("  FELL BACK (replica %s, %d commits without it)", ss.Replica, ss.AsyncTx)
+	}
+	e.Progressf("  %-22s rtt %5.1f ms  threads %3d  %8.1f tps  commit p50 %7.2f p95 %7.2f p99 %7.2f ms  wire %.0f B/txn%s",
+		p.Series, ss.RTTMs, p.Threads, p.TPS, ss.CommitP50Ms, ss.CommitP95Ms, ss.CommitP99Ms, ss.WireBytesPerTxn, fell)
+}
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

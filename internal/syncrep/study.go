@@ -1,0 +1,205 @@
+package syncrep
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/replication"
+	"github.com/wirelab/wirelab/internal/report"
+	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
+	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
+)
+
+// Name is the study's name in results.json and the report.
+const Name = "sync"
+
+// Study is the sync study as a plug-in of study.Session: RTT outermost (a wire change
+// is the slowest step), then mode, then threads.
+type Study struct {
+	o     Options
+	cells []cell
+	next  int
+
+	pair *replication.Pair
+	rep  replication.Replicator
+	t    *Target
+	// applied is the mode and wire the pair is in; a cell with another one applies its mode.
+	applied string
+	rttCond *link.Condition
+	rttMs   float64
+}
+
+// cell is one point: a closed-loop cell of the study's workload, its mode and RTT.
+type cell struct {
+	study.LoadCell
+	mode Mode
+	rtt  time.Duration
+}
+
+// Label names the point in progress lines.
+func (c cell) Label() string {
+	return fmt.Sprintf("%s rtt=%s threads=%d", c.mode.Name(), c.rtt, c.Threads)
+}
+
+// New returns the study for o (validated).
+func New(o Options) *Study {
+	s := &Study{o: o}
+	for _, rtt := range o.RTTs {
+		w := o.Link
+		w.Delay = rtt / 2
+		w.Jitter = min(w.Jitter, w.Delay)
+		for _, m := range o.Modes {
+			for _, th := range o.Threads {
+				wire := w
+				s.cells = append(s.cells, cell{mode: m, rtt: rtt, LoadCell: study.LoadCell{Study: Name, Series: m.Name(),
+					Workload: o.Workload, Threads: th, Duration: o.Duration, Warmup: o.Warmup,
+					Transport: "socket", Channel: "native", ClientHost: lab.Server, Link: &wire}})
+			}
+		}
+	}
+	return s
+}
+
+// Name is "sync".
+func (s *Study) Name() string { return Name }
+
+// data is the sysbench data set, prepared on the primary and copied to the replica.
+func (s *Study) data() study.DataSet {
+	return study.DataSet{Driver: study.DriverSysbench, Workload: s.o.Workload, Tables: s.o.Tables, TableSize: s.o.TableSize}
+}
+
+// repOptions are the replication Pair's knobs.
+func (s *Study) repOptions() replication.Options {
+	return replication.Options{Engine: s.o.kind(), BufferPool: s.o.BufferPool, CatchUpTimeout: s.o.CatchUpTimeout}
+}
+
+// Needs is the replica across the wire from the server host, the replication Pair's
+// servers and the data set on the primary.
+func (s *Study) Needs() study.Needs {
+	servers, _ := replication.ServersFor(s.repOptions())
+	return study.Needs{
+		Hosts:     []string{lab.Replica, lab.Server},
+		Servers:   servers,
+		Data:      s.data(),
+		Condition: s.o.Link,
+		Shaper:    s.o.Shaper,
+		CheckWire: s.o.CheckWire,
+		Spec:      s.spec(),
+		Notes:     s.notes(),
+	}
+}
+
+// spec is what results.json records of the options.
+func (s *Study) spec() result.Spec {
+	o := s.o
+	sp := result.Spec{Workload: o.Workload, Threads: o.Threads, DurationS: o.Duration.Seconds(), WarmupS: o.Warmup.Seconds(),
+		Repeat: 1, Tables: o.Tables, TableSize: o.TableSize, Series: Names(o.Modes), LinkRateBps: o.Link.RateBps,
+		Driver: study.DriverSysbench, Extra: map[string]string{"engine": string(o.kind()), "rtts": durations(o.RTTs)}}
+	if o.TargetTPS > 0 {
+		sp.Extra["target_tps"] = strconv.FormatFloat(o.TargetTPS, 'f', -1, 64)
+	}
+	if hasSemiSync(o.Modes) {
+		sp.Extra["semisync_timeout"] = o.SemiSyncTimeout.String()
+	}
+	return sp
+}
+
+// hasSemiSync says whether a semi-sync mode is among ms (its timeout then matters).
+func hasSemiSync(ms []Mode) bool {
+	return slices.ContainsFunc(ms, func(m Mode) bool { _, ok := m.(semiSync); return ok })
+}
+
+// durations is ds as --rtts spells them.
+func durations(ds []time.Duration) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.String()
+	}
+	return strings.Join(out, ",")
+}
+
+// notes say where everything runs, for the report.
+func (s *Study) notes() []string {
+	return []string{
+		"the primary and the load driver share the server host: the driver reaches the primary over its unix socket, unshaped; the wire is shaped between the primary and the replica",
+		"commit latency is the transaction's latency as the driver sees it: of a transaction only the commit's wait for the replica crosses the wire",
+		"wire up = replica → primary (acknowledgements), down = primary → replica (the log); CPU server = primary and driver, client = replica",
+	}
+}
+
+// Setup makes the replica a copy that follows the primary (replication's Start: the
+// binlog replayed from its start, or a base backup across the wire) and checks it.
+func (s *Study) Setup(ctx context.Context, e *study.Env) error {
+	p, rep, err := replication.OpenPair(ctx, e, s.repOptions(), sysbench.TableNames(s.o.Tables))
+	if err != nil {
+		return err
+	}
+	s.pair, s.rep = p, rep
+	s.t = &Target{Pair: p, SemiSyncTimeout: s.o.SemiSyncTimeout}
+	if err := rep.Start(ctx, s.o.CatchUpTimeout); err != nil {
+		return fmt.Errorf("start replication: %w", err)
+	}
+	e.Progressf("replica caught up, %d tables match", s.o.Tables)
+	return nil
+}
+
+// Next is the next cell in order.
+func (s *Study) Next([]result.Point) (study.Cell, bool) {
+	if s.next >= len(s.cells) {
+		return nil, false
+	}
+	s.next++
+	return s.cells[s.next-1], true
+}
+
+// Total is the number of points.
+func (s *Study) Total() int { return len(s.cells) }
+
+// Remaining is the expected time of the points not yet measured.
+func (s *Study) Remaining() time.Duration {
+	var d time.Duration
+	for _, c := range s.cells[s.next:] {
+		d += c.Expected()
+	}
+	return d
+}
+
+// Finish adds nothing: the report's sync section draws the findings from the points,
+// and the CLI prints them (Headlines).
+func (s *Study) Finish(*result.Run) {}
+
+// Headlines are the findings (printed at the end of a run).
+func (s *Study) Headlines(pts []result.Point) []string {
+	return report.SyncFindings(pts, s.o.TargetTPS)
+}
+
+// Teardown closes the SQL handles; the servers go with the lab.
+func (s *Study) Teardown() {
+	if s.pair != nil {
+		s.pair.Close()
+		s.pair = nil
+	}
+}
+
+// probeRTT measures the TCP echo round trip replica → primary once per wire.
+func (s *Study) probeRTT(ctx context.Context, e *study.Env) {
+	if s.rttCond != nil && *s.rttCond == e.Cond {
+		return
+	}
+	c := e.Cond
+	s.rttCond, s.rttMs = &c, 0
+	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
+		s.rttMs = stats.Percentile(stats.DurationsMs(rtts), 50)
+	} else {
+		e.Logger.Warn("RTT probe across the wire failed", "err", err)
+	}
+	e.Progressf("wire: %s (TCP echo RTT %.2f ms, replica→primary)", c, s.rttMs)
+}

@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
+)
+
+// syncSweep runs a mini `study sync` on engine and returns its results.
+func syncSweep(t *testing.T, args ...string) (*result.Run, string) {
+	t.Helper()
+	state, out := t.TempDir(), t.TempDir()
+	args = append([]string{"study", "sync", "--threads", "1", "--duration", "3s", "--warmup", "1s",
+		"--check-wire=false", "--tables", "1", "--table-size", "1000", "--out", out}, args...)
+	wl(t, state, args...)
+	if id := labRunID(t, state); id != "" {
+		t.Errorf("lab %s still recorded after the study", id)
+	}
+	run, err := result.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "each commit pays") {
+		t.Errorf("report.md without the commit findings (%v):\n%s", err, md)
+	}
+	return run, out
+}
+
+// commitAt is mode's median commit at rttMs, failing the test when the point is missing,
+// failed, fell back or its replica did not match.
+func commitAt(t *testing.T, run *result.Run, mode string, rttMs float64) float64 {
+	t.Helper()
+	for _, p := range run.Points {
+		if p.Series != mode || p.Sync == nil || p.Sync.RTTMs != rttMs {
+			continue
+		}
+		if !p.Usable() || p.Sync.FellBack || p.TPS <= 0 {
+			t.Errorf("%s at %g ms: failed=%v (%s) checksum=%v fell back=%v tps=%g", mode, rttMs, p.Failed, p.FailReason,
+				p.Sync.ChecksumOK, p.Sync.FellBack, p.TPS)
+		}
+		return p.Sync.CommitP50Ms
+	}
+	t.Fatalf("no %s point at %g ms", mode, rttMs)
+	return 0
+}
+
+// MariaDB: async commits do not wait for the replica 40 ms away, semi-sync commits (either
+// wait point) wait about one round trip, and every replica matches its primary.
+func TestSyncMariaDBMiniSweep(t *testing.T) {
+	skipUnlessRoot(t)
+	run, _ := syncSweep(t, "--rtts", "0,40ms")
+	if len(run.Points) != 6 {
+		t.Fatalf("%d points, want 3 modes × 2 RTTs", len(run.Points))
+	}
+	ctl := commitAt(t, run, "async", 40)
+	if ctl > 20 {
+		t.Errorf("async commit p50 %.2f ms at 40 ms RTT: the control waited for the replica", ctl)
+	}
+	for _, m := range []string{"semisync-after-sync", "semisync-after-commit"} {
+		if c := commitAt(t, run, m, 40); c < 36 || c > 40*1.5+ctl {
+			t.Errorf("%s commit p50 %.2f ms at 40 ms RTT, want about one RTT plus the control's %.2f ms", m, c, ctl)
+		}
+		commitAt(t, run, m, 0)
+	}
+}
+
+// PostgreSQL: the five synchronous_commit levels against one synchronous standby 40 ms
+// away: off and local do not wait for it, remote_write, on and remote_apply wait a round
+// trip, in that order within the median's noise.
+func TestSyncPostgresMiniSweep(t *testing.T) {
+	skipUnlessPostgres(t)
+	run, _ := syncSweep(t, "--engine", "postgres", "--rtts", "40ms")
+	if len(run.Points) != 5 {
+		t.Fatalf("%d points, want 5 modes × 1 RTT", len(run.Points))
+	}
+	off, local := commitAt(t, run, "pg-off", 40), commitAt(t, run, "pg-local", 40)
+	if off > 20 || local > 20 {
+		t.Errorf("pg-off %.2f ms, pg-local %.2f ms at 40 ms RTT: neither should wait for the standby", off, local)
+	}
+	prev := 0.0
+	for _, m := range []string{"pg-remote-write", "pg-on", "pg-remote-apply"} {
+		c := commitAt(t, run, m, 40)
+		if c < 36 {
+			t.Errorf("%s commit p50 %.2f ms at 40 ms RTT: want at least one round trip", m, c)
+		}
+		if c < prev*0.9 {
+			t.Errorf("%s commit p50 %.2f ms below the previous level's %.2f ms", m, c, prev)
+		}
+		prev = c
+	}
+}
+
+// kill -9 in the middle of a sync point leaves the lab (primary, replica, wire) for
+// `down`, which removes all of it.
+func TestSyncDownAfterKill9(t *testing.T) {
+	skipUnlessRoot(t)
+	state, out := t.TempDir(), t.TempDir()
+	cmd := exec.Command(bin, "study", "sync", "--rtts", "20ms", "--threads", "4", "--duration", "60s", "--warmup", "0s",
+		"--check-wire=false", "--tables", "1", "--table-size", "1000", "--out", out)
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first point has started once the progress line names it and its sysbench runs
+	// beside the primary (the data set's prepare ran there before).
+	started := make(chan struct{})
+	var logs bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			logs.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "point 1/") {
+				once = true
+				close(started)
+			}
+		}
+	}()
+	id := ""
+	select {
+	case <-started:
+	case <-time.After(3 * time.Minute):
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if id = labRunID(t, state); id != "" && sysbenchIn("wl-"+id+"-server") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if id == "" || !sysbenchIn("wl-"+id+"-server") {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if id != "" {
+			wl(t, state, "down")
+		}
+		t.Fatalf("the study never started a point:\n%s", logs.String())
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if o := wl(t, state, "down"); !strings.Contains(o, id) {
+		t.Errorf("down did not report lab %s: %s", id, o)
+	}
+	assertGone(t, id)
+}
