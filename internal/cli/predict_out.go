@@ -65,7 +65,7 @@ func profileJSON(f *model.Fit, m model.Machine) (profileOut, error) {
 
 func machineOr(m model.Machine, f *model.Fit) model.Machine {
 	if m == (model.Machine{}) {
-		return model.Machine{SharedCores: f.Cores}
+		return f.Measured()
 	}
 	return m
 }

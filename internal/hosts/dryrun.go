@@ -6,20 +6,42 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // DryHost is a Host that prints every command it would run on the named host instead of
-// running it (--dry-run). Run answers with empty output, Start with pid 0.
+// running it (--dry-run). Run answers with empty output, Start with pid 0. With Sudo every
+// line shows the `sudo -n` it would go through; Login prints commands run as User itself.
 type DryHost struct {
 	Host string
 	W    io.Writer
+	User string
+	Sudo bool
 	mu   sync.Mutex
 }
 
 func (d *DryHost) say(format string, a ...any) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	fmt.Fprintf(d.W, "%s: %s\n", d.Host, fmt.Sprintf(format, a...))
+	sudo := ""
+	if d.Sudo {
+		sudo = "sudo -n "
+	}
+	fmt.Fprintf(d.W, "%s: %s%s\n", d.Host, sudo, fmt.Sprintf(format, a...))
+}
+
+// Login implements LoginHost: it prints each command as run by the login user, without
+// sudo, and answers with empty output.
+func (d *DryHost) Login() execx.Runner { return dryLogin{d} }
+
+type dryLogin struct{ d *DryHost }
+
+func (l dryLogin) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	fmt.Fprintf(l.d.W, "%s: as %s: %s\n", l.d.Host, l.d.User, ShellJoin(append([]string{name}, args...)))
+	return nil, nil
 }
 
 // Name implements Host.

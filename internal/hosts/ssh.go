@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // SSHConfig says how to reach one host over SSH.
@@ -37,6 +39,10 @@ type SSHConfig struct {
 	// Dial opens the TCP connection; nil = a plain dial. A jump host, or a test that
 	// reaches a host inside a network namespace, plugs in here.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Sudo runs every command as root through `sudo -n` (never asking for a password): a
+	// login user other than root with passwordless sudo. CheckLogin proves it works before
+	// anything is changed; Login runs commands as the login user itself.
+	Sudo bool
 }
 
 // Named errors callers (and tests) tell apart; each comes wrapped in a message naming the
@@ -185,8 +191,34 @@ func (s *SSH) Run(ctx context.Context, argv ...string) ([]byte, error) {
 	return s.exec(ctx, ShellJoin(argv), nil)
 }
 
-// exec runs one shell command line in a session of its own.
+// exec runs one shell command line in a session of its own, as root: through `sudo -n`
+// when the login user is not root.
 func (s *SSH) exec(ctx context.Context, cmd string, stdin io.Reader) ([]byte, error) {
+	return s.session(ctx, cmd, AsRoot(cmd, s.cfg.Sudo), stdin)
+}
+
+// AsRoot is the shell command line that runs cmd as root: cmd itself, or with sudo
+// `sudo -n sh -c 'cmd'`, which fails at once instead of asking for a password.
+func AsRoot(cmd string, sudo bool) string {
+	if !sudo {
+		return cmd
+	}
+	return "sudo -n sh -c " + ShellQuote(cmd)
+}
+
+// Login runs commands as the login user, never through sudo: the login pre-check.
+func (s *SSH) Login() execx.Runner { return loginRunner{s} }
+
+type loginRunner struct{ s *SSH }
+
+func (r loginRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	cmd := ShellJoin(append([]string{name}, args...))
+	return r.s.session(ctx, cmd, cmd, nil)
+}
+
+// session runs line in a session of its own; errors name cmd, the command as the caller
+// gave it.
+func (s *SSH) session(ctx context.Context, cmd, line string, stdin io.Reader) ([]byte, error) {
 	sess, err := s.client.NewSession()
 	if err != nil {
 		return nil, fmt.Errorf("host %s: open an SSH session for %q: %w (connection lost?)", s.cfg.Name, cmd, err)
@@ -195,7 +227,7 @@ func (s *SSH) exec(ctx context.Context, cmd string, stdin io.Reader) ([]byte, er
 	var out, stderr bytes.Buffer
 	sess.Stdout, sess.Stderr, sess.Stdin = &out, &stderr, stdin
 	done := make(chan error, 1)
-	go func() { done <- sess.Run(cmd) }()
+	go func() { done <- sess.Run(line) }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():

@@ -82,6 +82,25 @@ const streamScript = `echo $$; exec "$0" "$@"`
 // 5 s for it to go. A pid that is gone already is not an error.
 const killScript = `p=%d; kill -KILL -$p 2>/dev/null; kill -KILL $p 2>/dev/null; i=0; while kill -0 $p 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; exit 0`
 
+// streamLine is Stream's command line. Through sudo, sudo's child is not a process group
+// leader, so `setsid -w` makes the streamed sh one (and waits for it, so its exit status
+// is the session's): the printed pid is again the process group the cancel kills.
+func streamLine(argv, env []string, sudo bool) string {
+	var cmd strings.Builder
+	cmd.WriteString("exec ")
+	if sudo {
+		cmd.WriteString("sudo -n ")
+	}
+	if len(env) > 0 {
+		cmd.WriteString("env " + ShellJoin(env) + " ")
+	}
+	if sudo {
+		cmd.WriteString("setsid -w ")
+	}
+	cmd.WriteString("sh -c " + ShellQuote(streamScript) + " " + ShellJoin(argv))
+	return cmd.String()
+}
+
 // Stream implements Host. OpenSSH's sshd ignores the signals a client asks to deliver to a
 // session's command, so a cancel kills the command through a second session, by the pid
 // the command reported first.
@@ -94,12 +113,7 @@ func (s *SSH) Stream(ctx context.Context, argv []string, env []string, onStart f
 	}
 	// exec: the login shell (dash forks otherwise) becomes env, then sh, then argv, so the
 	// reported pid is the session's leader, whose process group is the whole command.
-	var cmd strings.Builder
-	cmd.WriteString("exec ")
-	if len(env) > 0 {
-		cmd.WriteString("env " + ShellJoin(env) + " ")
-	}
-	cmd.WriteString("sh -c " + ShellQuote(streamScript) + " " + ShellJoin(argv))
+	cmd := streamLine(argv, env, s.cfg.Sudo)
 
 	sess, err := s.client.NewSession()
 	if err != nil {
@@ -112,7 +126,7 @@ func (s *SSH) Stream(ctx context.Context, argv []string, env []string, onStart f
 	if err != nil {
 		return "", "", fmt.Errorf("host %s: %s: %w", s.cfg.Name, ShellJoin(argv), err)
 	}
-	if err := sess.Start(cmd.String()); err != nil {
+	if err := sess.Start(cmd); err != nil {
 		return "", "", fmt.Errorf("host %s: start %s: %w", s.cfg.Name, ShellJoin(argv), err)
 	}
 	pids := make(chan int, 1)

@@ -23,7 +23,10 @@ type VerdictInput struct {
 	UpUtil, DownUtil               float64 // bytes/s*8 ÷ configured rate; 0 when unlimited
 	CPUServer, CPUClient, CPUTotal float64 // cores
 	CPUs                           int     // cores on the machine; <= 0 = unknown
-	RateBps                        int64   // configured link rate, only for the explanation
+	// ServerCPUs and ClientCPUs are each side's own host's cores when client and server
+	// run on separate hosts (both > 0); CPUs and CPUTotal are then the server host's.
+	ServerCPUs, ClientCPUs int
+	RateBps                int64 // configured link rate, only for the explanation
 	// ServerCPUUnknown: the server is not wirelab's (an existing server), so CPUServer is
 	// not a reading, and CPUTotal holds its CPU only when it runs on this machine.
 	ServerCPUUnknown bool
@@ -65,6 +68,11 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 //   - "lab" instead of a CPU verdict when the lab's own delay line used more than a tenth
 //     of the machine (LabBound).
 //
+// On separate hosts (ServerCPUs and ClientCPUs set) each side is weighed against its own
+// host's cores: a side is CPU-bound when it uses >= CPUSideSaturated of them, and the
+// server also when its host as a whole (CPUTotal) is >= CPUMachineSaturated busy; when
+// both are, the side using the larger share of its own host is named.
+//
 // With CPUs unknown (<= 0) no CPU verdict is given. With the server's CPU unknown (an
 // existing server) "server-cpu" is never given and "latency" becomes LatencyOrServer; the
 // client is CPU-bound when it alone uses >= CPUSideSaturated of the cores, or is the larger
@@ -92,6 +100,9 @@ func cpuVerdict(in VerdictInput) (string, string) {
 	netWhy := fmt.Sprintf("up %.2f, down %.2f of %s", in.UpUtil, in.DownUtil, lk)
 	if in.UpUtil == 0 && in.DownUtil == 0 && in.RateBps <= 0 {
 		netWhy = "link unlimited"
+	}
+	if in.ServerCPUs > 0 && in.ClientCPUs > 0 {
+		return separateVerdict(in, netWhy)
 	}
 	if in.CPUs <= 0 {
 		return "latency", netWhy + "; cpu count unknown"
@@ -137,4 +148,35 @@ func unknownServerVerdict(in VerdictInput, netWhy, cores string) (string, string
 	}
 	return LatencyOrServer, fmt.Sprintf("%s; client %.2f, machine %.2f of %s; %s: round trips or the server set the pace",
 		netWhy, in.CPUClient, in.CPUTotal, cores, unseen)
+}
+
+// separateVerdict is Verdict's CPU part when client and server have hosts of their own:
+// each side against its own host's cores. CPUTotal is the server host's busy CPU.
+func separateVerdict(in VerdictInput, netWhy string) (string, string) {
+	sn, cn := float64(in.ServerCPUs), float64(in.ClientCPUs)
+	sCores, cCores := fmt.Sprintf("%d server-host cores", in.ServerCPUs), fmt.Sprintf("%d client-host cores", in.ClientCPUs)
+	client := in.CPUClient >= CPUSideSaturated*cn
+	if in.ServerCPUUnknown {
+		if client {
+			return "client-cpu", fmt.Sprintf("client %.2f of %s; server CPU not measured (external server)", in.CPUClient, cCores)
+		}
+		return LatencyOrServer, fmt.Sprintf("%s; client %.2f of %s; server CPU not measured (external server): round trips or the server set the pace",
+			netWhy, in.CPUClient, cCores)
+	}
+	serverOwn := in.CPUServer >= CPUSideSaturated*sn
+	serverHost := in.CPUTotal >= CPUMachineSaturated*sn
+	server := serverOwn || serverHost
+	serverShare := max(in.CPUServer/sn, in.CPUTotal/sn)
+	switch {
+	case server && (!client || serverShare >= in.CPUClient/cn):
+		if serverOwn {
+			return "server-cpu", fmt.Sprintf("server %.2f of %s (client %.2f of %s)", in.CPUServer, sCores, in.CPUClient, cCores)
+		}
+		return "server-cpu", fmt.Sprintf("server host %.2f of %s busy, the server %.2f (client %.2f of %s)",
+			in.CPUTotal, sCores, in.CPUServer, in.CPUClient, cCores)
+	case client:
+		return "client-cpu", fmt.Sprintf("client %.2f of %s (server %.2f of %s)", in.CPUClient, cCores, in.CPUServer, sCores)
+	}
+	return "latency", fmt.Sprintf("%s; server %.2f, server host %.2f of %s; client %.2f of %s",
+		netWhy, in.CPUServer, in.CPUTotal, sCores, in.CPUClient, cCores)
 }

@@ -48,6 +48,20 @@ func TestVerdict(t *testing.T) {
 			LatencyOrServer, []string{"up 0.30", "of 20mbit", "round trips or the server"}},
 		{"external: the link still wins", VerdictInput{DownUtil: 0.97, CPUTotal: 2, CPUs: 2, RateBps: 20_000_000, ServerCPUUnknown: true},
 			"network", nil},
+		// Separate hosts: each side against its own host's cores. The same readings that
+		// saturate a 2-core shared box leave a 48-core server host idle.
+		{"hosts: 1.9 cores of a 48-core server is not saturation", VerdictInput{CPUServer: 1.9, CPUClient: 0.3, CPUTotal: 2.1,
+			CPUs: 48, ServerCPUs: 48, ClientCPUs: 4}, "latency", []string{"server 1.90", "of 48 server-host cores", "client 0.30 of 4 client-host cores"}},
+		{"hosts: a 4-core client saturates beside a 48-core server", VerdictInput{CPUServer: 6, CPUClient: 3.5, CPUTotal: 7,
+			CPUs: 48, ServerCPUs: 48, ClientCPUs: 4}, "client-cpu", []string{"client 3.50 of 4 client-host cores", "server 6.00 of 48"}},
+		{"hosts: the server's own cores", VerdictInput{CPUServer: 3.3, CPUClient: 1, CPUTotal: 3.5, CPUs: 4, ServerCPUs: 4, ClientCPUs: 48},
+			"server-cpu", []string{"server 3.30 of 4 server-host cores"}},
+		{"hosts: a busy server host", VerdictInput{CPUServer: 2.5, CPUClient: 1, CPUTotal: 3.7, CPUs: 4, ServerCPUs: 4, ClientCPUs: 48},
+			"server-cpu", []string{"server host 3.70 of 4 server-host cores busy"}},
+		{"hosts: both saturated, the larger share of its own host", VerdictInput{CPUServer: 3.3, CPUClient: 1.9, CPUTotal: 3.4,
+			CPUs: 4, ServerCPUs: 4, ClientCPUs: 2}, "client-cpu", []string{"client 1.90 of 2 client-host cores"}},
+		{"hosts: external server, client idle", VerdictInput{CPUClient: 1, CPUTotal: 0, CPUs: 48, ServerCPUs: 48, ClientCPUs: 4,
+			ServerCPUUnknown: true}, LatencyOrServer, []string{"client 1.00 of 4 client-host cores"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

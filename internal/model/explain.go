@@ -31,7 +31,7 @@ const MissThreshold = 0.05
 func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	a := Against{Point: p}
 	l := Link{RateBps: p.LinkRateBps, RTT: msDuration(2 * p.LinkDelayMs), Shaped: true}
-	m := Machine{SharedCores: f.Cores}
+	m := f.Measured()
 	pred, err := f.Predict(l, m, []int{p.Threads})
 	if err != nil || p.TPS <= 0 {
 		return a, err

@@ -36,8 +36,11 @@ type Fit struct {
 	// machine CPU per transaction in a 0.81 ms transaction. Calibrated with
 	// PerRoundTripS; at most one of the two is non-zero.
 	Overlap float64
-	// Cores is the lab machine's CPU count, shared by client and server.
-	Cores int
+	// Cores is the lab machine's CPU count, shared by client and server; on separate hosts
+	// (ServerCores and ClientCores set, from profiles measured over --hosts) the server
+	// host's.
+	Cores                    int
+	ServerCores, ClientCores int
 
 	cpu []cpuAt // per thread count, ascending
 }
@@ -65,6 +68,7 @@ func NewFit(label string, pts []result.Point) (*Fit, error) {
 		}
 		up, down, rt = append(up, p.Profile.WireBytesUp), append(down, p.Profile.WireBytesDown), append(rt, p.Profile.RoundTrips)
 		f.Cores = max(f.Cores, p.Profile.Cores)
+		f.ServerCores, f.ClientCores = max(f.ServerCores, p.Profile.ServerCores), max(f.ClientCores, p.Profile.ClientCores)
 	}
 	if len(f.Points) == 0 {
 		return nil, ErrNoProfile
@@ -76,6 +80,15 @@ func NewFit(label string, pts []result.Point) (*Fit, error) {
 	f.cpu = cpuCurve(f.Points)
 	f.PerRoundTripS, f.Overlap = f.calibrate()
 	return f, nil
+}
+
+// Measured is the machine the fit's points were measured on: the lab's one machine, or
+// the server and client hosts of a --hosts run. Predictions default to it.
+func (f *Fit) Measured() Machine {
+	if f.ServerCores > 0 && f.ClientCores > 0 {
+		return Machine{ServerCores: f.ServerCores, ClientCores: f.ClientCores}
+	}
+	return Machine{SharedCores: f.Cores}
 }
 
 // cpuCurve picks, per thread count, the CPU cost of the point with the most transactions

@@ -169,7 +169,7 @@ func (f *Fit) Check() ([]CheckPoint, error) {
 	for _, p := range f.Points {
 		pr := p.Profile
 		l := Link{RateBps: pr.LinkRateBps, RTT: msDuration(pr.LinkRTTMs), Shaped: true}
-		pred, err := f.Predict(l, Machine{SharedCores: f.Cores}, []int{p.Threads})
+		pred, err := f.Predict(l, f.Measured(), []int{p.Threads})
 		if err != nil {
 			return nil, err
 		}

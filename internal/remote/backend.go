@@ -50,6 +50,8 @@ type host struct {
 	inv   inventory.Host
 	h     hosts.Host
 	stage hosts.Staged
+	// login runs commands as the inventory's user itself, never through sudo.
+	login execx.Runner
 }
 
 // Backend is a study's client and server on the user's own machines, reached over SSH:
@@ -66,7 +68,9 @@ type Backend struct {
 	cond   link.Condition
 	// serverPid is mariadbd's pid on the server host, once started.
 	serverPid int
-	log       *slog.Logger
+	// facts are the client's and server's hosts as their agents read them.
+	facts []result.Host
+	log   *slog.Logger
 
 	mu     sync.Mutex
 	procs  []hosts.Proc // long-running processes to stop at Down, in start order
@@ -131,6 +135,9 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		if h.stage, err = hosts.Stage(ctx, h.h, o.Self); err != nil {
 			return fail(err)
 		}
+	}
+	if err := b.readAllFacts(ctx); err != nil {
+		return fail(err)
 	}
 	if err := b.mark(ctx); err != nil {
 		return fail(err)
@@ -200,22 +207,30 @@ func keepPorts(hs ...inventory.Host) []uint16 {
 
 // connect dials one host (or, with DryRun, stands in a printing host for it).
 func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error) {
+	sudo := hosts.NeedsSudo(ih.User)
 	if b.o.DryRun != nil {
-		return &host{inv: ih, h: &hosts.DryHost{Host: ih.Name, W: b.o.DryRun}}, nil
+		d := &hosts.DryHost{Host: ih.Name, W: b.o.DryRun, User: ih.User, Sudo: sudo}
+		return &host{inv: ih, h: d, login: d.Login()}, nil
 	}
 	inv := b.o.Inventory
 	h, err := hosts.DialSSH(ctx, hosts.SSHConfig{Name: ih.Name, Addr: ih.SSHAddr(), User: ih.User, KeyFile: ih.Key,
 		AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
-		Timeout: b.o.Timeout, Dial: b.o.Dial})
+		Timeout: b.o.Timeout, Dial: b.o.Dial, Sudo: sudo})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inv.Path, err)
 	}
-	return &host{inv: ih, h: h}, nil
+	return &host{inv: ih, h: h, login: h.Login()}, nil
 }
 
-// preflight checks, changing nothing, that the client's NIC can be shaped and both
-// hosts have the programs the study runs there.
+// preflight checks, changing nothing, that wirelab is root on both hosts (directly or
+// through `sudo -n`), that the client's NIC can be shaped and both hosts have the programs
+// the study runs there.
 func (b *Backend) preflight(ctx context.Context) error {
+	for _, h := range []*host{b.client, b.server} {
+		if err := b.checkLogin(ctx, h); err != nil {
+			return err
+		}
+	}
 	if err := hosts.CheckNIC(ctx, b.client.h, b.client.inv.NIC); err != nil {
 		return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
 	}
@@ -234,6 +249,19 @@ func (b *Backend) preflight(ctx context.Context) error {
 				return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install mariadb-server sysbench iproute2)", n.h.inv.Name, p, n.why)
 			}
 		}
+	}
+	return nil
+}
+
+// checkLogin is hosts.CheckLogin on h. A dry run prints the check's commands; as it
+// cannot hear sudo's answer, it does not judge it.
+func (b *Backend) checkLogin(ctx context.Context, h *host) error {
+	err := hosts.CheckLogin(ctx, h.inv.Name, h.inv.User, h.login)
+	if err != nil && b.o.DryRun != nil && errors.Is(err, hosts.ErrNoRoot) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
 	}
 	return nil
 }

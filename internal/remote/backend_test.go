@@ -147,3 +147,25 @@ func TestKeepPortsAreEachHostsSSHPortOnce(t *testing.T) {
 		t.Errorf("keepPorts = %v, want [22 2222]", got)
 	}
 }
+
+// A login user other than root: the plan shows the login check, run as that user before
+// anything is copied, and every later command going through sudo -n.
+func TestDryRunWithASudoUser(t *testing.T) {
+	var out bytes.Buffer
+	o := dryOptions(t, &out)
+	inv, err := inventory.Parse([]byte(strings.Replace(testInventory, "user: root", "user: alice", 1)), "/home/alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Path = "hosts.yaml"
+	o.Inventory = inv
+	if err := DryRun(context.Background(), o, bandwidth(engine.MariaDB)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	assertPrints(t, text, "app: as alice: sudo -n sh -c 'id -u'", "db: as alice: sudo -n sh -c 'id -u'",
+		"app: sudo -n ip link show dev eth1", "db: sudo -n copy ", "app: sudo -n tc qdisc del dev eth1 root")
+	if i, j := strings.Index(text, "db: as alice: sudo -n"), strings.Index(text, "copy "); i < 0 || j < 0 || i > j {
+		t.Errorf("the login check must come before anything is copied:\n%s", text)
+	}
+}

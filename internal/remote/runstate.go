@@ -50,6 +50,11 @@ func Down(ctx context.Context, o Options) error {
 			errs = append(errs, err)
 			continue
 		}
+		if err := b.checkLogin(ctx, h); err != nil {
+			errs = append(errs, err)
+			h.h.Close()
+			continue
+		}
 		out, err := h.h.Run(ctx, "sh", "-c", "ls -d /tmp/wirelab-*/"+runMarker+" 2>/dev/null; exit 0")
 		if err != nil {
 			errs = append(errs, err)

@@ -65,17 +65,7 @@ func headerBlocks(r *result.Run) []Block {
 
 func envTable(r *result.Run) Table {
 	e, s := r.Environment, r.Spec
-	cpus := strconv.Itoa(e.CPUs)
-	if e.CPUModel != "" {
-		cpus += " × " + e.CPUModel
-	}
-	rows := [][]string{
-		{"kernel", orDash(e.Kernel)},
-		{"CPUs", cpus},
-	}
-	if e.MemoryBytes > 0 {
-		rows = append(rows, []string{"memory", fmt.Sprintf("%.1f GiB", float64(e.MemoryBytes)/(1<<30))})
-	}
+	rows := machineRows(e)
 	rows = append(rows, serverRows(e)...)
 	// The load driver that ran: a pgbench run records no sysbench version.
 	if e.SysbenchVersion != "" || e.PgbenchVersion == "" {
@@ -122,6 +112,54 @@ func envTable(r *result.Run) Table {
 	}
 	return Table{Header: []string{"setting", "value"}, Rows: rows, Numeric: []bool{false, false}}
 }
+
+// machineRows say what the run ran on: the machine's kernel, CPUs and memory when client
+// and server shared it (the lab, and files without hosts), else a row per host, as each
+// host's agent read it, so the cores a verdict weighed are on the page.
+func machineRows(e result.Environment) [][]string {
+	if result.HostCores(e.Hosts).Separate() {
+		var rows [][]string
+		for _, h := range e.Hosts {
+			rows = append(rows, []string{fmt.Sprintf("%s host %s", h.Role, h.Name), hostText(h)})
+		}
+		return rows
+	}
+	cpus := strconv.Itoa(e.CPUs)
+	if e.CPUModel != "" {
+		cpus += " × " + e.CPUModel
+	}
+	rows := [][]string{
+		{"kernel", orDash(e.Kernel)},
+		{"CPUs", cpus},
+	}
+	if e.MemoryBytes > 0 {
+		rows = append(rows, []string{"memory", gib(e.MemoryBytes)})
+	}
+	if len(e.Hosts) == 1 && e.Hosts[0].ClockSource != "" {
+		rows = append(rows, []string{"clock source", e.Hosts[0].ClockSource})
+	}
+	return rows
+}
+
+// hostText is one host in a line: "48 cores × Xeon …, 188.4 GiB, kernel 6.1.0, clock tsc".
+func hostText(h result.Host) string {
+	parts := []string{fmt.Sprintf("%d cores", h.Cores)}
+	if h.CPUModel != "" {
+		parts[0] += " × " + h.CPUModel
+	}
+	if h.MemoryBytes > 0 {
+		parts = append(parts, gib(h.MemoryBytes))
+	}
+	if h.Kernel != "" {
+		parts = append(parts, "kernel "+h.Kernel)
+	}
+	if h.ClockSource != "" {
+		parts = append(parts, "clock "+h.ClockSource)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // pointsTable lists points as measured, one row each: the appendix of a study and the
 // fallback for unknown studies.

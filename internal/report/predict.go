@@ -24,7 +24,7 @@ type Prediction struct {
 // machineFor is the machine a fit is predicted on.
 func (q Prediction) machineFor(f *model.Fit) model.Machine {
 	if q.Machine == (model.Machine{}) {
-		return model.Machine{SharedCores: f.Cores}
+		return f.Measured()
 	}
 	return q.Machine
 }
@@ -105,11 +105,19 @@ func profileText(f *model.Fit, checks []model.CheckPoint) string {
 		cpu = fmt.Sprintf("%s to %s ms", num(lo*1000), num(hi*1000))
 	}
 	return fmt.Sprintf("Profile %s: %s of series %s. Per transaction %s KB up, %s KB down, %s round trips, "+
-		"CPU %s (the machine's %d cores, kernel included); each round trip costs %s ms beyond the RTT (calibrated at low load). "+
+		"CPU %s (%s, kernel included); each round trip costs %s ms beyond the RTT (calibrated at low load). "+
 		"On those points the model is off by %s (median), %s at worst (%s, %s).",
 		f.Label, pointsN(len(f.Points)), strings.Join(f.Series, ", "), num(f.WireBytesUp/1000), num(f.WireBytesDown/1000), num(f.RoundTrips),
-		cpu, f.Cores, strconv.FormatFloat(f.PerRoundTripS*1000, 'f', 3, 64), pct(med), pct(worst), w.Series, threadsN(w.Threads)) +
+		cpu, measuredOn(f), strconv.FormatFloat(f.PerRoundTripS*1000, 'f', 3, 64), pct(med), pct(worst), w.Series, threadsN(w.Threads)) +
 		labBoundText(f.Points)
+}
+
+// measuredOn says whose cores a profile's CPU was measured on.
+func measuredOn(f *model.Fit) string {
+	if m := f.Measured(); m.SharedCores == 0 {
+		return fmt.Sprintf("a server host of %d cores and a client host of %d; the machine figure is the server host's", m.ServerCores, m.ClientCores)
+	}
+	return fmt.Sprintf("the machine's %d cores", f.Cores)
 }
 
 // labBoundText flags a profile's lab-bound points (see result.LabCost): " " + a sentence,

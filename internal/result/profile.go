@@ -27,8 +27,12 @@ type Profile struct {
 	// same point and left out of CPUMachineS.
 	LabCPUS float64 `json:"lab_cpu_s,omitempty"`
 	// Where it was measured.
-	Threads     int     `json:"threads"`
-	Cores       int     `json:"cores"`         // CPUs of the machine (client and server share them in the lab)
+	Threads int `json:"threads"`
+	Cores   int `json:"cores"` // CPUs of the machine (client and server share them in the lab)
+	// ServerCores and ClientCores are each side's own host's CPUs when they ran on separate
+	// hosts (--hosts); Cores is then the server host's, whose CPU CPUMachineS counts.
+	ServerCores int     `json:"server_cores,omitempty"`
+	ClientCores int     `json:"client_cores,omitempty"`
 	LinkRateBps int64   `json:"link_rate_bps"` // 0 = unlimited
 	LinkRTTMs   float64 `json:"link_rtt_ms"`   // the wire's added round trip (2 × one-way delay)
 	TPS         float64 `json:"tps"`

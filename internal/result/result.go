@@ -67,6 +67,10 @@ type Environment struct {
 	// engine, version and the settings that shape its wire. Absent in files written
 	// before PostgreSQL, where MariaDBVersion says it.
 	Server *ServerFacts `json:"server,omitempty"`
+	// Hosts are the machines the run measured on, each as its own agent read it: one in
+	// the namespace lab, one per inventory host over --hosts. There, Kernel, CPUs,
+	// CPUModel and MemoryBytes above are the server host's. Absent in older files.
+	Hosts []Host `json:"hosts,omitempty"`
 }
 
 // ServerFacts are what the report says about a database server.

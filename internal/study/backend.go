@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"github.com/wirelab/wirelab/internal/hostinfo"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -38,6 +39,23 @@ type Backend interface {
 	Sampler(sides Sides) Sampler
 	// Down removes everything the backend made, on every host.
 	Down(ctx context.Context) error
+}
+
+// HostReporter is a Backend that knows the machines it runs on, each as its own agent
+// read it (hostinfo): the report's environment has a row per host and each side's CPU
+// verdict weighs that side's own cores. A backend that is not one runs on this machine.
+type HostReporter interface {
+	Hosts() []result.Host
+}
+
+// hostsOf are b's machines: its own account, else this machine shared by both sides.
+func hostsOf(b Backend) []result.Host {
+	if r, ok := b.(HostReporter); ok {
+		if hs := r.Hosts(); len(hs) > 0 {
+			return hs
+		}
+	}
+	return []result.Host{hostinfo.Local()}
 }
 
 // WireState is the wire as shaped, for the environment of results.json.

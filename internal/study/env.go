@@ -34,6 +34,10 @@ type Env struct {
 	// study does not check the wire).
 	Cond      link.Condition
 	WireCheck *result.WireCheck
+	// Hosts are the machines the study runs on (HostReporter); Cores their layout, which
+	// every CPU verdict and profile of the run uses.
+	Hosts []result.Host
+	Cores result.Cores
 
 	checkWire bool
 	applied   []string // every wire applied, for the environment

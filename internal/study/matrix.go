@@ -156,7 +156,7 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, ld, samples, srv.Pid() > 0)
+	closedLoop(&p, c, ld, samples, srv.Pid() > 0, e.Cores)
 	return p, nil
 }
 
@@ -167,7 +167,10 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 // Without the server's CPU (serverSeen false) the verdict cannot blame it and the point
 // has no profile: a model fitted to it would take the server's work for free. A point
 // whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
-func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool) {
+//
+// cores is where the sides ran: one machine they shared, or hosts of their own, each side
+// then weighed against its own host's cores.
+func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores) {
 	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
 	if t := ld.Totals; t != nil {
 		p.Errors, p.Reconnects = t.Errors, t.Reconnects
@@ -188,16 +191,20 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 		// The machine's CPU, not only the lab's processes: the kernel's veth and
 		// forwarding work (softirq) is part of the lab's cost. This assumes a quiet
 		// machine; the session notes the load average it started under.
-		CPUTotal: avg.CPUMachine, CPUs: runtime.NumCPU(), RateBps: rate, ServerCPUUnknown: !serverSeen,
+		CPUTotal: avg.CPUMachine, CPUs: cores.Machine(), RateBps: rate, ServerCPUUnknown: !serverSeen,
+		ServerCPUs: cores.Server, ClientCPUs: cores.Client,
 		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labShare(p.LabCost),
 	})
 	if serverSeen {
 		// The delay line's own CPU is the lab's, not the workload's: a profile carried to
 		// another machine (predict) leaves it out.
-		lab := labShare(p.LabCost) * float64(runtime.NumCPU())
-		p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, max(avg.CPUMachine-lab, 0), runtime.NumCPU())
+		lab := labShare(p.LabCost) * float64(cores.Machine())
+		p.Profile = result.NewProfile(p, avg.UpPkts, avg.DownPkts, max(avg.CPUMachine-lab, 0), cores.Machine())
 		if p.Profile != nil {
 			p.Profile.LabCPUS = lab / p.TPS
+			if cores.Separate() {
+				p.Profile.ServerCores, p.Profile.ClientCores = cores.Server, cores.Client
+			}
 		}
 	}
 	if p.TPS == 0 && p.Errors > 0 {

@@ -62,7 +62,7 @@ func TestClosedLoopOnPgbenchTicks(t *testing.T) {
 			CPUServer: 0.2, CPUClient: 0.1, CPUTotal: 0.4})
 	}
 	p := result.Point{Threads: 10, LinkDelayMs: 10}
-	closedLoop(&p, c, ld, ss, true)
+	closedLoop(&p, c, ld, ss, true, result.Cores{Shared: 2})
 	if len(p.Seconds) != 5 || !p.Seconds[1].Warmup || p.Seconds[2].Warmup || p.Seconds[3].LatAvgMs != 23 {
 		t.Fatalf("seconds %+v", p.Seconds)
 	}
@@ -84,7 +84,7 @@ func TestClosedLoopOnPgbenchTicks(t *testing.T) {
 func TestClosedLoopFallsBackOnTheSummary(t *testing.T) {
 	var p result.Point
 	closedLoop(&p, LoadCell{Threads: 2, Duration: time.Second},
-		&Load{Totals: &Totals{TPS: 90, QPS: 630, LatAvgMs: 21.5, LatStddevMs: 0.5}}, nil, true)
+		&Load{Totals: &Totals{TPS: 90, QPS: 630, LatAvgMs: 21.5, LatStddevMs: 0.5}}, nil, true, result.Cores{Shared: 2})
 	if p.TPS != 90 || p.QPS != 630 || p.LatAvgMs != 21.5 || p.LatStddevMs != 0.5 {
 		t.Errorf("point %+v", p)
 	}

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -76,7 +74,8 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
 	e := &Env{Backend: b, Lab: b.Lab(), Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
-		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now()}
+		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b)}
+	e.Cores = result.HostCores(e.Hosts)
 	if e.Lab != nil {
 		e.Cond = e.Lab.State.Condition
 	}
@@ -93,14 +92,15 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	if err := s.servers(hard, e, needs); err != nil {
 		return run, err
 	}
-	run.Environment = environment(hard, b.Wire(), e.Cond, needs.Data)
+	run.Environment = environment(hard, b.Wire(), e.Cond, needs.Data, e.Hosts)
 	run.Environment.Server = s.serverFacts(hard, e.Servers)
 	if f := run.Environment.Server; f != nil && f.Engine == string(engine.MariaDB) {
 		run.Environment.MariaDBVersion = f.Version // the schema-2 field, kept for older readers
 	}
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
-	if load := loadAverage(); load > float64(runtime.NumCPU())/2 {
+	// The load of this machine matters where the sides run on it (the lab).
+	if load := loadAverage(); !e.Cores.Separate() && load > float64(runtime.NumCPU())/2 {
 		e.Note("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU())
 	}
 	if err := st.Setup(hard, e); err != nil {
@@ -218,27 +218,15 @@ func (s *Session) serverFacts(ctx context.Context, servers []engine.Server) *res
 	return &f
 }
 
-// environment describes the machine, the lab and the load driver for results.json.
-func environment(ctx context.Context, w WireState, c link.Condition, d DataSet) result.Environment {
-	env := result.Environment{CPUs: runtime.NumCPU(), Shaper: w.Shaper, TCPCongestion: w.Congestion,
-		LinkAsApplied: c.String(), LinkAsReadBack: w.ReadBack}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		env.Kernel = strings.TrimSpace(string(b))
+// environment describes the machines, the lab and the load driver for results.json. The
+// top-level machine fields are the server's host (the shared machine in the lab).
+func environment(ctx context.Context, w WireState, c link.Condition, d DataSet, hosts []result.Host) result.Environment {
+	env := result.Environment{Shaper: w.Shaper, TCPCongestion: w.Congestion, LinkAsApplied: c.String(), LinkAsReadBack: w.ReadBack, Hosts: hosts}
+	m, ok := result.HostWithRole(hosts, "server")
+	if !ok && len(hosts) > 0 {
+		m = hosts[0]
 	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				env.CPUModel = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		var kb int64
-		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
-			env.MemoryBytes = kb * 1024
-		}
-	}
+	env.CPUs, env.Kernel, env.CPUModel, env.MemoryBytes = m.Cores, m.Kernel, m.CPUModel, m.MemoryBytes
 	if d.Driver == DriverPgbench {
 		// Only the driver that ran is named: sysbench took no part.
 		env.PgbenchVersion, _ = pgbench.Version(ctx, "")

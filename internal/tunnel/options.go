@@ -1,0 +1,73 @@
+package tunnel
+
+import (
+	"flag"
+	"fmt"
+	"time"
+)
+
+// Knobs are the tunnel's tuning knobs as a command that runs both ends (run, study
+// bandwidth, study replication) takes them: typed and validated once, before anything
+// starts.
+type Knobs struct {
+	Compress     Mode
+	Level        int // 0 = auto
+	Mux          MuxMode
+	Window       int64 // zstd window per direction; 0 = the tunnel's default for Mux
+	GroupMaxSize int64
+	GroupTimeout time.Duration
+}
+
+// Validate checks k with the tunnel's own rules (Config.Validate), so a bad value is
+// refused before a lab exists rather than by a tunnel end that fails to start.
+func (k Knobs) Validate() error {
+	cfg := Config{Role: Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: k.Compress,
+		Level: k.Level, Mux: k.Mux, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("--tunnel-*: %w", err)
+	}
+	return nil
+}
+
+// Flags are the --tunnel-* flags of a command that runs both ends.
+type Flags struct {
+	compress, level, mux, window, group string
+	timeout                             time.Duration
+}
+
+// AddFlags registers the --tunnel-* flags on fs; compress is the command's default mode.
+func AddFlags(fs *flag.FlagSet, compress Mode) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.compress, "tunnel-compress", string(compress), "with the tunnel channel: auto, zstd or off")
+	fs.StringVar(&f.level, "tunnel-level", "auto", "with the tunnel channel: zstd level, auto or 1..22")
+	fs.StringVar(&f.mux, "tunnel-mux", string(DefaultMux), "with the tunnel channel: on = all client connections over one WAN connection, off = one each")
+	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)")
+	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
+	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a group waits for more bytes")
+	return f
+}
+
+// Knobs parses and validates the flags; an error names the flag and the accepted form.
+func (f *Flags) Knobs() (Knobs, error) {
+	var k Knobs
+	var err error
+	if k.Compress, err = ParseMode(f.compress); err != nil {
+		return k, fmt.Errorf("--tunnel-compress: %w", err)
+	}
+	if k.GroupMaxSize, err = ParseSize(f.group); err != nil {
+		return k, fmt.Errorf("--tunnel-group-max-size: %w", err)
+	}
+	if k.Level, err = ParseLevel(f.level); err != nil {
+		return k, fmt.Errorf("--tunnel-level: %w", err)
+	}
+	if k.Mux, err = ParseMux(f.mux); err != nil {
+		return k, fmt.Errorf("--tunnel-mux: %w", err)
+	}
+	if f.window != "" {
+		if k.Window, err = ParseSize(f.window); err != nil {
+			return k, fmt.Errorf("--tunnel-window: %w", err)
+		}
+	}
+	k.GroupTimeout = f.timeout
+	return k, k.Validate()
+}

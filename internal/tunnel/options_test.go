@@ -1,0 +1,51 @@
+package tunnel
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFlagsKnobs(t *testing.T) {
+	parse := func(args ...string) (Knobs, error) {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f := AddFlags(fs, Zstd)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return f.Knobs()
+	}
+	k, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Knobs{Compress: Zstd, Mux: DefaultMux, GroupMaxSize: DefaultGroupMaxSize, GroupTimeout: DefaultGroupTimeout}); k != want {
+		t.Errorf("defaults: %+v, want %+v", k, want)
+	}
+	k, err = parse("--tunnel-compress", "off", "--tunnel-level", "3", "--tunnel-mux", "off", "--tunnel-window", "32MiB",
+		"--tunnel-group-max-size", "256k", "--tunnel-group-timeout", "5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Knobs{Compress: Off, Level: 3, Mux: MuxOff, Window: 32 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}); k != want {
+		t.Errorf("given: %+v, want %+v", k, want)
+	}
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--tunnel-compress", "lz4"}, "--tunnel-compress"},
+		{[]string{"--tunnel-level", "30"}, "--tunnel-level"},
+		{[]string{"--tunnel-mux", "maybe"}, "--tunnel-mux"},
+		{[]string{"--tunnel-window", "3MiB"}, "--window"},
+		{[]string{"--tunnel-group-max-size", "lots"}, "--tunnel-group-max-size"},
+	} {
+		_, err := parse(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%v: %v, want an error naming %s", c.args, err, c.flag)
+		}
+	}
+}
