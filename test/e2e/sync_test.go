@@ -73,14 +73,15 @@ func TestSyncMariaDBMiniSweep(t *testing.T) {
 	}
 }
 
-// PostgreSQL: the five synchronous_commit levels against one synchronous standby 40 ms
-// away: off and local do not wait for it, remote_write, on and remote_apply wait a round
+// PostgreSQL: the five synchronous_commit levels against one synchronous standby next door
+// and 40 ms away: off and local do not wait for it, remote_write, on and remote_apply wait a round
 // trip, in that order within the median's noise.
 func TestSyncPostgresMiniSweep(t *testing.T) {
 	skipUnlessPostgres(t)
-	run, _ := syncSweep(t, "--engine", "postgres", "--rtts", "40ms")
-	if len(run.Points) != 5 {
-		t.Fatalf("%d points, want 5 modes × 1 RTT", len(run.Points))
+	// Two RTTs: the findings fit each level's commit line through them.
+	run, _ := syncSweep(t, "--engine", "postgres", "--rtts", "0,40ms")
+	if len(run.Points) != 10 {
+		t.Fatalf("%d points, want 5 modes × 2 RTTs", len(run.Points))
 	}
 	off, local := commitAt(t, run, "pg-off", 40), commitAt(t, run, "pg-local", 40)
 	if off > 20 || local > 20 {
