@@ -20,8 +20,8 @@ func TestStudySyncBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--modes", "galera"}, "Galera modes are not available yet"},
-		{[]string{"--modes", "async,galera-tuned"}, "Galera modes are not available yet"},
+		{[]string{"--modes", "galera", "--rtts", "0,6s", "--semisync-timeout", "1m"}, "--rtts 0s,6s"},
+		{[]string{"--engine", "postgres", "--modes", "galera-tuned"}, "galera-tuned is a MariaDB mode"},
 		{[]string{"--modes", "pg-on"}, "pg-on is a PostgreSQL mode"},
 		{[]string{"--engine", "postgres", "--modes", "semisync-after-sync"}, "semisync-after-sync is a MariaDB mode"},
 		{[]string{"--modes", "turbo"}, `unknown mode "turbo"`},

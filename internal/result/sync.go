@@ -36,8 +36,14 @@ type SyncStats struct {
 	// FellBack: a synchronous mode committed without its replica during the point
 	// (semi-sync timed out, or the standby was not synchronous): its figures are not the
 	// mode's.
-	FellBack   bool `json:"fell_back,omitempty"`
-	ChecksumOK bool `json:"checksum_ok"` // caught up after the point and every table matched
+	FellBack bool `json:"fell_back,omitempty"`
+	// Galera's flow control during the point: the fraction of it the writing node was
+	// paused (wsrep_flow_control_paused_ns), the pause requests the node across the wire
+	// sent and the writing node received.
+	FlowControlPaused float64 `json:"flow_control_paused,omitempty"`
+	FlowControlSent   int64   `json:"flow_control_sent,omitempty"`
+	FlowControlRecv   int64   `json:"flow_control_recv,omitempty"`
+	ChecksumOK        bool    `json:"checksum_ok"` // caught up after the point and every table matched
 }
 
 // SetCommit copies the point's latency percentiles into its commit figures.

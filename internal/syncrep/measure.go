@@ -22,8 +22,17 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	m := sc.mode
 	base := e.BasePoint(Name, m.Name())
 	base.Sync = &result.SyncStats{Mode: m.Name(), Control: m.Control(), RTTMs: ms(sc.rtt), RTTMeasuredMs: s.rttMs}
+	g, galeraCell := m.(galeraMode)
+	if galeraCell {
+		if err := s.galeraStage(ctx, e, g); err != nil {
+			return base, err
+		}
+		if err := s.t.Galera.CheckRTT(e.Cond.RTT() + 2*e.Cond.Jitter); err != nil {
+			return base, fmt.Errorf("%s: %w", m.Name(), err)
+		}
+	}
 	if key := m.Name() + "@" + e.Cond.String(); s.applied != key {
-		if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+		if err := s.catchUp(ctx); err != nil {
 			return base, fmt.Errorf("catch up before %s: %w", m.Name(), err)
 		}
 		if err := m.Apply(ctx, s.t); err != nil {
@@ -31,7 +40,7 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		}
 		s.applied = key
 	}
-	if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+	if err := s.catchUp(ctx); err != nil {
 		return base, fmt.Errorf("catch up before the point: %w", err)
 	}
 	st0, err := m.State(ctx, s.t)
@@ -51,6 +60,9 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 				return pids
 			},
 			Client: func() []int {
+				if s.t.Galera != nil {
+					return s.t.Galera.Replica.Pids()
+				}
 				if s.pair == nil || s.pair.Replica == nil {
 					return nil
 				}
@@ -71,13 +83,21 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		// The sampler's client side is the replica here, not the driver.
 		p.Bottleneck = "replica-cpu"
 	}
-	if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
-		p.Failed, p.FailReason = true, "replica did not catch up: "+err.Error()
-		return p, nil
-	}
-	if err := s.rep.Verify(ctx); err != nil {
-		p.Failed, p.FailReason = true, err.Error()
-		return p, nil
+	if galeraCell {
+		// Verify waits for node 2 to apply everything node 1 committed, then compares.
+		if _, err := s.t.Galera.Verify(ctx); err != nil {
+			p.Failed, p.FailReason = true, err.Error()
+			return p, nil
+		}
+	} else {
+		if _, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout); err != nil {
+			p.Failed, p.FailReason = true, "replica did not catch up: "+err.Error()
+			return p, nil
+		}
+		if err := s.rep.Verify(ctx); err != nil {
+			p.Failed, p.FailReason = true, err.Error()
+			return p, nil
+		}
 	}
 	p.Sync.ChecksumOK = true
 	s.progress(e, p)
@@ -94,6 +114,17 @@ func fillSync(ss *result.SyncStats, p result.Point, m Mode, st0, st1 State) {
 	ss.Replica = st1.Replica
 	ss.SyncedTx, ss.AsyncTx = st1.SyncedTx-st0.SyncedTx, st1.AsyncTx-st0.AsyncTx
 	ss.FellBack = m.Waits() && (!st0.Waiting || !st1.Waiting || ss.AsyncTx > 0)
+	fillGalera(ss, st0, st1)
+}
+
+// catchUp waits for the Pair's replica; a Galera node needs none before a point (its
+// commits are certified by both nodes).
+func (s *Study) catchUp(ctx context.Context) error {
+	if s.t.Galera != nil {
+		return nil
+	}
+	_, err := s.rep.CatchUp(ctx, s.o.CatchUpTimeout)
+	return err
 }
 
 // progress prints the point's figures on one line.
@@ -103,9 +134,22 @@ func (s *Study) progress(e *study.Env, p result.Point) {
 	if ss.FellBack {
 		fell = fmt.Sprintf("  FELL BACK (replica %s, %d commits without it)", ss.Replica, ss.AsyncTx)
 	}
+	if isGalera(s.cellMode(p.Series)) {
+		fell += fmt.Sprintf("  flow control paused %.1f%% (%d sent, %d received)", 100*ss.FlowControlPaused, ss.FlowControlSent, ss.FlowControlRecv)
+	}
 	e.Progressf("  %-22s rtt %5.1f ms  threads %3d  %8.1f tps  commit p50 %7.2f p95 %7.2f p99 %7.2f ms  wire %.0f B/txn%s",
 		p.Series, ss.RTTMs, p.Threads, p.TPS, ss.CommitP50Ms, ss.CommitP95Ms, ss.CommitP99Ms, ss.WireBytesPerTxn, fell)
 }
 
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// cellMode is the study's mode named series (nil when none is).
+func (s *Study) cellMode(series string) Mode {
+	for _, m := range s.o.Modes {
+		if m.Name() == series {
+			return m
+		}
+	}
+	return nil
+}

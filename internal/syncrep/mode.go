@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/galera"
 	"github.com/wirelab/wirelab/internal/replication"
 )
 
@@ -36,9 +37,10 @@ type Mode interface {
 
 // State is a mode's account of the replica at one moment.
 type State struct {
-	Replica           string // "ON"/"OFF" (semi-sync status), "sync"/"async" (sync_state)
-	Waiting           bool   // commits wait for the replica now
-	SyncedTx, AsyncTx int64  // cumulative counters where the engine keeps them (MariaDB)
+	Replica           string        // "ON"/"OFF" (semi-sync status), "sync"/"async" (sync_state)
+	Waiting           bool          // commits wait for the replica now
+	SyncedTx, AsyncTx int64         // cumulative counters where the engine keeps them (MariaDB)
+	Galera            *galera.Stats // both nodes' wsrep status (Galera modes)
 }
 
 // Target is what a Mode works on: the replication Pair and its engine's servers, and the
@@ -48,6 +50,8 @@ type Target struct {
 	// SemiSyncTimeout is rpl_semi_sync_master_timeout: how long a commit waits for the
 	// replica before semi-sync falls back to asynchronous.
 	SemiSyncTimeout time.Duration
+	// Galera is the running cluster while the study measures a Galera mode (nil before).
+	Galera *galera.Cluster
 }
 
 // modes is the explicit registry, in the order --modes lists them by default.
@@ -60,14 +64,21 @@ var modes = []Mode{
 	pgCommit{level: "remote_write"},
 	pgCommit{level: "on"},
 	pgCommit{level: "remote_apply"},
+	galeraMode{},
+	galeraMode{tuned: true},
 }
 
-// reserved are modes named by the study's design that this wirelab cannot run yet, with
-// why: Galera needs its own cluster bootstrap (a package of its own) and will plug in as
-// Modes here.
-var reserved = map[string]string{
-	"galera":       "Galera modes are not available yet (a Galera cluster needs its own bootstrap, not a primary and replica)",
-	"galera-tuned": "Galera modes are not available yet (a Galera cluster needs its own bootstrap, not a primary and replica)",
+// Defaults are the engine's modes a study runs when --modes is not given: every mode but
+// the Galera ones, which start a cluster of their own each and stay opt-in (--quick
+// keeps its 15 minutes).
+func Defaults(k engine.Kind) []Mode {
+	var out []Mode
+	for _, m := range ModesFor(k) {
+		if !isGalera(m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ErrUnknownMode is returned for a --modes name no engine has.
@@ -103,9 +114,6 @@ func ParseModes(s string, k engine.Kind) ([]Mode, error) {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
-		}
-		if why, ok := reserved[f]; ok {
-			return nil, fmt.Errorf("--modes %q: %s; want %s", s, why, form)
 		}
 		m, ok := lookup(f)
 		switch {

@@ -1,6 +1,7 @@
 package syncrep
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/galera"
 )
 
 func TestParseModes(t *testing.T) {
@@ -23,8 +25,9 @@ func TestParseModes(t *testing.T) {
 		{"pg-on, pg-remote-apply", engine.Postgres, []string{"pg-local", "pg-on", "pg-remote-apply"}, ""},
 		{"pg-on", engine.MariaDB, nil, "pg-on is a PostgreSQL mode, not a MariaDB one"},
 		{"semisync-after-sync", engine.Postgres, nil, "is a MariaDB mode"},
-		{"galera", engine.MariaDB, nil, "Galera modes are not available yet"},
-		{"galera-tuned", engine.MariaDB, nil, "Galera modes are not available yet"},
+		{"galera", engine.MariaDB, []string{"async", "galera"}, ""},
+		{"galera-tuned,async", engine.MariaDB, []string{"galera-tuned", "async"}, ""},
+		{"galera", engine.Postgres, nil, "galera is a MariaDB mode, not a PostgreSQL one"},
 		{"async,async", engine.MariaDB, nil, "async appears twice"},
 		{"", engine.MariaDB, nil, "--modes is empty"},
 		{"sync", engine.MariaDB, nil, `unknown mode "sync"`},
@@ -71,9 +74,81 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s has %d controls, want 1", k, n)
 		}
 	}
-	want := []string{"async", "semisync-after-sync", "semisync-after-commit", "pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply"}
+	want := []string{"async", "semisync-after-sync", "semisync-after-commit", "pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply", "galera", "galera-tuned"}
 	if got := Names(modes); !slices.Equal(got, want) {
 		t.Errorf("modes = %v, want %v", got, want)
+	}
+	// Galera modes are opt-in: each starts a cluster of its own.
+	if got, want := Names(Defaults(engine.MariaDB)), []string{"async", "semisync-after-sync", "semisync-after-commit"}; !slices.Equal(got, want) {
+		t.Errorf("Defaults(mariadb) = %v, want %v", got, want)
+	}
+	if got := Names(Defaults(engine.Postgres)); !slices.Equal(got, Names(ModesFor(engine.Postgres))) {
+		t.Errorf("Defaults(postgres) = %v, want every PostgreSQL mode", got)
+	}
+}
+
+// Galera modes are MariaDB's, wait for the node across the wire, and name the
+// cluster presets' series.
+func TestGaleraModes(t *testing.T) {
+	for _, name := range []string{"galera", "galera-tuned"} {
+		m, ok := lookup(name)
+		if !ok {
+			t.Fatalf("%s not registered", name)
+		}
+		g := m.(galeraMode)
+		if m.Engine() != engine.MariaDB || m.Control() || !m.Waits() {
+			t.Errorf("%s: engine %s control %v waits %v", name, m.Engine(), m.Control(), m.Waits())
+		}
+		o := g.options(20 * time.Millisecond)
+		if o.Series() != name || o.MaxRTT != 20*time.Millisecond {
+			t.Errorf("%s: options %+v (series %s)", name, o, o.Series())
+		}
+		if err := m.Apply(context.Background(), &Target{}); err == nil {
+			t.Errorf("%s: Apply without a cluster succeeded", name)
+		}
+	}
+}
+
+// The sweep's RTT plus twice the jitter must fit the cluster's timeouts, checked with
+// the other options, naming --rtts.
+func TestValidateGaleraRTT(t *testing.T) {
+	o := validOptions()
+	o.Modes, _ = ParseModes("galera,galera-tuned", engine.MariaDB)
+	if err := o.Validate(); err != nil {
+		t.Fatalf("galera at 100ms: %v", err)
+	}
+	o.RTTs = []time.Duration{0, 4900 * time.Millisecond}
+	o.SemiSyncTimeout = time.Hour
+	o.Link.Jitter = 100 * time.Millisecond
+	err := o.Validate()
+	if err == nil || !strings.Contains(err.Error(), "--rtts 0s,4.9s") || !errors.Is(err, galera.ErrBadOptions) {
+		t.Errorf("4.9s + 2×100ms jitter: Validate() = %v, want a --rtts error wrapping galera.ErrBadOptions", err)
+	}
+	o.Link.Jitter = 0
+	if err := o.Validate(); err != nil {
+		t.Errorf("4.9s without jitter: %v", err)
+	}
+}
+
+// Galera modes come after every Pair mode, each mode's RTTs together (one cluster each).
+func TestCellsOrderGalera(t *testing.T) {
+	o := validOptions()
+	o.Modes, _ = ParseModes("galera-tuned,async,galera", engine.MariaDB)
+	o.Threads = []int{1}
+	s := New(o)
+	var labels []string
+	for {
+		c, ok := s.Next(nil)
+		if !ok {
+			break
+		}
+		labels = append(labels, c.Label())
+	}
+	want := []string{"async rtt=0s threads=1", "async rtt=100ms threads=1",
+		"galera-tuned rtt=0s threads=1", "galera-tuned rtt=100ms threads=1",
+		"galera rtt=0s threads=1", "galera rtt=100ms threads=1"}
+	if !slices.Equal(labels, want) {
+		t.Errorf("order %v, want %v", labels, want)
 	}
 }
 

@@ -87,6 +87,9 @@ func (o Options) Validate() error {
 			return fmt.Errorf("--modes: %s is a %s mode, and --engine is %s", m.Name(), m.Engine().Title(), o.kind())
 		}
 	}
+	if err := checkGalera(o); err != nil {
+		return err
+	}
 	for _, t := range o.Threads {
 		if t < 1 || t > 1024 {
 			return fmt.Errorf("--threads: %d is not a thread count; want 1..1024", t)

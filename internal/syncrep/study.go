@@ -52,20 +52,41 @@ func (c cell) Label() string {
 // New returns the study for o (validated).
 func New(o Options) *Study {
 	s := &Study{o: o}
+	var pairModes []Mode
+	for _, m := range o.Modes {
+		if !isGalera(m) {
+			pairModes = append(pairModes, m)
+		}
+	}
 	for _, rtt := range o.RTTs {
-		w := o.Link
-		w.Delay = rtt / 2
-		w.Jitter = min(w.Jitter, w.Delay)
-		for _, m := range o.Modes {
-			for _, th := range o.Threads {
-				wire := w
-				s.cells = append(s.cells, cell{mode: m, rtt: rtt, LoadCell: study.LoadCell{Study: Name, Series: m.Name(),
-					Workload: o.Workload, Threads: th, Duration: o.Duration, Warmup: o.Warmup,
-					Transport: "socket", Channel: "native", ClientHost: lab.Server, Link: &wire}})
+		s.add(pairModes, rtt)
+	}
+	// Each Galera mode is a cluster of its own, started once: they come after every Pair
+	// mode (the Pair's servers are stopped for them), mode outermost.
+	for _, m := range o.Modes {
+		if isGalera(m) {
+			for _, rtt := range o.RTTs {
+				s.add([]Mode{m}, rtt)
 			}
 		}
 	}
 	return s
+}
+
+// add appends the cells of modes at rtt, threads innermost.
+func (s *Study) add(modes []Mode, rtt time.Duration) {
+	o := s.o
+	w := o.Link
+	w.Delay = rtt / 2
+	w.Jitter = min(w.Jitter, w.Delay)
+	for _, m := range modes {
+		for _, th := range o.Threads {
+			wire := w
+			s.cells = append(s.cells, cell{mode: m, rtt: rtt, LoadCell: study.LoadCell{Study: Name, Series: m.Name(),
+				Workload: o.Workload, Threads: th, Duration: o.Duration, Warmup: o.Warmup,
+				Transport: "socket", Channel: "native", ClientHost: lab.Server, Link: &wire}})
+		}
+	}
 }
 
 // Name is "sync".
@@ -181,12 +202,14 @@ func (s *Study) Headlines(pts []result.Point) []string {
 	return report.SyncFindings(pts, s.o.TargetTPS)
 }
 
-// Teardown closes the SQL handles; the servers go with the lab.
+// Teardown closes the SQL handles and stops a running Galera cluster; the other servers
+// go with the lab.
 func (s *Study) Teardown() {
 	if s.pair != nil {
 		s.pair.Close()
 		s.pair = nil
 	}
+	_ = s.closeGalera(context.Background())
 }
 
 // probeRTT measures the TCP echo round trip replica → primary once per wire.
