@@ -40,6 +40,11 @@ type relayLoop struct {
 	start  int    // first unparsed byte of acc
 	frame  bytes.Reader
 	dec    *frameDecoder
+	// wanMore: the WAN may have bytes epoll will not report, so the next round reads it
+	// without waiting for an event. Records decrypted or read ahead by crypto/tls sit in
+	// the TLS connection, not in the socket: those the preface read brought in before the
+	// loop took the socket over, and those left when a round stops at its read bound.
+	wanMore bool
 }
 
 // What an epoll event is for: its Fd field holds the kind, Pad a stream's id.
@@ -205,14 +210,20 @@ func (l *relayLoop) run() error {
 	l.dec = newFrameDecoder(&l.frame)
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)
+	l.wanMore = true // whatever the handshake and the preface read left buffered
 	for {
-		n, err := unix.EpollWait(l.epfd, l.events, -1)
+		wait := -1
+		if l.wanMore {
+			wait = 0
+		}
+		n, err := unix.EpollWait(l.epfd, l.events, wait)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("epoll wait: %w", err)
 		}
+		wanRead := false
 		for _, ev := range l.events[:n] {
 			switch ev.Fd {
 			case tokenWake:
@@ -227,6 +238,7 @@ func (l *relayLoop) run() error {
 					}
 				}
 				if ev.Events&^unix.EPOLLOUT != 0 {
+					wanRead = true
 					if err := l.readWAN(); err != nil {
 						return err
 					}
@@ -238,6 +250,11 @@ func (l *relayLoop) run() error {
 				if st != nil {
 					l.readLocal(st)
 				}
+			}
+		}
+		if l.wanMore && !wanRead {
+			if err := l.readWAN(); err != nil {
+				return err
 			}
 		}
 		if m.failed() {
@@ -284,11 +301,15 @@ func (l *relayLoop) readLocal(st *stream) {
 	}
 }
 
-// readWAN reads what the WAN has and hands every whole frame's records to the streams.
+// readWAN reads what the WAN has and hands every whole frame's records to the streams. It
+// sets wanMore when it stopped before the WAN would block.
 func (l *relayLoop) readWAN() error {
 	m := l.m
-	// At most 1 MiB per round: a bulk WAN does not keep the loop from its local sockets
-	// (the socket stays readable, so the next round reads on).
+	// At most 1 MiB per round: a bulk WAN does not keep the loop from its local sockets.
+	// The next round reads on without waiting for epoll: under TLS the rest may already be
+	// in the TLS connection's buffer, with the socket itself drained and never readable
+	// again for those bytes.
+	l.wanMore = true
 	for got := 0; got < 1<<20; {
 		if cap(l.acc)-len(l.acc) < 16<<10 {
 			l.compact(16 << 10)
@@ -302,6 +323,7 @@ func (l *relayLoop) readWAN() error {
 		switch {
 		case err == nil:
 		case err == errWouldBlock:
+			l.wanMore = false
 			return nil
 		case errors.Is(err, io.EOF):
 			if len(l.acc) > l.start {

@@ -4,6 +4,7 @@ package tunnel
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 
@@ -120,4 +121,63 @@ func echoAll(addr string, data []byte) ([]byte, error) {
 		return got, fmt.Errorf("read: %w", rerr)
 	}
 	return got, nil
+}
+
+// TestRelayLoopTLSBufferedFrame: the entry's first frame arrives in the same TLS record
+// as the mux preface, so the exit's TLS connection has it decrypted and buffered when the
+// relay loop takes the link over, and the WAN socket is never readable for it again. The
+// loop must hand it to the stream all the same (not wait in epoll for an arrival that
+// already happened).
+func TestRelayLoopTLSBufferedFrame(t *testing.T) {
+	entryTLS, exitTLS, _ := testCerts(t)
+	exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Mux: MuxOn, TLS: exitTLS})
+	raw, err := net.Dial("tcp", exit.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	raw.SetDeadline(time.Now().Add(5 * time.Second))
+	cfg := entryTLS.Clone()
+	cfg.ServerName = "127.0.0.1" // as an entry sets it from --to
+	c := tls.Client(raw, cfg)
+	if err := c.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	var rec []byte
+	rec = appendRecord(rec, recOpen, 1, 0)
+	rec = appendRecord(rec, recData, 1, 4)
+	rec = append(rec, "ping"...)
+	e := newFrameEncoder(0, 0)
+	defer e.close()
+	if err := e.begin(frameRaw); err != nil {
+		t.Fatal(err)
+	}
+	e.add(rec)
+	frame, err := e.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One Write: one TLS record with the preface and the frame.
+	if _, err := c.Write(append([]byte(muxPreface), frame...)); err != nil {
+		t.Fatal(err)
+	}
+	dec := newFrameDecoder(c)
+	defer dec.close()
+	var got []byte
+	for string(got) != "ping" {
+		_, p, err := dec.next()
+		if err != nil {
+			t.Fatalf("read the echo of a frame sent with the preface: got %q: %v", got, err)
+		}
+		for len(p) > 0 {
+			r, rest, err := nextRecord(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = rest
+			if r.kind == recData && r.id == 1 {
+				got = append(got, r.payload...)
+			}
+		}
+	}
 }
