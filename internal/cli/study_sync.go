@@ -20,9 +20,9 @@ shaped wire. Each mode is one series, swept over --rtts × --threads:
   so semi-sync never falls back; a point where it did is flagged)
 --engine postgres: pg-off, pg-local (the control), pg-remote-write, pg-on,
   pg-remote-apply (synchronous_commit with one synchronous standby)
-  galera, galera-tuned (opt-in: name them in --modes; not in the default set nor in
-  --quick): a two-node Galera cluster across the wire, default send windows and 512;
-  run after the other modes, the replication pair stopped; --rtts up to 5s
+  galera, galera-tuned: a two-node Galera cluster across the wire, default send
+  windows and 512; run after the other modes, the replication pair stopped; --rtts up
+  to 5s
 Each point records TPS, commit latency p50/p95/p99, wire bytes each way, CPU of the
 primary and the replica, the replica's state; after it the replica catches up and every
 table's checksum must match. Findings: each commit pays X RTT + Y ms; with N threads a
@@ -52,7 +52,7 @@ func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 		eng:       addEngineFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
-		modes:     fs.String("modes", "", "modes to compare (default: every mode of --engine but galera, galera-tuned; the control is always added)"),
+		modes:     fs.String("modes", "", "modes to compare (default: every mode of --engine; the control is always added)"),
 		workload:  fs.String("workload", "oltp_write_only", "sysbench workload: "+strings.Join(syncrep.Workloads, ", ")),
 		rtts:      fs.String("rtts", "0,1ms,7ms,20ms,100ms", "round-trip times between primary and replica, comma-separated"),
 		threads:   fs.String("threads", "1,8,32,64", "sysbench threads, comma-separated"),
@@ -123,7 +123,7 @@ func (f *syncFlags) options() (syncrep.Options, error) {
 	}
 	modes := *f.modes
 	if modes == "" {
-		modes = strings.Join(syncrep.Names(syncrep.Defaults(o.Engine)), ",")
+		modes = strings.Join(syncrep.Names(syncrep.ModesFor(o.Engine)), ",")
 	}
 	if o.Modes, err = syncrep.ParseModes(modes, o.Engine); err != nil {
 		return o, err

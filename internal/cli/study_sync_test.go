@@ -62,12 +62,12 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 		rtts    []time.Duration
 		threads []int
 	}{
-		{[]string{"--quick"}, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit"},
+		{[]string{"--quick"}, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit", "galera", "galera-tuned"},
 			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8}},
 		{[]string{"--engine", "postgres", "--quick", "--threads", "4"}, engine.Postgres,
 			[]string{"pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply"},
 			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{4}},
-		{nil, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit"},
+		{nil, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit", "galera", "galera-tuned"},
 			[]time.Duration{0, time.Millisecond, 7 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8, 32, 64}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -68,19 +68,6 @@ var modes = []Mode{
 	galeraMode{tuned: true},
 }
 
-// Defaults are the engine's modes a study runs when --modes is not given: every mode but
-// the Galera ones, which start a cluster of their own each and stay opt-in (--quick
-// keeps its 15 minutes).
-func Defaults(k engine.Kind) []Mode {
-	var out []Mode
-	for _, m := range ModesFor(k) {
-		if !isGalera(m) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // ErrUnknownMode is returned for a --modes name no engine has.
 var ErrUnknownMode = errors.New("unknown mode")
 
