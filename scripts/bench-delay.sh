@@ -16,6 +16,9 @@
 #    transaction, and oltp_read_only) at --rtt 0, 1ms and 10ms in the same lab, twice each;
 #    the round trip seen is (1/TPS − 1/TPS at 0) ÷ queries per transaction; goal: within
 #    0.05 ms + 1% of the asked RTT.
+# 0. Before all of it, this machine's cost of one timer wake-up (BenchmarkTimerWakeupCost in
+#    internal/link): every release of the delay line and every delayed reply pays it, so it
+#    says how far the CPU goal can be reached on this kind of machine.
 #   ROUNDS=2 DURATION=20s WARMUP=5s LOAD_S=15 OUT=docs/bench-delay.md scripts/bench-delay.sh
 # This script does not take the machine lock; by hand, run it alone on the machine.
 set -euo pipefail
@@ -37,6 +40,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 load() { cut -d' ' -f1 /proc/loadavg; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 0. the machine's cost of a timer wake-up
+echo "bench-delay: timer wake-up cost (load $(load))" >&2
+wake=$(go test -run '^$' -bench TimerWakeupCost -benchtime 2x ./internal/link/ |
+	awk '/^BenchmarkTimerWakeupCost/{for(i=1;i<=NF;i++){if($(i+1)=="µs/wakeup")c=$i; if($(i+1)=="wakeups/s")w=$i}} END{if(c!="")printf "%s %s", c, w}')
+[[ -n $wake ]] || { echo "bench-delay: BenchmarkTimerWakeupCost printed no figure" >&2; exit 1; }
+read -r wake_us wake_rate <<<"$wake"
+wake_load=$(load)
 
 # ---- 1. CPU, alternating runs
 cpu_rows=()
@@ -177,6 +188,14 @@ awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
 	echo "\`make bench-delay\` (scripts/bench-delay.sh), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, kernel $(uname -r),"
 	echo "cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)."
 	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
+	echo
+	echo "## What one timer wake-up costs this machine"
+	echo
+	echo "A thread spinning on CPU 0 loses **${wake_us} µs** of its CPU for each wake-up of a second thread on the same CPU"
+	echo "sleeping 100 µs at a time (${wake_rate} wake-ups/s; \`go test -bench TimerWakeupCost ./internal/link/\`, load $wake_load):"
+	echo "a timer interrupt and two context switches, 1-3 µs on bare metal. The delay line pays it once per release and a"
+	echo "delayed reply once more when it wakes its reader, and both count in the machine's CPU per transaction below; a"
+	echo "kernel delay (netem) would pay the interrupts too. docs/delay-line.md has the interrupt counts per transaction."
 	echo
 	echo "## The machine's CPU per transaction, --rtt 0 vs --rtt 2ms"
 	echo
