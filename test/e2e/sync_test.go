@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -159,31 +160,34 @@ func TestSyncDownAfterKill9(t *testing.T) {
 	assertGone(t, id)
 }
 
-// Galera: after the async control, the Pair's servers stop and a two-node cluster starts
-// across the wire; each commit at 20 ms RTT waits for certification by the node in the
-// replica host, about one round trip, and both nodes' tables match after every point.
+// Galera, default and tuned send windows: after the async control, the Pair's servers stop
+// and a two-node cluster starts across the wire per mode; each commit at 20 ms RTT waits for
+// certification by the node in the replica host, about one round trip, and both nodes'
+// tables match after every point.
 func TestSyncGaleraMiniSweep(t *testing.T) {
 	skipUnlessRoot(t)
-	run, _ := syncSweep(t, "--modes", "galera", "--rtts", "0,20ms")
-	if len(run.Points) != 4 {
-		t.Fatalf("%d points, want 2 modes (async added as the control) × 2 RTTs", len(run.Points))
+	modes := []string{"galera", "galera-tuned"}
+	run, _ := syncSweep(t, "--modes", strings.Join(modes, ","), "--rtts", "0,20ms")
+	if len(run.Points) != 6 {
+		t.Fatalf("%d points, want 3 modes (async added as the control) × 2 RTTs", len(run.Points))
 	}
 	ctl := commitAt(t, run, "async", 20)
-	g0 := commitAt(t, run, "galera", 0)
-	g20 := commitAt(t, run, "galera", 20)
-	if g20 < 18 || g20 > 20*1.5+ctl {
-		t.Errorf("galera commit p50 %.2f ms at 20 ms RTT, want about one RTT plus the control's %.2f ms", g20, ctl)
+	for _, m := range modes {
+		g0, g20 := commitAt(t, run, m, 0), commitAt(t, run, m, 20)
+		if g20 < 18 || g20 > 20*1.5+ctl {
+			t.Errorf("%s commit p50 %.2f ms at 20 ms RTT, want about one RTT plus the control's %.2f ms", m, g20, ctl)
+		}
+		t.Logf("async commit p50 at 20 ms: %.2f ms; %s at 0: %.2f ms, at 20 ms: %.2f ms", ctl, m, g0, g20)
 	}
 	for _, p := range run.Points {
-		if p.Series != "galera" {
+		if !slices.Contains(modes, p.Series) {
 			continue
 		}
 		ss := p.Sync
 		if ss.FlowControlPaused < 0 || ss.FlowControlPaused > 1 || !ss.ChecksumOK || ss.Replica != "Synced" {
-			t.Errorf("galera at %g ms: flow control paused %g, checksum %v, replica %q", ss.RTTMs, ss.FlowControlPaused, ss.ChecksumOK, ss.Replica)
+			t.Errorf("%s at %g ms: flow control paused %g, checksum %v, replica %q", p.Series, ss.RTTMs, ss.FlowControlPaused, ss.ChecksumOK, ss.Replica)
 		}
-		t.Logf("galera rtt %g ms (measured %.2f): %.1f tps, commit p50 %.2f p95 %.2f ms, fc paused %.3f sent %d recv %d",
-			ss.RTTMs, ss.RTTMeasuredMs, p.TPS, ss.CommitP50Ms, ss.CommitP95Ms, ss.FlowControlPaused, ss.FlowControlSent, ss.FlowControlRecv)
+		t.Logf("%s rtt %g ms (measured %.2f): %.1f tps, commit p50 %.2f p95 %.2f ms, fc paused %.3f sent %d recv %d",
+			p.Series, ss.RTTMs, ss.RTTMeasuredMs, p.TPS, ss.CommitP50Ms, ss.CommitP95Ms, ss.FlowControlPaused, ss.FlowControlSent, ss.FlowControlRecv)
 	}
-	t.Logf("async commit p50 at 20 ms: %.2f ms; galera at 0: %.2f ms, at 20 ms: %.2f ms", ctl, g0, g20)
 }
