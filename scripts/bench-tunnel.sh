@@ -4,14 +4,14 @@
 #   2. ratio and CPU per MB on MySQL-like traffic: MySQL zlib compression, DTLE, tunnel zstd
 #   3. in the lab (root; real MariaDB + sysbench oltp_read_only, 32 threads): at 20 mbit the
 #      tunnel with default flags (the mux link, --level auto) against --mysql-compression, two
-#      rounds alternating (goal >= 2.5x), then the per-connection layout; unshaped the tunnel
+#      rounds alternating (goal: `wirelab tunnel goals`), then the per-connection layout; unshaped the tunnel
 #      against plain
 #   4. framing encode/decode throughput and allocations, 5. request round-trip latency
 #   6. relays in one lab (root): unshaped oltp_read_only at 2 and 32 threads, direct, two socat
 #      hops (fork,nodelay), tunnel --mux off and --mux on, the same lab and data for all rows
-#      (goal: tunnel >= 1.0x the socat hops)
+#      (goal: `wirelab tunnel goals`)
 #   7. replication --quick (root): native vs tunnel, max sustainable load and wire bytes
-#      (goal: tunnel >= 4x native's load, <= 0.30x its wire bytes)
+#      (goals: `wirelab tunnel goals`; the study's headlines judge them)
 #   8. loopback relay cost per query (BenchmarkRelay): direct, socat, tunnel, mux, in-process
 #      and as `wirelab tunnel` processes
 # Parts 1, 2, 4, 5, 8 are loopback only and need no root; parts 3, 6, 7 build private labs
@@ -56,6 +56,13 @@ lab_row() {
 		(.cpu_server*100|round/100), (.cpu_client*100|round/100), (.link_utilization*100|round|tostring+"%"), .bottleneck, $l] | join("|")' "$out/results.json"
 }
 
+# goal KEY: the tunnel's target KEY as the tables print it (">= 2.5x"), from the one place
+# that holds the goals (`wirelab tunnel goals`).
+goal() {
+	bin/wirelab tunnel goals --tsv | awk -F'\t' -v k="$1" '$1 == k { printf "%s %s%s", $2, $3, ($4 == "×" ? "x" : " " $4); found = 1 }
+		END { if (!found) { print "bench-tunnel: no goal " k " in wirelab tunnel goals" > "/dev/stderr"; exit 1 } }'
+}
+
 # need_lab PART: root and bin/wirelab, or say why the part is skipped.
 need_lab() {
 	if [[ $(id -u) != 0 ]]; then echo "(part $1 needs root: skipped)"; return 1; fi
@@ -83,11 +90,11 @@ lab() {
 	echo "|---|---:|---:|---:|---:|---:|---|---|"
 	printf '%s\n' "${rows[@]}" | awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 	echo
-	printf '%s\n' "${rows[@]}" | awk -F'|' '{ tps[$1] = $2 }
+	printf '%s\n' "${rows[@]}" | awk -F'|' -v goal="$(goal over-compression)" '{ tps[$1] = $2 }
 	function ratio(a, b, goal) { if (tps[b] > 0) printf "| %s / %s | %.2fx | %s |\n", a, b, tps[a] / tps[b], goal; else printf "| %s / %s | - | %s |\n", a, b, goal }
 	END { print "| ratio | value | goal |"; print "|---|---:|---|"
-	      ratio("20mbit tunnel", "20mbit compression", ">= 2.5x")
-	      ratio("20mbit tunnel 2", "20mbit compression 2", ">= 2.5x")
+	      ratio("20mbit tunnel", "20mbit compression", goal)
+	      ratio("20mbit tunnel 2", "20mbit compression 2", goal)
 	      ratio("20mbit tunnel mux off", "20mbit compression", "(reference: one WAN connection per client)")
 	      ratio("20mbit tunnel mux off zstd", "20mbit compression", "(reference)")
 	      ratio("20mbit compression", "20mbit plain", "(reference)")
@@ -191,7 +198,9 @@ relays() {
 	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
 	local a b goal t1=${RELAY_THREADS:-2 32}
 	t1=${t1%% *}
-	for r in "tunnel mux on|socat|>= 1.0x" "tunnel mux off|socat|>= 1.0x" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
+	local socat_goal
+	socat_goal=$(goal over-socat)
+	for r in "tunnel mux on|socat|$socat_goal" "tunnel mux off|socat|$socat_goal" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
 		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"
 		[[ -n ${n[$t1/$a]:-} && -n ${n[$t1/$b]:-} ]] || continue

@@ -17,6 +17,7 @@ Usage:
   wirelab tunnel exit  --listen ADDR --to SERVER [flags]   near the server / replication source
   wirelab tunnel entry --listen ADDR --to EXIT   [flags]   near the client / replica
   wirelab tunnel certs --out DIR [--hosts LIST]            CA + exit and entry certs for mutual TLS
+  wirelab tunnel goals [--tsv]                             the tunnel's targets and where each is measured
 
 Example:
   wirelab tunnel certs --out certs
@@ -25,7 +26,7 @@ Example:
 
 Compression: ` + tunnel.Codec + `; the receiver decodes any zstd stream.
 
-Run 'wirelab tunnel <entry|exit|certs> --help' for flags.`
+Run 'wirelab tunnel <entry|exit|certs|goals> --help' for flags.`
 
 // cmdTunnel dispatches to the tunnel's entry, exit and certs subcommands.
 func cmdTunnel(p *Process, args []string) error {
@@ -38,9 +39,11 @@ func cmdTunnel(p *Process, args []string) error {
 		return tunnelEnd(p, tunnel.Role(args[0]), args[1:])
 	case "certs":
 		return tunnelCerts(p, args[1:])
+	case "goals":
+		return tunnelGoals(p, args[1:])
 	}
 	fmt.Fprintln(p.Stderr, tunnelUsage)
-	return usagef("tunnel: unknown subcommand %q: want entry, exit or certs", args[0])
+	return usagef("tunnel: unknown subcommand %q: want entry, exit, certs or goals", args[0])
 }
 
 // sizeFlag is a byte count flag accepting 65536, 64k, 64KiB, 1MiB.
@@ -213,3 +216,31 @@ func tunnelCerts(p *Process, args []string) error {
 }
 
 var _ flag.Value = (*sizeFlag)(nil)
+
+// tunnelGoals prints the tunnel's targets: a markdown table, the rows the README and
+// docs/bench-tunnel.md quote, or with --tsv key, comparison (>= or <=), value and unit for
+// scripts.
+func tunnelGoals(p *Process, args []string) error {
+	fs := newFlagSet(p, "tunnel goals", "print the tunnel's targets and where each is measured",
+		"wirelab tunnel goals\nwirelab tunnel goals --tsv")
+	tsv := fs.Bool("tsv", false, "print key, comparison (>= or <=), value and unit, tab-separated, one goal per line")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *tsv {
+		for _, g := range tunnel.Goals() {
+			op := "<="
+			if g.AtLeast {
+				op = ">="
+			}
+			fmt.Fprintf(p.Stdout, "%s\t%s\t%s\t%s\n", g.Key, op, g.Threshold(), strings.TrimSpace(g.Unit))
+		}
+		return nil
+	}
+	fmt.Fprintln(p.Stdout, "| goal | measure | target | measured by |")
+	fmt.Fprintln(p.Stdout, "|---|---|---|---|")
+	for _, g := range tunnel.Goals() {
+		fmt.Fprintln(p.Stdout, g.Row())
+	}
+	return nil
+}

@@ -231,3 +231,24 @@ func freeAddr(t *testing.T) string {
 	defer ln.Close()
 	return ln.Addr().String()
 }
+
+// `tunnel goals --tsv` is what scripts/bench-tunnel.sh reads its thresholds from: one line
+// per goal, key, comparison, threshold and unit.
+func TestTunnelGoalsTSV(t *testing.T) {
+	p, out, errb, _ := testProcess(t, false)
+	if rc := Main([]string{"tunnel", "goals", "--tsv"}, p); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errb)
+	}
+	want := map[string]string{"over-socat": ">=\t1.0\t×", "over-compression": ">=\t2.5\t×",
+		"replication-load": ">=\t4.0\t×", "replication-wire": "<=\t0.30\t×"}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		key, rest, _ := strings.Cut(line, "\t")
+		if w, ok := want[key]; ok && rest != w {
+			t.Errorf("goal %s: %q, want %q", key, rest, w)
+		}
+		delete(want, key)
+	}
+	if len(want) > 0 {
+		t.Errorf("goals missing from the output: %v\n%s", want, out)
+	}
+}

@@ -6,15 +6,16 @@ import (
 
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
-// Goals for the tunnel against native replication at 2 mbit / 250 ms. The README and
-// docs/bench-tunnel.md quote these values. A goal on a ratio is met only when the whole
-// range the ratio lies in clears it.
+// The tunnel's goals against native replication at 2 mbit / 250 ms are the tunnel's own
+// (tunnel.Goals). A goal on a ratio is met only when the whole range the ratio lies in
+// clears it.
 const (
-	GoalMaxLoadRatio = 4.0  // max sustainable QPS, tunnel ÷ native, at least (DTLE: 1.96)
-	GoalWireRatio    = 0.30 // wire bytes for the same load, tunnel ÷ native, at most (DTLE: ~1/3)
-	GoalP99SlackS    = 1.0  // p99 lag at a sustainable load ≤ RTT + this
+	GoalMaxLoadRatio = tunnel.GoalReplicationLoad
+	GoalWireRatio    = tunnel.GoalReplicationWire
+	GoalP99SlackS    = tunnel.GoalReplicationP99SlackS
 )
 
 // Headlines are the study's headline numbers per channel and the goals' verdicts, one
