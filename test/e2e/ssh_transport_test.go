@@ -104,6 +104,7 @@ func TestSSHTransportKill9Down(t *testing.T) {
 	if !runsIn(p.NSA, "socat") || !runsIn(p.NSB, "socat") {
 		t.Fatalf("the socat hops did not outlive wirelab: nothing for down --hosts to do")
 	}
+	t.Logf("after SIGKILL the socat hops still run on both hosts; down --hosts must stop them")
 	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
 		t.Fatalf("down --hosts: %v\n%s", err, b)
 	}
