@@ -254,3 +254,19 @@ func TestDryRunTransportWithoutLocalPathsNeedsNoSocat(t *testing.T) {
 		t.Errorf("a plan without remote-socket and local-tcp mentions socat or 127.0.0.1:\n%s", text)
 	}
 }
+
+// A study whose setup measures (bandwidth's --calibrate) is planned up to that
+// measurement, which the plan names, and then point by point with the rates given.
+func TestDryRunOfACalibratingStudy(t *testing.T) {
+	var out bytes.Buffer
+	st := study.NewBandwidth(study.BandwidthOptions{
+		Bench: study.Bench{Threads: []int{1}, Duration: time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: engine.MariaDB},
+		Slow: link.Condition{RateBps: 20_000_000}, Experiments: []string{"n1"}, CalibrateThreads: 64})
+	if err := DryRun(context.Background(), dryOptions(t, &out), st); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	assertPrints(t, text, "--threads=64 --time=1", "# bandwidth's setup measures", "--threads=1 --time=1",
+		"rate 20000000bit", "app: tc qdisc del dev eth1 root")
+}

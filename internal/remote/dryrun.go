@@ -32,5 +32,5 @@ func DryRun(ctx context.Context, o Options, st study.Study) (err error) {
 		}
 		servers = append(servers, s)
 	}
-	return study.Plan(ctx, b, st, servers)
+	return study.Plan(ctx, b, st, servers, o.DryRun)
 }

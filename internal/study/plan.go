@@ -18,11 +18,13 @@ import (
 // (a dry run): the data set's preparation on the first server, the study's Setup (its
 // helpers), then for every point its wire, its samplers and its load driver on the host
 // the point runs it on, and the study's Teardown. servers stand in for the ones the
-// backend would start, in Needs().Servers order. The caller removes the backend.
+// backend would start, in Needs().Servers order. The caller removes the backend. What the
+// plan cannot show is said on notes, one "# " line each.
 //
 // Nothing answers on such hosts, so a load driver finds no summary in its (empty) output:
-// that is the one error Plan expects of a point; any other ends the plan.
-func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server) error {
+// that is the one error Plan expects of a point, and of a Setup that measures (bandwidth's
+// calibration), which then ends there; any other ends the plan.
+func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server, notes io.Writer) error {
 	needs := st.Needs()
 	if len(needs.Servers) == 0 || len(servers) != len(needs.Servers) || len(needs.Hosts) == 0 {
 		return fmt.Errorf("plan %s: want a host and %d servers, got %d", st.Name(), len(needs.Servers), len(servers))
@@ -38,7 +40,10 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server) err
 		}
 	}
 	if err := st.Setup(ctx, e); err != nil {
-		return err
+		if !noSummary(err) {
+			return err
+		}
+		fmt.Fprintf(notes, "# %s's setup measures (%v): a dry run cannot, so the points below are planned with the settings given, not with what that measurement would choose\n", st.Name(), err)
 	}
 	for {
 		c, ok := st.Next(e.Run.Points)
@@ -55,9 +60,15 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server) err
 			}
 		}
 		p, err := st.Measure(ctx, e, c)
-		if err != nil && !errors.Is(err, sysbench.ErrNoSummary) && !errors.Is(err, pgbench.ErrNoSummary) {
+		if err != nil && !noSummary(err) {
 			return fmt.Errorf("plan %s: %w", c.Label(), err)
 		}
 		e.Run.Points = append(e.Run.Points, p)
 	}
+}
+
+// noSummary says whether err is a load driver finding no summary in its output: what a
+// driver run on a host that prints instead of running gets.
+func noSummary(err error) bool {
+	return errors.Is(err, sysbench.ErrNoSummary) || errors.Is(err, pgbench.ErrNoSummary)
 }
