@@ -35,7 +35,7 @@ type benchFlags struct {
 	engine    engineFlag
 	driver    driverFlags
 	server    *serverFlags
-	hosts     *hostsFlags // run and bandwidth only: nil elsewhere
+	hosts     *hostsFlags // run, bandwidth and transport only: nil elsewhere
 }
 
 func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {

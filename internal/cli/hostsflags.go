@@ -14,7 +14,7 @@ import (
 )
 
 // hostsFlags run a study between the user's own machines over SSH instead of the
-// namespace lab (run and study bandwidth).
+// namespace lab (run, study bandwidth, study transport).
 type hostsFlags struct {
 	fs       *flag.FlagSet
 	file     *string
@@ -26,7 +26,7 @@ type hostsFlags struct {
 func addHostsFlags(fs *flag.FlagSet) *hostsFlags {
 	return &hostsFlags{fs: fs,
 		file: fs.String("hosts", "", "run between real machines over SSH, as described in this inventory file "+
-			"(docs/hosts.example.yaml): sysbench on the client, MariaDB started on the server, the client's NIC shaped toward the server only"),
+			"(docs/hosts.example.yaml): MariaDB started on the server, sysbench on the client (and on the server for a study's paths that stay there), the client's NIC shaped toward the server only"),
 		insecure: fs.Bool("insecure-host-key", false, "with --hosts: accept any SSH host key (throwaway hosts only; known_hosts is checked otherwise)"),
 		dryRun:   fs.Bool("dry-run", false, "with --hosts: print every remote command, copy and start instead of running them, then stop"),
 		ttl:      fs.Duration("deadman-ttl", defaultDeadmanTTL, "with --hosts: the client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
@@ -81,8 +81,12 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	return o, nil
 }
 
-// run runs st on the hosts, or with --dry-run prints what that would do on them.
+// run runs st on the hosts (o, from options), or with --dry-run prints what that would do
+// on them; without --hosts (o nil) it runs st in the namespace lab.
 func (h *hostsFlags) run(p *Process, o *remote.Options, st study.Study, m measureOptions) error {
+	if o == nil {
+		return runStudy(p, st, m)
+	}
 	if o.DryRun == nil {
 		m.Open = remote.Opener(*o)
 		return runStudy(p, st, m)

@@ -56,8 +56,5 @@ func cmdRun(p *Process, args []string) error {
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,
 		TLS: *tls, Channel: *channel, Tunnel: topts})
-	if ho != nil {
-		return bf.hosts.run(p, ho, st, spec.measure())
-	}
-	return runStudy(p, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.measure())
 }

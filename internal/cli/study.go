@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,4 +36,40 @@ func cmdStudy(p *Process, args []string) error {
 		return usagef("study: unknown study %q: want one of %s", args[0], strings.Join(names, ", "))
 	}
 	return f(p, args[1:])
+}
+
+// studyArgs parses a study's command line: its flags, no stray argument, then --quick's
+// values (when quick is set) for every flag the user did not give.
+func studyArgs(fs *flag.FlagSet, args []string, name string, quick *bool, quickValues map[string]string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("study %s: unexpected argument %q", name, fs.Arg(0))
+	}
+	return applyQuick(fs, *quick, quickValues)
+}
+
+// studyPreamble is what a study with options of its own (sync, replication) does before
+// anything touches the kernel: studyArgs, then options (every error a usage error naming
+// the study and the flag), the output directory (--out, else results/NAME-<time>)
+// created and proved writable, and root.
+func studyPreamble[O any](p *Process, fs *flag.FlagSet, args []string, name string, quick *bool,
+	quickValues map[string]string, out *string, options func() (O, error)) (O, string, error) {
+	var o O
+	if err := studyArgs(fs, args, name, quick, quickValues); err != nil {
+		return o, "", err
+	}
+	o, err := options()
+	if err != nil {
+		return o, "", &UsageError{fmt.Errorf("study %s: %w", name, err)}
+	}
+	dir, err := outDir(*out, name)
+	if err != nil {
+		return o, "", &UsageError{err}
+	}
+	if err := requireRoot(p); err != nil {
+		return o, "", err
+	}
+	return o, dir, nil
 }

@@ -89,10 +89,7 @@ func studyBandwidth(p *Process, args []string) error {
 	}
 	st := study.NewBandwidth(o)
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
-	if ho != nil {
-		return bf.hosts.run(p, ho, st, spec.measure())
-	}
-	return runStudy(p, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.measure())
 }
 
 // bandwidthTunnelFlagsApply refuses --tunnel-* flags where no series uses the tunnel: only

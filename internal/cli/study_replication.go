@@ -91,24 +91,8 @@ func studyReplication(p *Process, args []string) error {
 		"wirelab study replication --quick\nwirelab study replication --engine postgres --quick\n"+
 			"wirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s")
 	f := addReplicationFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("study replication: unexpected argument %q", fs.Arg(0))
-	}
-	if err := applyQuick(fs, *f.quick, replicationQuick); err != nil {
-		return err
-	}
-	o, err := f.options()
+	o, out, err := studyPreamble(p, fs, args, "replication", f.quick, replicationQuick, f.out, f.options)
 	if err != nil {
-		return &UsageError{fmt.Errorf("study replication: %w", err)}
-	}
-	out, err := outDir(*f.out, "replication")
-	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
 		return err
 	}
 	if err := preflight(p, o.Shaper, o.Link); err != nil {

@@ -76,24 +76,8 @@ func studySync(p *Process, args []string) error {
 		"wirelab study sync --quick\nwirelab study sync --engine postgres --quick\n"+
 			"wirelab study sync --modes async,semisync-after-sync --rtts 0,7ms,20ms --threads 1,32 --target-tps 1000")
 	f := addSyncFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("study sync: unexpected argument %q", fs.Arg(0))
-	}
-	if err := applyQuick(fs, *f.quick, syncQuick); err != nil {
-		return err
-	}
-	o, err := f.options()
+	o, out, err := studyPreamble(p, fs, args, "sync", f.quick, syncQuick, f.out, f.options)
 	if err != nil {
-		return &UsageError{fmt.Errorf("study sync: %w", err)}
-	}
-	out, err := outDir(*f.out, "sync")
-	if err != nil {
-		return &UsageError{err}
-	}
-	if err := requireRoot(p); err != nil {
 		return err
 	}
 	far := o.Link

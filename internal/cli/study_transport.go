@@ -14,6 +14,9 @@ range 5, no transactions, pareto) over a unix socket, local TCP (127.0.0.1), rem
 across the wire, and a remote "socket" through two socat hops, as % of the socket.
 The wire defaults to a data-centre round trip (--rtt 0.2ms, no rate cap); every wire flag
 applies. Tables default to 4 x 100000 rows (the study used 10 x 1M on a bigger server).
+--hosts hosts.yaml: the socket rows on the server host (sysbench there, over its socket and
+127.0.0.1), the TCP rows from the client host across the real link, shaped as run --hosts
+shapes it; remote-socket's socat hops run one on each host (socat needed on both).
 --quick: 15 s points after a 2 s warm-up`
 
 // transportQuick are --quick's values for the transport study.
@@ -21,18 +24,14 @@ var transportQuick = map[string]string{"duration": "15s", "warmup": "2s"}
 
 func studyTransport(p *Process, args []string) error {
 	fs := newFlagSet(p, "study transport", transportHelp,
-		"wirelab study transport --quick\nwirelab study transport --rtt 0.5ms --paths socket,remote-tcp --duration 60s")
+		"wirelab study transport --quick\nwirelab study transport --rtt 0.5ms --paths socket,remote-tcp --duration 60s\n"+
+			"wirelab study transport --hosts hosts.yaml --quick --dry-run")
 	paths := fs.String("paths", strings.Join(study.TransportPaths, ","), "which paths, a subset of "+strings.Join(study.TransportPaths, ","))
 	quick := fs.Bool("quick", false, "15 s points (≤ 5 min here)")
 	wf := link.AddFlagsWith(fs, link.Defaults{RTT: "0.2ms"})
 	bf := addBenchFlags(fs, "2", 60*time.Second, 5*time.Second, 4, 100000)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("study transport: unexpected argument %q", fs.Arg(0))
-	}
-	if err := applyQuick(fs, *quick, transportQuick); err != nil {
+	bf.hosts = addHostsFlags(fs)
+	if err := studyArgs(fs, args, "transport", quick, transportQuick); err != nil {
 		return err
 	}
 	cond, shaper, err := wf.Condition()
@@ -46,11 +45,15 @@ func studyTransport(p *Process, args []string) error {
 	if err := bf.server.refuse("study transport", "its paths (unix socket, local TCP, socat hops) run on the server's own host, which an existing server's is not"); err != nil {
 		return err
 	}
+	ho, err := bf.hosts.options(p, bf)
+	if err != nil {
+		return err
+	}
 	spec, err := bf.ready(p, "transport", shaper, cond, false)
 	if err != nil {
 		return err
 	}
 	st := study.NewTransport(study.TransportOptions{Bench: bf.bench(spec, shaper), Paths: ps, Link: cond})
 	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", st.Total(), cond, st.Estimate())
-	return runStudy(p, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.measure())
 }

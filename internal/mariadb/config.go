@@ -70,6 +70,13 @@ func newLayout(dir string) layout {
 	}
 }
 
+// PathsIn are the socket and the certificate directory of a server started in dir: where
+// a plan (a dry run) says its clients will find them before it runs.
+func PathsIn(dir string) (socket, certDir string) {
+	l := newLayout(dir)
+	return l.Socket, l.CertDir
+}
+
 // maxSocketPath is sun_path's size on Linux minus the terminating NUL.
 const maxSocketPath = 107
 

@@ -117,7 +117,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: host %s: the server's data address %q must be an IP address (the shaping matches it): set data_address", inv.Path, sv.Name, sv.PeerAddress()))
 	}
-	if err := b.preflight(ctx); err != nil {
+	if err := b.preflight(ctx, needs.Programs); err != nil {
 		return fail(err)
 	}
 	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)}
@@ -173,7 +173,7 @@ func (b *Backend) detectDelayLine(ctx context.Context) error {
 // carries a client and one MariaDB server (the run and bandwidth studies' shape).
 func supported(needs study.Needs) error {
 	if len(needs.Hosts) != 2 || needs.Hosts[0] != lab.Client || len(needs.Servers) != 1 || needs.Servers[0].Host != lab.Server {
-		return errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run` and `study bandwidth`")
+		return errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
 	}
 	sv := needs.Servers[0]
 	if sv.Existing != nil {
@@ -224,8 +224,8 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 
 // preflight checks, changing nothing, that wirelab is root on both hosts (directly or
 // through `sudo -n`), that the client's NIC can be shaped and both hosts have the programs
-// the study runs there.
-func (b *Backend) preflight(ctx context.Context) error {
+// the backend and the study's own helpers (extra) run there.
+func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
 	for _, h := range []*host{b.client, b.server} {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
@@ -245,12 +245,24 @@ func (b *Backend) preflight(ctx context.Context) error {
 	}
 	for _, n := range need {
 		for _, p := range n.progs {
-			if _, err := n.h.h.Run(ctx, "sh", "-c", "command -v "+hosts.ShellQuote(p)+" || [ -x /usr/sbin/"+p+" ]"); err != nil {
+			if !installed(ctx, n.h, p) {
 				return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install mariadb-server sysbench iproute2)", n.h.inv.Name, p, n.why)
 			}
 		}
 	}
+	for _, p := range extra {
+		h := b.hostOf(p.Host)
+		if !installed(ctx, h, p.Name) {
+			return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install %s), or drop what needs it", h.inv.Name, p.Name, p.Why, p.Name)
+		}
+	}
 	return nil
+}
+
+// installed says whether h has program p on its PATH or in /usr/sbin.
+func installed(ctx context.Context, h *host, p string) bool {
+	_, err := h.h.Run(ctx, "sh", "-c", "command -v "+hosts.ShellQuote(p)+" || [ -x /usr/sbin/"+p+" ]")
+	return err == nil
 }
 
 // checkLogin is hosts.CheckLogin on h. A dry run prints the check's commands; as it
@@ -278,13 +290,40 @@ func (b *Backend) Describe() string {
 // Lab implements study.Backend: these are not the namespace lab.
 func (b *Backend) Lab() *lab.Lab { return nil }
 
+// hostOf is the host of a lab role: the server's for lab.Server, the client's otherwise.
+func (b *Backend) hostOf(role string) *host {
+	if role == lab.Server {
+		return b.server
+	}
+	return b.client
+}
+
 // Launcher implements study.Backend.
 func (b *Backend) Launcher(role string) execx.Launcher {
-	h := b.client
-	if role == lab.Server {
-		h = b.server
-	}
+	h := b.hostOf(role)
 	return launcher{h: h.h, dir: h.stage.Dir}
+}
+
+// Dir implements study.Backend: wirelab's staged directory on the host, which Down (or
+// `down --hosts`) removes.
+func (b *Backend) Dir(role string) string { return b.hostOf(role).stage.Dir }
+
+// Exec implements study.Backend.
+func (b *Backend) Exec(ctx context.Context, role string, argv ...string) ([]byte, error) {
+	return b.hostOf(role).h.Run(ctx, argv...)
+}
+
+// StartHelper implements study.Backend: detached on the host (Host.Start), logged in its
+// staged directory, stopped by Down; `down --hosts` stops it too, as its command line
+// names that directory.
+func (b *Backend) StartHelper(ctx context.Context, role, name string, argv []string) error {
+	h := b.hostOf(role)
+	p, err := h.h.Start(ctx, name, argv, path.Join(h.stage.Dir, name+".log"))
+	if err != nil {
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	b.track(p)
+	return nil
 }
 
 // Shape implements study.Backend: the client's NIC toward the server, under the
@@ -329,16 +368,21 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 }
 
 // StartServer implements study.Backend: MariaDB from the server's package in a temp
-// datadir, through `wirelab agent mariadb`; its TLS client files are copied to the
-// client, where sysbench reads them.
+// datadir, through `wirelab agent mariadb`, listening on the server's data address (and
+// on 127.0.0.1 when sv.Loopback); its TLS client files are copied to the client, where
+// sysbench reads them. A dry run starts the agent on its printing host and returns the
+// server as planned (PlanMariaDB).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
 	// mariadbd runs as mysql and must reach its datadir inside wirelab's directory (0700
 	// from mktemp): searchable, not listable; its own files keep their modes.
 	if _, err := b.server.h.Run(ctx, "chmod", "0711", b.server.stage.Dir); err != nil {
 		return nil, fmt.Errorf("let MariaDB's user reach %s: %w", b.server.stage.Dir, err)
 	}
-	s, err := StartMariaDB(ctx, b.server.h, MariaDBOptions{Agent: b.server.stage.Agent,
-		Dir: path.Join(b.server.stage.Dir, "mariadb"), Bind: b.server.inv.PeerAddress(), BufferPool: sv.DB.BufferPool})
+	start := StartMariaDB
+	if b.o.DryRun != nil {
+		start = PlanMariaDB
+	}
+	s, err := start(ctx, b.server.h, b.mariadbOptions(sv))
 	if err != nil {
 		return nil, err
 	}
@@ -359,6 +403,16 @@ func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Serv
 		}
 	}
 	return clientView{MariaDB: s, certDir: certs}, nil
+}
+
+// mariadbOptions are the agent's options for sv on the server host.
+func (b *Backend) mariadbOptions(sv study.Server) MariaDBOptions {
+	bind := b.server.inv.PeerAddress()
+	if sv.Loopback {
+		bind += ",127.0.0.1"
+	}
+	return MariaDBOptions{Agent: b.server.stage.Agent, Dir: path.Join(b.server.stage.Dir, "mariadb"),
+		Bind: bind, BufferPool: sv.DB.BufferPool}
 }
 
 // clientView is the remote server as the client host's sysbench reaches it: its TLS

@@ -133,7 +133,7 @@ func TestOpenRefusesWhatRealHostsDoNotRun(t *testing.T) {
 	}
 	needs := bandwidth(engine.MariaDB).Needs()
 	needs.Hosts = []string{"replica", "server"}
-	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "run` and `study bandwidth") {
+	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "`run`, `study bandwidth` and `study transport`") {
 		t.Errorf("a replica study on real hosts: %v, want a refusal naming the studies that run there", err)
 	}
 	if out.Len() != 0 && strings.Contains(out.String(), "tc qdisc replace") {
@@ -168,4 +168,105 @@ func TestDryRunWithASudoUser(t *testing.T) {
 	if i, j := strings.Index(text, "db: as alice: sudo -n"), strings.Index(text, "copy "); i < 0 || j < 0 || i > j {
 		t.Errorf("the login check must come before anything is copied:\n%s", text)
 	}
+}
+
+func transport(paths ...string) *study.Transport {
+	return study.NewTransport(study.TransportOptions{Paths: paths, Link: link.Condition{Delay: 100 * time.Microsecond},
+		Bench: study.Bench{Threads: []int{1, 4}, Duration: 3 * time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: engine.MariaDB}})
+}
+
+// runsOn are the sysbench runs of a dry run's text, each as "HOST TARGET": the host that
+// runs it and the flag that says where it connects.
+func runsOn(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		host, cmd, ok := strings.Cut(l, ": stream: ")
+		if !ok || !strings.HasPrefix(cmd, "sysbench ") || !strings.HasSuffix(cmd, " run") {
+			continue
+		}
+		for _, f := range strings.Fields(cmd) {
+			if strings.HasPrefix(f, "--mysql-socket=") || strings.HasPrefix(f, "--mysql-host=") {
+				out = append(out, host+" "+f)
+			}
+		}
+	}
+	return out
+}
+
+// The transport study's plan on real hosts: the socket rows' sysbench on the server host
+// (its socket, 127.0.0.1, which the server then listens on too), the TCP rows' on the
+// client across the link to the server's data address, the socat row's on the client
+// through a hop on each host; socat is checked on both before anything is copied; a third
+// sample agent watches sysbench where it runs on the server host; the hops stop before
+// the server at the end.
+func TestDryRunTransportRunsEachPathOnItsHost(t *testing.T) {
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), dryOptions(t, &out), transport(study.TransportPaths...)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	const dir = "/tmp/wirelab-XXXXXX"
+	wantRuns := []string{}
+	for range 2 { // threads 1, 4
+		wantRuns = append(wantRuns,
+			"db --mysql-socket="+dir+"/mariadb/mysqld.sock",
+			"db --mysql-host=127.0.0.1",
+			"app --mysql-host=198.18.21.2",
+			"app --mysql-socket="+dir+"/remote-socket/server.sock")
+	}
+	if got := runsOn(text); strings.Join(got, "\n") != strings.Join(wantRuns, "\n") {
+		t.Errorf("sysbench runs (host, target):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantRuns, "\n"))
+	}
+	assertPrints(t, text,
+		"app: sh -c 'command -v socat || [ -x /usr/sbin/socat ]'",
+		"db: sh -c 'command -v socat || [ -x /usr/sbin/socat ]'",
+		"agent mariadb --dir "+dir+"/mariadb --bind 198.18.21.2,127.0.0.1 ",
+		"db: stream: sysbench oltp_read_only --db-driver=mysql --mysql-socket="+dir+"/mariadb/mysqld.sock",
+		"db: start socat-server: setsid -f socat TCP-LISTEN:3307,bind=198.18.21.2,reuseaddr,fork,backlog=1024 UNIX-CONNECT:"+dir+"/mariadb/mysqld.sock >>"+dir+"/socat-server.log",
+		"app: start socat-client: setsid -f socat UNIX-LISTEN:"+dir+"/remote-socket/server.sock,",
+		"app: socat -u /dev/null TCP:198.18.21.2:3307,connect-timeout=2",
+		"db: stream: "+dir+"/wirelab agent sample --every 1s --for 6h --comm sysbench",
+		"app: stream: "+dir+"/wirelab agent sample --every 1s --for 6h --up-class eth1:1:1 --down-class wlifb-eth1:1:1 --comm sysbench",
+		"__delayer --detach --queue 100,101 --delay '100µs'", // the wire, as a client without netem gets it
+	)
+	for _, w := range []string{"stop socat-client", "stop socat-server", "stop mariadb-agent", "app: tc qdisc del dev eth1 root"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("teardown lacks %q", w)
+		}
+	}
+	if i, j := strings.Index(text, "stop socat-server"), strings.Index(text, "stop mariadb-agent"); i > j {
+		t.Errorf("the hops must stop before the server:\n%s", text)
+	}
+	if i, j := strings.Index(text, "command -v socat"), strings.Index(text, "copy "); i < 0 || j < 0 || i > j {
+		t.Errorf("socat must be checked before anything is copied:\n%s", text)
+	}
+}
+
+// Without local-tcp and remote-socket: no loopback listener, no socat anywhere.
+func TestDryRunTransportWithoutLocalPathsNeedsNoSocat(t *testing.T) {
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), dryOptions(t, &out), transport("socket", "remote-tcp")); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if strings.Contains(text, "socat") || strings.Contains(text, "127.0.0.1") {
+		t.Errorf("a plan without remote-socket and local-tcp mentions socat or 127.0.0.1:\n%s", text)
+	}
+}
+
+// A study whose setup measures (bandwidth's --calibrate) is planned up to that
+// measurement, which the plan names, and then point by point with the rates given.
+func TestDryRunOfACalibratingStudy(t *testing.T) {
+	var out bytes.Buffer
+	st := study.NewBandwidth(study.BandwidthOptions{
+		Bench: study.Bench{Threads: []int{1}, Duration: time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: engine.MariaDB},
+		Slow: link.Condition{RateBps: 20_000_000}, Experiments: []string{"n1"}, CalibrateThreads: 64})
+	if err := DryRun(context.Background(), dryOptions(t, &out), st); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	assertPrints(t, text, "--threads=64 --time=1", "# bandwidth's setup measures", "--threads=1 --time=1",
+		"rate 20000000bit", "app: tc qdisc del dev eth1 root")
 }

@@ -2,17 +2,19 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path"
 
-	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
 // DryRun prints what st would do on the hosts, host by host, without contacting any:
-// the checks, the staging of wirelab, the shaping of each link the study measures on,
-// the server's start and the teardown. o.DryRun receives the lines.
-func DryRun(ctx context.Context, o Options, st study.Study) error {
+// the checks, the staging of wirelab, the shaping of the wire, the server's start, the
+// data set's preparation, the study's helpers, each point's wire, sample agents and load
+// driver on the host that runs it (study.Plan), and the teardown. o.DryRun receives the
+// lines.
+func DryRun(ctx context.Context, o Options, st study.Study) (err error) {
 	if o.DryRun == nil {
 		return fmt.Errorf("dry run: no writer for the commands")
 	}
@@ -21,34 +23,14 @@ func DryRun(ctx context.Context, o Options, st study.Study) error {
 	if err != nil {
 		return err
 	}
-	conds := []link.Condition{needs.Condition}
-	for {
-		c, ok := st.Next(nil)
-		if !ok {
-			break
+	defer func() { err = errors.Join(err, b.Down(context.WithoutCancel(ctx))) }()
+	var servers []engine.Server
+	for _, sv := range needs.Servers {
+		s, err := b.StartServer(ctx, sv)
+		if err != nil {
+			return err
 		}
-		if w := c.Wire(); w != nil && !containsCond(conds, *w) {
-			conds = append(conds, *w)
-			if err := b.Shape(ctx, *w); err != nil {
-				return err
-			}
-		}
+		servers = append(servers, s)
 	}
-	sv := needs.Servers[0]
-	mo := MariaDBOptions{Agent: b.server.stage.Agent, Dir: path.Join(b.server.stage.Dir, "mariadb"),
-		Bind: b.server.inv.PeerAddress(), BufferPool: sv.DB.BufferPool}
-	mo = mo.withDefaults()
-	if _, err := b.server.h.Start(ctx, "mariadb", mo.agentArgv(), path.Join(mo.Dir, AgentLog)); err != nil {
-		return err
-	}
-	return b.Down(ctx)
-}
-
-func containsCond(cs []link.Condition, c link.Condition) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	return study.Plan(ctx, b, st, servers, o.DryRun)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
+	"github.com/wirelab/wirelab/internal/mariadb"
 )
 
 // Defaults applied by StartMariaDB when a MariaDBOptions field is zero.
@@ -132,6 +133,27 @@ func StartMariaDB(ctx context.Context, h hosts.Host, o MariaDBOptions) (*MariaDB
 	return m, nil
 }
 
+// PlanMariaDB is StartMariaDB on a host that prints what it would run instead of running
+// it (a dry run): it starts the agent there and returns the server as the agent would
+// report it, with the paths the agent gives it; its pid (0) and password are not known
+// before it runs.
+func PlanMariaDB(ctx context.Context, h hosts.Host, o MariaDBOptions) (*MariaDB, error) {
+	o = o.withDefaults()
+	logPath := path.Join(o.Dir, AgentLog)
+	if _, err := h.Run(ctx, "mkdir", "-p", "--", o.Dir); err != nil {
+		return nil, fmt.Errorf("plan mariadb: %w", err)
+	}
+	agent, err := h.Start(ctx, "mariadb-agent", o.agentArgv(), logPath)
+	if err != nil {
+		return nil, fmt.Errorf("plan mariadb: %w", err)
+	}
+	socket, certs := mariadb.PathsIn(o.Dir)
+	bind, _, _ := strings.Cut(o.Bind, ",")
+	return &MariaDB{h: h, agent: agent, o: o, st: ServerState{Socket: socket, Host: strings.TrimSpace(bind),
+		Port: o.Port, User: mariadb.BenchUser, Password: "PASSWORD-FROM-" + StateFile, DB: mariadb.BenchDB,
+		CertDir: certs}}, nil
+}
+
 // waitState polls the state file until it is there, the agent is gone, StartTimeout
 // passes or ctx ends.
 func (m *MariaDB) waitState(ctx context.Context, statePath string) (ServerState, error) {
@@ -224,6 +246,10 @@ func (m *MariaDB) Stop(ctx context.Context) error {
 	}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.o.StopTimeout+30*time.Second)
 	defer cancel()
+	if m.st.Pid == 0 { // a planned server (PlanMariaDB): its agent is all there is
+		m.stopped = true
+		return m.agent.Stop(bg)
+	}
 	// The agent's Stop gives it a few seconds before SIGKILL; mariadbd got its SIGTERM
 	// by then and finishes its shutdown without it.
 	stopErr := m.agent.Stop(bg)

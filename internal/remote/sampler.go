@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/hosts"
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -20,9 +21,12 @@ const firstLineWithin = 15 * time.Second
 // sampler runs `wirelab agent sample` on the client (the wire: the shaped classes of the
 // NIC and its IFB, which carry only the client <-> server flows; sysbench's CPU) and on
 // the server (mariadbd's CPU and the machine's) for one measurement, and turns their
-// cumulative counters into the same per-second samples as the lab's sampler.
+// cumulative counters into the same per-second samples as the lab's sampler. When the
+// load driver runs on the server host (transport's socket and local-TCP paths), a third
+// agent there watches sysbench, whose CPU is still the client side's.
 type sampler struct {
 	b      *Backend
+	driver string // the host the load driver runs on (a lab role)
 	inner  *metrics.Sampler
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -32,7 +36,9 @@ type sampler struct {
 
 // Sampler implements study.Backend. The sides' pids are this machine's view and do not
 // apply: each agent finds its side's processes by name on its own host.
-func (b *Backend) Sampler(study.Sides) study.Sampler { return &sampler{b: b} }
+func (b *Backend) Sampler(sides study.Sides) study.Sampler {
+	return &sampler{b: b, driver: sides.DriverHost}
+}
 
 // agentArgv is the sample agent's command line on a host.
 func agentArgv(agent string, extra ...string) []string {
@@ -44,8 +50,16 @@ func (s *sampler) Start(ctx context.Context) error {
 	b := s.b
 	nic := b.target.NIC
 	client, server := metrics.NewFeed(), metrics.NewFeed()
-	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, "--up-class", nic+":"+hosts.ShapedClass,
-		"--down-class", hosts.IFBName(nic)+":"+hosts.ShapedClass, "--comm", "sysbench"), client)
+	wire := []string{"--up-class", nic + ":" + hosts.ShapedClass, "--down-class", hosts.IFBName(nic) + ":" + hosts.ShapedClass}
+	driver, feeds := client, []*metrics.Feed{client, server}
+	if s.driver == lab.Server {
+		driver = metrics.NewFeed()
+		feeds = append(feeds, driver)
+		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
+	} else {
+		wire = append(wire, "--comm", "sysbench")
+	}
+	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, wire...), client)
 	// The server is watched by its pid, so a production mariadbd on the same host is not
 	// counted; sysbench, which starts after the agent, by its name.
 	watch := []string{"--comm", "mariadbd"}
@@ -53,13 +67,16 @@ func (s *sampler) Start(ctx context.Context) error {
 		watch = []string{"--pid", strconv.Itoa(b.serverPid)}
 	}
 	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, watch...), server)
+	if b.o.DryRun != nil {
+		return nil // the agents are printed; no counters will come
+	}
 	wait, cancel := context.WithTimeout(ctx, firstLineWithin)
 	defer cancel()
-	if err := waitFirst(wait, client, server); err != nil {
+	if err := waitFirst(wait, feeds...); err != nil {
 		s.Stop()
 		return fmt.Errorf("start the sample agents: %w", errors.Join(append(s.failures(), err)...))
 	}
-	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: client,
+	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: driver,
 		ServerCPU: server, Machine: server}}, time.Second, b.log)
 	return s.inner.Start(ctx)
 }
@@ -86,8 +103,13 @@ func waitFirst(ctx context.Context, feeds ...*metrics.Feed) error {
 	}
 }
 
-// run streams one agent's lines into f until ctx ends.
+// run streams one agent's lines into f until ctx ends. A dry run's host only prints the
+// command, at once and in order.
 func (s *sampler) run(ctx context.Context, h hosts.Host, argv []string, f *metrics.Feed) {
+	if s.b.o.DryRun != nil {
+		_, _, _ = h.Stream(ctx, argv, nil, nil, nil)
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

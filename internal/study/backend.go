@@ -2,11 +2,11 @@ package study
 
 import (
 	"context"
-	"github.com/wirelab/wirelab/internal/hostinfo"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/hostinfo"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
@@ -16,9 +16,9 @@ import (
 // Backend is where a Session measures: the hosts, the wire between them and the
 // processes on them. The namespace lab is one (backend_lab.go); package remote is the
 // other, the user's own machines over SSH. The Session and the studies that reach the
-// machines only through Env's methods (run, bandwidth) measure the same way on either
-// and write the same results.json; a study that needs the lab itself (transport's socket
-// hops, replication's wire faults) reads Env.Lab, which only the lab sets.
+// machines only through Env's methods (run, bandwidth, transport) measure the same way on
+// either and write the same results.json; a study that needs the lab itself
+// (replication's wire faults, the tunnel) reads Env.Lab, which only the lab sets.
 type Backend interface {
 	// ID names the run (results.json's run_id); Describe says in one line what is up.
 	ID() string
@@ -37,6 +37,14 @@ type Backend interface {
 	CheckWire(ctx context.Context, c link.Condition, d time.Duration) (wc *result.WireCheck, ok bool, err error)
 	// Sampler is the per-second wire and CPU sampler of one measurement.
 	Sampler(sides Sides) Sampler
+	// Dir is a directory of the backend's own on host (a lab role), removed by Down: where
+	// a study's helpers keep their sockets and logs.
+	Dir(host string) string
+	// Exec runs argv to completion on host and returns its standard output.
+	Exec(ctx context.Context, host string, argv ...string) ([]byte, error)
+	// StartHelper starts argv on host as a long-running helper of the study (transport's
+	// socat hops), output in Dir(host)/name.log; Down stops it.
+	StartHelper(ctx context.Context, host, name string, argv []string) error
 	// Down removes everything the backend made, on every host.
 	Down(ctx context.Context) error
 }

@@ -89,6 +89,20 @@ func (b *labBackend) Sampler(sides Sides) Sampler {
 	return metrics.NewSampler(src, time.Second, b.l.Logger())
 }
 
+// Dir is the lab's temp directory: the namespaces share this machine's file system.
+func (b *labBackend) Dir(string) string { return b.l.State.TempDir }
+
+func (b *labBackend) Exec(ctx context.Context, host string, argv ...string) ([]byte, error) {
+	return b.l.Exec(ctx, host, argv...)
+}
+
+// StartHelper is a lab process: in the lab's cgroup and state, logged to TempDir/name.log,
+// stopped by teardown and by `wirelab down`.
+func (b *labBackend) StartHelper(_ context.Context, host, name string, argv []string) error {
+	_, err := b.l.StartProc(host, name, argv, nil)
+	return err
+}
+
 func (b *labBackend) Down(ctx context.Context) error {
 	if err := b.l.Down(ctx); err != nil {
 		return fmt.Errorf("tear down lab %s: %w", b.l.State.RunID, err)

@@ -141,8 +141,12 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		return clientPid
 	}
 	var ld *Load
+	sd := sides(client)
+	if sd.DriverHost == "" {
+		sd.DriverHost = c.ClientHost
+	}
 	mark := e.markDelayLine()
-	samples, _, err := e.Sampled(ctx, sides(client), func(ctx context.Context) error {
+	samples, _, err := e.Sampled(ctx, sd, func(ctx context.Context) error {
 		var err error
 		ld, err = drv.Run(ctx, e, c, func(pid int) {
 			mu.Lock()
@@ -156,8 +160,18 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, ld, samples, srv.Pid() > 0, e.Cores)
+	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c))
 	return p, nil
+}
+
+// cellCores is where a cell's sides ran: a driver on the server's own host (transport's
+// socket and local-TCP paths) shares that host's cores with the server, also when the run
+// has hosts of its own.
+func cellCores(cores result.Cores, c LoadCell) result.Cores {
+	if c.ClientHost == lab.Server && cores.Separate() {
+		return result.Cores{Shared: cores.Server}
+	}
+	return cores
 }
 
 // closedLoop fills a closed-loop point from its run, whichever driver made it: the series

@@ -15,6 +15,9 @@ import (
 // funcs are called every sample, so processes may appear after the sampler starts.
 type Sides struct {
 	Server, Client func() []int
+	// DriverHost is the host the load driver runs on (a lab role; "" = Env.Far): a
+	// backend whose agents find the driver by name looks for it there.
+	DriverHost string
 }
 
 // Sampled runs fn with the wire and CPU sampler running, and returns the per-second

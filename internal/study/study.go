@@ -74,6 +74,16 @@ type Needs struct {
 	// Spec and Notes start results.json; Setup may refine them through Env.Run.
 	Spec  result.Spec
 	Notes []string
+	// Programs are what the study's own helpers run on its hosts besides the load driver
+	// and the server (transport's socat): a backend on other machines checks them there
+	// before it changes anything.
+	Programs []Program
+}
+
+// Program is one program a study runs on a host, and why (for the error that asks the
+// user to install it, or to drop the option that needs it).
+type Program struct {
+	Host, Name, Why string
 }
 
 // Server is one database server a study needs.
@@ -83,4 +93,8 @@ type Server struct {
 	// Existing, only on Servers[0], is a server wirelab does not start: Host then runs no
 	// database but routes to it (lab.Options.Outside), and DB is not used.
 	Existing *engine.External
+	// Loopback: a load driver on the server's own host reaches it over TCP at 127.0.0.1
+	// (transport's local-tcp). The lab's servers always listen there; a real host's only
+	// when asked, as another server of that host may hold the port.
+	Loopback bool
 }
