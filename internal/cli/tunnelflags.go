@@ -29,10 +29,5 @@ func (t *tunnelFlags) options() (lab.TunnelOptions, error) {
 	if err != nil {
 		return lab.TunnelOptions{}, err
 	}
-	window := ""
-	if k.Window > 0 {
-		window = tunnel.FormatSize(k.Window)
-	}
-	return lab.TunnelOptions{Compress: string(k.Compress), Level: k.Level, Mux: string(k.Mux), Window: window,
-		GroupMaxSize: tunnel.FormatSize(k.GroupMaxSize), GroupTimeout: k.GroupTimeout}, nil
+	return lab.TunnelOptions{Knobs: k}, nil
 }

@@ -20,15 +20,10 @@ const (
 	TunnelEntryPort = 3307
 )
 
-// TunnelOptions are the knobs of `wirelab tunnel` a lab passes to both ends ("" / 0 =
-// the tunnel's own defaults).
+// TunnelOptions are what a lab passes to both ends of `wirelab tunnel`: the tunnel's own
+// knobs (zero values = the tunnel's defaults) and where the exit forwards to.
 type TunnelOptions struct {
-	Compress     string
-	Level        int    // 0 = auto
-	Mux          string // "on" or "off" (entry only; an exit serves both)
-	Window       string // zstd window per direction, like 16MiB
-	GroupMaxSize string
-	GroupTimeout time.Duration
+	tunnel.Knobs
 	// ServerPort is the database server's port the exit forwards to; 0 = MariaDB's 3306.
 	ServerPort int
 	// ServerHost is the address the exit forwards to: "" = 127.0.0.1, the server host's
@@ -56,25 +51,7 @@ func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) 
 	argv := []string{self, "tunnel", string(role), "--listen", listen, "--to", to,
 		"--tls-cert", filepath.Join(certDir, cert), "--tls-key", filepath.Join(certDir, key),
 		"--tls-ca", filepath.Join(certDir, tunnel.CAFile), "--stats", "--stats-every", "10s"}
-	if o.Compress != "" {
-		argv = append(argv, "--compress", o.Compress)
-	}
-	if o.Level > 0 {
-		argv = append(argv, "--level", strconv.Itoa(o.Level))
-	}
-	if o.Mux != "" && role == tunnel.Entry {
-		argv = append(argv, "--mux", o.Mux)
-	}
-	if o.Window != "" {
-		argv = append(argv, "--window", o.Window)
-	}
-	if o.GroupMaxSize != "" {
-		argv = append(argv, "--group-max-size", o.GroupMaxSize)
-	}
-	if o.GroupTimeout > 0 {
-		argv = append(argv, "--group-timeout", o.GroupTimeout.String())
-	}
-	return argv
+	return append(argv, o.Knobs.Args(role)...)
 }
 
 // StartTunnel runs a tunnel exit next to the server (o.ServerPort) and an entry in entryHost,

@@ -13,6 +13,7 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/tunnel"
 
 	"github.com/wirelab/wirelab/internal/nstest"
 )
@@ -54,7 +55,7 @@ func TestFaultWireDropHeals(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	o := Options{Channels: Channels, Scenarios: []int{4}, Link: link.Condition{RateBps: 2_000_000}, LagQPS: 300,
 		Duration: 15 * time.Second, AbortLag: 0, CatchUpTimeout: 2 * time.Minute, Tables: 2, TableSize: 1000,
-		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Compress: "zstd"}, Rule: DefaultRule,
+		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Rule: DefaultRule,
 		Fault: Fault{At: 4 * time.Second, For: 3 * time.Second}, SearchFactor: 2, Precision: 0.05}
 	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}, OutDir: t.TempDir()}
 	run, err := s.Run(ctx, ctx, New(o))

@@ -34,7 +34,7 @@ func (o Options) spec() result.Spec {
 			"lag_qps": strconv.Itoa(o.LagQPS), "loads_qps": strings.Join(loads, ","),
 			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
 			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
-			"tunnel_compress": o.Tunnel.Compress, "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": o.Tunnel.Mux, "rand_type": o.RandType,
+			"tunnel_compress": string(o.Tunnel.Compress), "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": string(o.Tunnel.Mux), "rand_type": o.RandType,
 			"bounded_rule": o.Rule.String()}}
 }
 

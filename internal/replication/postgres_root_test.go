@@ -15,6 +15,7 @@ import (
 	"github.com/wirelab/wirelab/internal/postgres"
 	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/sysbench"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 // skipUnlessPostgres skips unless root (not -short) with PostgreSQL 15's binaries, its OS
@@ -63,7 +64,7 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	p := &Pair{Lab: l, Tables: sysbench.TableNames(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Compress: "zstd"}, Log: log}
+	p := &Pair{Lab: l, Tables: sysbench.TableNames(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
 	defer p.Close()
 	rep, err := openPostgres(ctx, p, &study.Env{Lab: l, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
 	if err != nil {
@@ -192,7 +193,7 @@ func TestPostgresReplicationStudy(t *testing.T) {
 	o := Options{Engine: engine.Postgres, Channels: ChannelsFor(engine.Postgres), Scenarios: []int{1, 4},
 		Link: link.Condition{RateBps: 2_000_000}, RTTs: []time.Duration{100 * time.Millisecond}, LagQPS: 300,
 		Duration: 10 * time.Second, AbortLag: 0, CatchUpTimeout: 2 * time.Minute, Tables: 2, TableSize: 1000,
-		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Compress: "zstd"}, Rule: DefaultRule,
+		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Rule: DefaultRule,
 		Fault: Fault{At: 3 * time.Second, For: 3 * time.Second}, SearchFactor: 2, Precision: 0.05}
 	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}, OutDir: t.TempDir()}
 	run, err := s.Run(ctx, ctx, New(o))

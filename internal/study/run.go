@@ -46,7 +46,7 @@ func (r *Run) Series() string {
 		s += "+tls"
 	}
 	if r.o.Channel == ChannelTunnel {
-		s += "+tunnel-" + r.o.Tunnel.Compress
+		s += "+tunnel-" + string(r.o.Tunnel.Compress)
 	}
 	return s
 }

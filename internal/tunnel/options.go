@@ -3,6 +3,7 @@ package tunnel
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -27,6 +28,32 @@ func (k Knobs) Validate() error {
 		return fmt.Errorf("--tunnel-*: %w", err)
 	}
 	return nil
+}
+
+// Args are the knobs as flags of `wirelab tunnel entry|exit`, for a command that starts an
+// end (in a lab host or on a remote one); a knob left at its zero value is left out, so the
+// end takes its own default. --mux goes to the entry only: an exit serves both layouts.
+func (k Knobs) Args(role Role) []string {
+	var a []string
+	if k.Compress != "" {
+		a = append(a, "--compress", string(k.Compress))
+	}
+	if k.Level > 0 {
+		a = append(a, "--level", strconv.Itoa(k.Level))
+	}
+	if k.Mux != "" && role == Entry {
+		a = append(a, "--mux", string(k.Mux))
+	}
+	if k.Window > 0 {
+		a = append(a, "--window", FormatSize(k.Window))
+	}
+	if k.GroupMaxSize > 0 {
+		a = append(a, "--group-max-size", FormatSize(k.GroupMaxSize))
+	}
+	if k.GroupTimeout > 0 {
+		a = append(a, "--group-timeout", k.GroupTimeout.String())
+	}
+	return a
 }
 
 // Flags are the --tunnel-* flags of a command that runs both ends.

@@ -49,3 +49,17 @@ func TestFlagsKnobs(t *testing.T) {
 		}
 	}
 }
+
+// Args leaves the tunnel's defaults to the end it starts and gives --mux to the entry only.
+func TestKnobsArgs(t *testing.T) {
+	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}
+	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --window 128MiB --group-max-size 256KiB --group-timeout 5ms"; got != want {
+		t.Errorf("entry args %q, want %q", got, want)
+	}
+	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") {
+		t.Errorf("exit args %q name --mux", got)
+	}
+	if got := (Knobs{}).Args(Entry); len(got) != 0 {
+		t.Errorf("zero knobs give args %q, want none", got)
+	}
+}
