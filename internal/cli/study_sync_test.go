@@ -29,7 +29,13 @@ func TestStudySyncBadInput(t *testing.T) {
 		{[]string{"--rtts", "0,fast"}, "--rtts"},
 		{[]string{"--rtt", "20ms"}, "this study sweeps --rtts"},
 		{[]string{"--threads", "1,x"}, "--threads"},
-		{[]string{"--workload", "tpcb-like"}, "pgbench workloads are not supported"},
+		{[]string{"--workload", "tpcb-like"}, "--workload tpcb-like is a pgbench script, and pgbench drives PostgreSQL only: with --engine mariadb want one of oltp_write_only, oltp_insert"},
+		{[]string{"--workload", "simple-update", "--tables", "2"}, "--workload simple-update is a pgbench script"},
+		{[]string{"--engine", "postgres", "--workload", "tpcb-like", "--tables", "2"}, "--tables is sysbench's; with --workload tpcb-like the data set is pgbench's tables at --scale"},
+		{[]string{"--engine", "postgres", "--workload", "simple-update", "--table-size", "500"}, "--table-size is sysbench's"},
+		{[]string{"--engine", "postgres", "--workload", "tpcb-like", "--scale", "101"}, "--scale 101: want 1..100"},
+		{[]string{"--engine", "postgres", "--scale", "5"}, "--scale is pgbench's data set; with --workload oltp_write_only the data set is --tables × --table-size"},
+		{[]string{"--engine", "postgres", "--workload", "select-only"}, `--workload "select-only": want one of oltp_write_only, oltp_insert (sysbench) or, with --engine postgres, tpcb-like, simple-update (pgbench)`},
 		{[]string{"--workload", "oltp_read_only"}, "--workload"},
 		{[]string{"--duration", "1s"}, "--duration"},
 		{[]string{"--target-tps", "-5"}, "--target-tps"},
@@ -61,14 +67,22 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 		modes   []string
 		rtts    []time.Duration
 		threads []int
+		data    string // the workload and its data set, as the start line names them
 	}{
 		{[]string{"--quick"}, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit", "galera", "galera-tuned"},
-			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8}},
+			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8}, "sysbench oltp_write_only on 4 × 10000 rows"},
 		{[]string{"--engine", "postgres", "--quick", "--threads", "4"}, engine.Postgres,
 			[]string{"pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply"},
-			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{4}},
+			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{4}, "sysbench oltp_write_only on 4 × 10000 rows"},
 		{nil, engine.MariaDB, []string{"async", "semisync-after-sync", "semisync-after-commit", "galera", "galera-tuned"},
-			[]time.Duration{0, time.Millisecond, 7 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8, 32, 64}},
+			[]time.Duration{0, time.Millisecond, 7 * time.Millisecond, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8, 32, 64},
+			"sysbench oltp_write_only on 4 × 10000 rows"},
+		// pgbench's data set is --scale, 10 unless given, as with wirelab run --driver pgbench.
+		{[]string{"--engine", "postgres", "--workload", "tpcb-like", "--quick"}, engine.Postgres,
+			[]string{"pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply"},
+			[]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond}, []int{1, 8}, "pgbench tpcb-like at scale 10"},
+		{[]string{"--engine", "postgres", "--workload", "simple-update", "--scale", "3", "--modes", "pg-on", "--rtts", "0,40ms", "--threads", "1"}, engine.Postgres,
+			[]string{"pg-local", "pg-on"}, []time.Duration{0, 40 * time.Millisecond}, []int{1}, "pgbench simple-update at scale 3"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			fs := newFlagSet(&Process{Stderr: os.Stderr}, "x", "", "")
@@ -85,6 +99,9 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 			}
 			if o.Engine != c.engine || !slices.Equal(syncrep.Names(o.Modes), c.modes) || !slices.Equal(o.RTTs, c.rtts) || !slices.Equal(o.Threads, c.threads) {
 				t.Errorf("options: engine %s modes %v rtts %v threads %v", o.Engine, syncrep.Names(o.Modes), o.RTTs, o.Threads)
+			}
+			if got := syncWorkload(o); got != c.data {
+				t.Errorf("workload %q, want %q", got, c.data)
 			}
 			if *f.quick {
 				// --quick must finish within 15 minutes even on PostgreSQL's five modes.

@@ -63,7 +63,7 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	p := &Pair{Lab: l, Tables: sysbench.TableNames(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Compress: "zstd"}, Log: log}
+	p := &Pair{Lab: l, Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Compress: "zstd"}, Log: log}
 	defer p.Close()
 	rep, err := openPostgres(ctx, p, &study.Env{Lab: l, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
 	if err != nil {
