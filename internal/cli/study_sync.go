@@ -17,21 +17,21 @@ host, the load driver beside it (unshaped, over its unix socket), a replica behi
 shaped wire. Each mode is one series, swept over --rtts × --threads:
 --engine mariadb: async (the control), semisync-after-sync, semisync-after-commit
   (rpl_semi_sync_master_wait_point; --semisync-timeout must be ≥ 10 × the largest RTT
-  so semi-sync never falls back; a point where it did is flagged)
---engine postgres: pg-off, pg-local (the control), pg-remote-write, pg-on,
-  pg-remote-apply (synchronous_commit with one synchronous standby)
+  so semi-sync never falls back; a point where it did is flagged);
   galera, galera-tuned: a two-node Galera cluster across the wire, default send
   windows and 512; run after the other modes, the replication pair stopped; --rtts up
   to 5s
+--engine postgres: pg-off, pg-local (the control), pg-remote-write, pg-on,
+  pg-remote-apply (synchronous_commit with one synchronous standby)
 --workload: sysbench oltp_write_only (default) or oltp_insert on --tables × --table-size;
   with --engine postgres also pgbench tpcb-like or simple-update on pgbench -i's tables at
   --scale (1..100; tpcb-like's clients queue on its --scale branch rows, whose locks
   are held through the commit's wait: pgbench's advice is --scale ≥ the threads)
 Each point records TPS, commit latency p50/p95/p99 (sysbench's histogram, pgbench's
 per-transaction log), wire bytes each way, CPU of the primary and the replica, the
-replica's state; after it the replica catches up and every table's checksum must match. Findings: each commit pays X RTT + Y ms; with N threads a
-mode sustains T TPS at R ms (P% of the control); with --target-tps, the RTT at which
-each mode falls below it.
+replica's state; after it the replica catches up and every table's checksum must
+match. Findings: each commit pays X RTT + Y ms; with N threads a mode sustains T TPS at
+R ms (P% of the control); with --target-tps, the RTT at which each mode falls below it.
 --quick: RTTs 0,20ms,100ms; threads 1,8; 6 s points after a 2 s warm-up (≤ 15 min)`
 
 // syncQuick are --quick's values for the sync study.
