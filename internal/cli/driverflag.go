@@ -20,9 +20,15 @@ type driverFlags struct {
 
 func addDriverFlags(fs *flag.FlagSet) driverFlags {
 	return driverFlags{
-		driver: fs.String("driver", study.DriverSysbench, "load driver: sysbench, or pgbench (PostgreSQL's, with --engine postgres; run only, not the studies yet)"),
-		scale:  fs.Int("scale", 10, "pgbench's data set, pgbench -i -s (100000 accounts per unit); --driver pgbench only"),
+		driver: fs.String("driver", study.DriverSysbench, "load driver: sysbench, or pgbench (PostgreSQL's, with --engine postgres; run only: study sync takes pgbench's scripts by --workload)"),
+		scale:  addScaleFlag(fs, "--driver pgbench only"),
 	}
+}
+
+// addScaleFlag is --scale, pgbench's data set, for a command whose load pgbench may
+// drive; when says when it applies.
+func addScaleFlag(fs *flag.FlagSet, when string) *int {
+	return fs.Int("scale", 10, "pgbench's data set, pgbench -i -s (100000 accounts per unit); "+when)
 }
 
 // driverSpec is the load a bench runs: its driver, the workload in that driver's terms

@@ -22,9 +22,9 @@ func ping(db *sql.DB, where, user string) (*sql.DB, error) {
 	return db, nil
 }
 
-// checksumFunc reads a checksum per table: table -> checksum, "NULL" for a table the
+// checksumFunc reads a checksum per table: table name -> checksum, "NULL" for a table the
 // server does not have.
-type checksumFunc func(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error)
+type checksumFunc func(ctx context.Context, db *sql.DB, tables []Table) (map[string]string, error)
 
 // verify compares the checksums of every table of the pair on both servers.
 func verify(ctx context.Context, p *Pair, sums checksumFunc) error {
@@ -36,7 +36,7 @@ func verify(ctx context.Context, p *Pair, sums checksumFunc) error {
 	if err != nil {
 		return fmt.Errorf("replica: %w", err)
 	}
-	if d := CompareChecksums(p.Tables, src, rep); d != "" {
+	if d := CompareChecksums(TableNames(p.Tables), src, rep); d != "" {
 		return fmt.Errorf("%w: %s", ErrMismatch, d)
 	}
 	return nil

@@ -71,9 +71,10 @@ func ServersFor(o Options) ([]study.Server, error) {
 }
 
 // OpenPair wraps the servers the Session started in a Pair and the engine's Replicator,
-// opening the source's SQL handle (and the replica's when it already exists). Replication
+// opening the source's SQL handle (and the replica's when it already exists); tables are
+// the data set's, which the replica's checks compare. Replication
 // is not started: call the Replicator's Start. The caller closes the Pair.
-func OpenPair(ctx context.Context, e *study.Env, o Options, tables []string) (*Pair, Replicator, error) {
+func OpenPair(ctx context.Context, e *study.Env, o Options, tables []Table) (*Pair, Replicator, error) {
 	b, err := o.backend()
 	if err != nil {
 		return nil, nil, err

@@ -149,9 +149,11 @@ func (m *mariadbReplicator) CatchUp(ctx context.Context, timeout time.Duration) 
 	return time.Since(start), nil
 }
 
-// Verify compares CHECKSUM TABLE of every sysbench table on both servers.
+// Verify compares CHECKSUM TABLE of every table of the Pair on both servers.
 func (m *mariadbReplicator) Verify(ctx context.Context) error {
-	return verify(ctx, m.p, Checksums)
+	return verify(ctx, m.p, func(ctx context.Context, db *sql.DB, ts []Table) (map[string]string, error) {
+		return Checksums(ctx, db, TableNames(ts))
+	})
 }
 
 // LogBytes is the size of the source's binlog files.

@@ -28,7 +28,7 @@ type Replicator interface {
 	// CatchUp waits until the replica has applied everything the source has written so
 	// far and returns how long that took.
 	CatchUp(ctx context.Context, timeout time.Duration) (time.Duration, error)
-	// Verify compares every sysbench table on both servers (ErrMismatch when they
+	// Verify compares every table of the Pair on both servers (ErrMismatch when they
 	// differ). Call it after CatchUp with no load running.
 	Verify(ctx context.Context) error
 	// LogBytes is how far the source's replication log has grown, in bytes: the binlog
@@ -44,7 +44,7 @@ type Pair struct {
 	Lab             *lab.Lab
 	Source, Replica engine.Server
 	SrcDB, RepDB    *sql.DB
-	Tables          []string
+	Tables          []Table
 	Self            string            // wirelab binary, for the tunnel ends
 	Tunnel          lab.TunnelOptions // the tunnel channel's knobs
 	Log             *slog.Logger

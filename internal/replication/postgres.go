@@ -118,15 +118,13 @@ func (g *postgresReplicator) Start(ctx context.Context, timeout time.Duration) e
 // warmUp writes every heap and index page of the data set once, while the wire is still
 // unshaped: the base backup's checkpoint makes the next change of each page carry its
 // full image in the WAL, and without this the first points would replicate those images
-// instead of their load. Every row's k goes up by one and back (a non-HOT update, so the
-// k index is written too), and VACUUM then clears the dead versions, so autovacuum does
-// not do it during a point. The data ends as it was.
+// instead of their load (warmUpSQL: each table's counter up by one and back, then VACUUM,
+// so autovacuum does not clear the dead versions during a point). The data ends as it was.
 func (g *postgresReplicator) warmUp(ctx context.Context) error {
 	for _, t := range g.p.Tables {
-		q := pq.QuoteIdentifier(t)
-		for _, stmt := range []string{"UPDATE " + q + " SET k = k + 1", "UPDATE " + q + " SET k = k - 1", "VACUUM " + q} {
+		for _, stmt := range warmUpSQL(t) {
 			if _, err := g.p.SrcDB.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("warm up %s: %s: %w", t, stmt, err)
+				return fmt.Errorf("warm up %s: %s: %w", t.Name, stmt, err)
 			}
 		}
 	}
@@ -204,7 +202,7 @@ func (g *postgresReplicator) CatchUp(ctx context.Context, timeout time.Duration)
 	return time.Since(start), nil
 }
 
-// Verify compares the row count and the md5 of every row of each sysbench table.
+// Verify compares the row count and the md5 of every row of each of the Pair's tables.
 func (g *postgresReplicator) Verify(ctx context.Context) error {
 	return verify(ctx, g.p, PostgresChecksums)
 }
@@ -240,17 +238,23 @@ func OpenPostgres(s *postgres.Server) (*sql.DB, error) {
 	return ping(sql.OpenDB(c), s.SocketDir, s.User)
 }
 
-// postgresChecksumQuery is one table's row count and the md5 of its rows' md5s in
-// primary-key order: PostgreSQL has no CHECKSUM TABLE, and a row's text form is the
-// same on the primary and on its physical copy.
-func postgresChecksumQuery(table string) string {
-	return "SELECT count(*), COALESCE(md5(string_agg(md5(t::text), '' ORDER BY t.id)), '-') FROM " +
-		pq.QuoteIdentifier(table) + " t"
+// postgresChecksumQuery is one table's row count and the md5 of its rows' md5s in key
+// order: PostgreSQL has no CHECKSUM TABLE, and a row's text form is the same on the
+// primary and on its physical copy. A table without a key (pgbench_history) has its rows'
+// md5s sorted instead, bytewise, so the order the rows lie in does not matter.
+func postgresChecksumQuery(t Table) string {
+	from := pq.QuoteIdentifier(t.Name)
+	if t.Key == "" {
+		return "SELECT count(*), COALESCE(md5(string_agg(h, '' ORDER BY h COLLATE \"C\")), '-') FROM (SELECT md5(t::text) AS h FROM " +
+			from + " t) r"
+	}
+	return "SELECT count(*), COALESCE(md5(string_agg(md5(t::text), '' ORDER BY t." + pq.QuoteIdentifier(t.Key) + ")), '-') FROM " +
+		from + " t"
 }
 
 // PostgresChecksums returns table -> "<rows> rows, md5 <hex>" ("NULL" for a table the
 // server does not have), in the form CompareChecksums takes.
-func PostgresChecksums(ctx context.Context, db *sql.DB, tables []string) (map[string]string, error) {
+func PostgresChecksums(ctx context.Context, db *sql.DB, tables []Table) (map[string]string, error) {
 	out := map[string]string{}
 	for _, t := range tables {
 		var n int64
@@ -258,11 +262,11 @@ func PostgresChecksums(ctx context.Context, db *sql.DB, tables []string) (map[st
 		err := db.QueryRowContext(ctx, postgresChecksumQuery(t)).Scan(&n, &sum)
 		switch {
 		case pq.As(err, pqerror.UndefinedTable) != nil:
-			out[t] = "NULL"
+			out[t.Name] = "NULL"
 		case err != nil:
-			return nil, fmt.Errorf("checksum %s: %w", t, err)
+			return nil, fmt.Errorf("checksum %s: %w", t.Name, err)
 		default:
-			out[t] = fmt.Sprintf("%d rows, md5 %s", n, sum)
+			out[t.Name] = fmt.Sprintf("%d rows, md5 %s", n, sum)
 		}
 	}
 	return out, nil

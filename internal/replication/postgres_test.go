@@ -12,12 +12,17 @@ import (
 )
 
 func TestPostgresChecksumQuery(t *testing.T) {
-	want := `SELECT count(*), COALESCE(md5(string_agg(md5(t::text), '' ORDER BY t.id)), '-') FROM "sbtest1" t`
-	if got := postgresChecksumQuery("sbtest1"); got != want {
+	want := `SELECT count(*), COALESCE(md5(string_agg(md5(t::text), '' ORDER BY t."id")), '-') FROM "sbtest1" t`
+	if got := postgresChecksumQuery(SysbenchTables(1)[0]); got != want {
 		t.Errorf("query:\n got %s\nwant %s", got, want)
 	}
-	if got := postgresChecksumQuery(`odd"name`); !strings.Contains(got, `FROM "odd""name" t`) {
+	if got := postgresChecksumQuery(Table{Name: `odd"name`, Key: "id"}); !strings.Contains(got, `FROM "odd""name" t`) {
 		t.Errorf("identifier not quoted: %s", got)
+	}
+	// pgbench_history has no key: its rows' md5s are sorted bytewise.
+	want = `SELECT count(*), COALESCE(md5(string_agg(h, '' ORDER BY h COLLATE "C")), '-') FROM (SELECT md5(t::text) AS h FROM "pgbench_history" t) r`
+	if got := postgresChecksumQuery(PgbenchTables()[3]); got != want {
+		t.Errorf("keyless query:\n got %s\nwant %s", got, want)
 	}
 }
 

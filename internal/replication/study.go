@@ -11,7 +11,6 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Scenario names, as Point.Series.
@@ -116,7 +115,7 @@ func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 	if err != nil {
 		return err
 	}
-	p, rep, err := OpenPair(ctx, e, r.o, sysbench.TableNames(r.o.Tables))
+	p, rep, err := OpenPair(ctx, e, r.o, SysbenchTables(r.o.Tables))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // pgbench's progress lines, captured from a real run, become the same per-second series
@@ -123,5 +124,24 @@ func TestTheDriverChoosesTheDataSet(t *testing.T) {
 	}
 	if (DataSet{}).String() != "0 tables x 0 rows" || driverFor(DataSet{}).Name() != DriverSysbench {
 		t.Error("the zero data set is not sysbench's")
+	}
+}
+
+// pgbench prints no percentile: a point's p50/p95/p99 and maximum come from the histogram
+// of its per-transaction log (Totals.Histogram), its mean from the progress lines.
+func TestClosedLoopPgbenchPercentilesFromTheLog(t *testing.T) {
+	h := stats.NewHistogram([]stats.Bucket{{Ms: stats.BucketOf(40.2), Count: 90}, {Ms: stats.BucketOf(81), Count: 9}, {Ms: stats.BucketOf(160), Count: 1}})
+	ld := &Load{Totals: &Totals{TPS: 20, QPS: 140, LatAvgMs: 45, Histogram: &h, LatMaxMs: 161.3}}
+	for i := 1; i <= 3; i++ {
+		ld.Ticks = append(ld.Ticks, Tick{T: float64(i), TPS: 20, QPS: 140, LatAvgMs: 45, LatStddevMs: 12})
+	}
+	var p result.Point
+	closedLoop(&p, LoadCell{Threads: 1, Duration: 3 * time.Second}, ld, nil, true, result.Cores{Shared: 2})
+	if p.LatP50Ms != h.Percentile(50) || p.LatP95Ms != h.Percentile(95) || p.LatP99Ms != h.Percentile(99) || p.LatMaxMs != 161.3 {
+		t.Errorf("percentiles %g/%g/%g max %g, histogram's %g/%g/%g", p.LatP50Ms, p.LatP95Ms, p.LatP99Ms, p.LatMaxMs,
+			h.Percentile(50), h.Percentile(95), h.Percentile(99))
+	}
+	if p.LatP50Ms < 40 || p.LatP50Ms > 41 || p.LatP99Ms < 80 || p.LatAvgMs != 45 {
+		t.Errorf("p50 %g p99 %g avg %g: want about 40.2, 81 and the ticks' 45", p.LatP50Ms, p.LatP99Ms, p.LatAvgMs)
 	}
 }

@@ -48,7 +48,9 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		return base, err
 	}
 	lc := sc.LoadCell
-	lc.Socket = e.Servers[0].Conn().Socket
+	// The port names PostgreSQL's socket file in its socket directory.
+	conn := e.Servers[0].Conn()
+	lc.Socket, lc.Port = conn.Socket, conn.Port
 	primary := e.Servers[0]
 	p, err := study.MeasureLoad(ctx, e, s.data(), lc, func(client func() int) study.Sides {
 		return study.Sides{

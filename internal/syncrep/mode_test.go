@@ -165,8 +165,12 @@ func TestValidate(t *testing.T) {
 		edit       func(o *Options)
 	}{
 		{"timeout not 10x the RTT", "--semisync-timeout 999ms: want at least 10 × the largest --rtts (100ms)", func(o *Options) { o.SemiSyncTimeout = 999 * time.Millisecond }},
-		{"pgbench workload", "--workload tpcb-like: pgbench workloads are not supported", func(o *Options) { o.Workload = "tpcb-like" }},
-		{"unknown workload", `--workload "oltp_read_only"`, func(o *Options) { o.Workload = "oltp_read_only" }},
+		{"pgbench workload on mariadb", "--workload tpcb-like is a pgbench script, and pgbench drives PostgreSQL only: with --engine mariadb want one of oltp_write_only, oltp_insert, or add --engine postgres for tpcb-like, simple-update",
+			func(o *Options) { o.Workload, o.Tables, o.TableSize, o.Scale = "tpcb-like", 0, 0, 1 }},
+		{"unknown workload", `--workload "oltp_read_only": want one of oltp_write_only, oltp_insert (sysbench) or, with --engine postgres, tpcb-like, simple-update (pgbench)`,
+			func(o *Options) { o.Workload = "oltp_read_only" }},
+		{"select-only is no write workload", `--workload "select-only"`, func(o *Options) { o.Workload = "select-only" }},
+		{"scale with sysbench", "--scale 10 is pgbench's data set; with --workload oltp_write_only the data set is --tables × --table-size", func(o *Options) { o.Scale = 10 }},
 		{"no rtts", "--rtts is empty", func(o *Options) { o.RTTs = nil }},
 		{"no threads", "--threads is empty", func(o *Options) { o.Threads = nil }},
 		{"short", "--duration 1s", func(o *Options) { o.Duration = time.Second }},

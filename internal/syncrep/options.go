@@ -3,10 +3,12 @@ package syncrep
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/pgbench"
 )
 
 // Workloads are the sysbench scripts the study runs: writes only, so every transaction
@@ -15,9 +17,16 @@ import (
 // DELETE, an INSERT, COMMIT.
 var Workloads = []string{"oltp_write_only", "oltp_insert"}
 
-// pgbenchWorkloads are pgbench's write scripts, named so --workload can say why they are
-// refused: the replication Pair checks and warms sysbench's tables only.
-var pgbenchWorkloads = []string{"tpcb-like", "simple-update"}
+// PgbenchWorkloads are pgbench's built-in write scripts, for --engine postgres: each
+// transaction is BEGIN, its statements and END, one commit. tpcb-like updates an account,
+// its teller and its branch and inserts into history; simple-update leaves out the teller
+// and branch updates, so its clients never queue on the same row.
+var PgbenchWorkloads = []string{pgbench.TPCB, pgbench.SimpleUpdate}
+
+// MaxScale is the largest pgbench data set the study takes: pgbench_accounts then has
+// 10 million rows, as many as sysbench's largest --table-size, which the checksum after
+// every point (an md5 of every row's md5, aggregated in one string) handles.
+const MaxScale = 100
 
 // Options is the whole study, validated by Validate before anything is created.
 type Options struct {
@@ -33,17 +42,23 @@ type Options struct {
 	Shaper          string
 	SemiSyncTimeout time.Duration
 	TargetTPS       float64 // 0 = no target
-	Tables          int
-	TableSize       int
-	BufferPool      string
-	CatchUpTimeout  time.Duration
-	CheckWire       bool
+	// Tables and TableSize are sysbench's data set; Scale is pgbench's (pgbench -i -s),
+	// 0 with a sysbench workload, as Tables and TableSize are with a pgbench one.
+	Tables         int
+	TableSize      int
+	Scale          int
+	BufferPool     string
+	CatchUpTimeout time.Duration
+	CheckWire      bool
 }
 
 // semiSyncMargin: a semi-sync commit under load waits for the acknowledgements of the
 // commits queued before it, several round trips, so the timeout must be this many times
 // the largest RTT for semi-sync never to fall back on a slow wire rather than a lost one.
 const semiSyncMargin = 10
+
+// Pgbench says whether the workload is one of pgbench's scripts (else sysbench's).
+func (o Options) Pgbench() bool { return slices.Contains(PgbenchWorkloads, o.Workload) }
 
 // kind is the engine, MariaDB unless set.
 func (o Options) kind() engine.Kind {
@@ -62,8 +77,10 @@ func (o Options) Validate() error {
 		msg string
 	}{
 		{len(o.Modes) == 0, "--modes is empty: want at least one mode"},
-		{slices.Contains(pgbenchWorkloads, o.Workload), fmt.Sprintf("--workload %s: pgbench workloads are not supported by this study yet (its consistency check reads sysbench's tables); want one of %v", o.Workload, Workloads)},
-		{!slices.Contains(Workloads, o.Workload) && !slices.Contains(pgbenchWorkloads, o.Workload), fmt.Sprintf("--workload %q: want one of %v", o.Workload, Workloads)},
+		{!slices.Contains(Workloads, o.Workload) && !o.Pgbench(), fmt.Sprintf("--workload %q: want one of %s (sysbench) or, with --engine postgres, %s (pgbench)",
+			o.Workload, strings.Join(Workloads, ", "), strings.Join(PgbenchWorkloads, ", "))},
+		{o.Pgbench() && o.kind() != engine.Postgres, fmt.Sprintf("--workload %s is a pgbench script, and pgbench drives PostgreSQL only: with --engine %s want one of %s, or add --engine postgres for %s",
+			o.Workload, o.kind(), strings.Join(Workloads, ", "), strings.Join(PgbenchWorkloads, ", "))},
 		{len(o.RTTs) == 0, "--rtts is empty: want round-trip times like 0,1ms,7ms,20ms,100ms"},
 		{len(o.Threads) == 0, "--threads is empty: want thread counts like 1,8,32"},
 		{o.Duration < 3*time.Second, fmt.Sprintf("--duration %s: want at least 3s", o.Duration)},
@@ -73,8 +90,11 @@ func (o Options) Validate() error {
 			o.SemiSyncTimeout, semiSyncMargin, maxRTT, semiSyncMargin*maxRTT)},
 		{o.SemiSyncTimeout > time.Hour, fmt.Sprintf("--semisync-timeout %s: want at most 1h", o.SemiSyncTimeout)},
 		{o.TargetTPS < 0, fmt.Sprintf("--target-tps %g: want 0 (none) or more", o.TargetTPS)},
-		{o.Tables < 1 || o.Tables > 100, fmt.Sprintf("--tables %d: want 1..100", o.Tables)},
-		{o.TableSize < 1 || o.TableSize > 10_000_000, fmt.Sprintf("--table-size %d: want 1..10000000", o.TableSize)},
+		{!o.Pgbench() && (o.Tables < 1 || o.Tables > 100), fmt.Sprintf("--tables %d: want 1..100", o.Tables)},
+		{!o.Pgbench() && (o.TableSize < 1 || o.TableSize > 10_000_000), fmt.Sprintf("--table-size %d: want 1..10000000", o.TableSize)},
+		{!o.Pgbench() && o.Scale != 0, fmt.Sprintf("--scale %d is pgbench's data set; with --workload %s the data set is --tables × --table-size", o.Scale, o.Workload)},
+		{o.Pgbench() && (o.Scale < 1 || o.Scale > MaxScale), fmt.Sprintf("--scale %d: want 1..%d (pgbench -i -s: 100000 accounts, about 15 MB, per unit)", o.Scale, MaxScale)},
+		{o.Pgbench() && (o.Tables != 0 || o.TableSize != 0), fmt.Sprintf("--tables/--table-size are sysbench's; with --workload %s the data set is --scale", o.Workload)},
 		{o.CatchUpTimeout < 10*time.Second, fmt.Sprintf("--catchup-timeout %s: want at least 10s", o.CatchUpTimeout)},
 	}
 	for _, c := range checks {

@@ -10,12 +10,12 @@ import (
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/replication"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
 	"github.com/wirelab/wirelab/internal/study"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Name is the study's name in results.json and the report.
@@ -92,9 +92,21 @@ func (s *Study) add(modes []Mode, rtt time.Duration) {
 // Name is "sync".
 func (s *Study) Name() string { return Name }
 
-// data is the sysbench data set, prepared on the primary and copied to the replica.
+// data is the driver's data set, prepared on the primary and carried to the replica by
+// replication: sysbench's tables, or pgbench's at --scale.
 func (s *Study) data() study.DataSet {
+	if s.o.Pgbench() {
+		return study.DataSet{Driver: study.DriverPgbench, Workload: s.o.Workload, Scale: s.o.Scale}
+	}
 	return study.DataSet{Driver: study.DriverSysbench, Workload: s.o.Workload, Tables: s.o.Tables, TableSize: s.o.TableSize}
+}
+
+// tables are the data set's tables, which the replica's checks compare.
+func (s *Study) tables() []replication.Table {
+	if s.o.Pgbench() {
+		return replication.PgbenchTables()
+	}
+	return replication.SysbenchTables(s.o.Tables)
 }
 
 // repOptions are the replication Pair's knobs.
@@ -121,9 +133,10 @@ func (s *Study) Needs() study.Needs {
 // spec is what results.json records of the options.
 func (s *Study) spec() result.Spec {
 	o := s.o
+	d := s.data()
 	sp := result.Spec{Workload: o.Workload, Threads: o.Threads, DurationS: o.Duration.Seconds(), WarmupS: o.Warmup.Seconds(),
-		Repeat: 1, Tables: o.Tables, TableSize: o.TableSize, Series: Names(o.Modes), LinkRateBps: o.Link.RateBps,
-		Driver: study.DriverSysbench, Extra: map[string]string{"engine": string(o.kind()), "rtts": durations(o.RTTs)}}
+		Repeat: 1, Tables: d.Tables, TableSize: d.TableSize, Scale: d.Scale, Series: Names(o.Modes), LinkRateBps: o.Link.RateBps,
+		Driver: d.Driver, Extra: map[string]string{"engine": string(o.kind()), "rtts": durations(o.RTTs)}}
 	if o.TargetTPS > 0 {
 		sp.Extra["target_tps"] = strconv.FormatFloat(o.TargetTPS, 'f', -1, 64)
 	}
@@ -149,17 +162,31 @@ func durations(ds []time.Duration) string {
 
 // notes say where everything runs, for the report.
 func (s *Study) notes() []string {
-	return []string{
+	notes := []string{
 		"the primary and the load driver share the server host: the driver reaches the primary over its unix socket, unshaped; the wire is shaped between the primary and the replica",
 		"commit latency is the transaction's latency as the driver sees it: of a transaction only the commit's wait for the replica crosses the wire",
 		"wire up = replica → primary (acknowledgements), down = primary → replica (the log); CPU server = primary and driver, client = replica",
 	}
+	if !s.o.Pgbench() {
+		return notes
+	}
+	notes = append(notes, fmt.Sprintf("pgbench %s on pgbench -i's tables at scale %d (%d accounts), initialised on the primary and streamed to the standby; "+
+		"each transaction ends in one commit, and the commit percentiles are read from pgbench's per-transaction log (warm-up left out); "+
+		"after every point the standby catches up and each pgbench table's row count and md5 of every row must match",
+		s.o.Workload, s.o.Scale, s.o.Scale*100_000))
+	if s.o.Workload == pgbench.TPCB {
+		notes = append(notes, fmt.Sprintf("tpcb-like updates one of %d branch rows in every transaction and holds its lock until the commit returns, "+
+			"the wait for the standby included: with more threads than branches, transactions also queue for branch rows "+
+			"(pgbench's advice is a scale of at least the clients; simple-update has no such row)", s.o.Scale))
+	}
+	return notes
 }
 
 // Setup makes the replica a copy that follows the primary (replication's Start: the
 // binlog replayed from its start, or a base backup across the wire) and checks it.
 func (s *Study) Setup(ctx context.Context, e *study.Env) error {
-	p, rep, err := replication.OpenPair(ctx, e, s.repOptions(), sysbench.TableNames(s.o.Tables))
+	tables := s.tables()
+	p, rep, err := replication.OpenPair(ctx, e, s.repOptions(), tables)
 	if err != nil {
 		return err
 	}
@@ -168,7 +195,7 @@ func (s *Study) Setup(ctx context.Context, e *study.Env) error {
 	if err := rep.Start(ctx, s.o.CatchUpTimeout); err != nil {
 		return fmt.Errorf("start replication: %w", err)
 	}
-	e.Progressf("replica caught up, %d tables match", s.o.Tables)
+	e.Progressf("replica caught up, %d tables match", len(tables))
 	return nil
 }
 

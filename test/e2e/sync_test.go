@@ -15,12 +15,16 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-// syncSweep runs a mini `study sync` on engine and returns its results.
+// sysbenchData is the small sysbench data set the sysbench sweeps run on.
+var sysbenchData = []string{"--tables", "1", "--table-size", "1000"}
+
+// syncSweep runs a mini `study sync` (args name the engine, modes, RTTs and the data set)
+// and returns its results.
 func syncSweep(t *testing.T, args ...string) (*result.Run, string) {
 	t.Helper()
 	state, out := t.TempDir(), t.TempDir()
 	args = append([]string{"study", "sync", "--threads", "1", "--duration", "3s", "--warmup", "1s",
-		"--check-wire=false", "--tables", "1", "--table-size", "1000", "--out", out}, args...)
+		"--check-wire=false", "--out", out}, args...)
 	wl(t, state, args...)
 	if id := labRunID(t, state); id != "" {
 		t.Errorf("lab %s still recorded after the study", id)
@@ -59,7 +63,7 @@ func commitAt(t *testing.T, run *result.Run, mode string, rttMs float64) float64
 // modes, also in MariaDB's default set, have their own sweep below.
 func TestSyncMariaDBMiniSweep(t *testing.T) {
 	skipUnlessRoot(t)
-	run, _ := syncSweep(t, "--modes", "semisync-after-sync,semisync-after-commit", "--rtts", "0,40ms")
+	run, _ := syncSweep(t, append(sysbenchData, "--modes", "semisync-after-sync,semisync-after-commit", "--rtts", "0,40ms")...)
 	if len(run.Points) != 6 {
 		t.Fatalf("%d points, want 3 modes × 2 RTTs", len(run.Points))
 	}
@@ -81,7 +85,7 @@ func TestSyncMariaDBMiniSweep(t *testing.T) {
 func TestSyncPostgresMiniSweep(t *testing.T) {
 	skipUnlessPostgres(t)
 	// Two RTTs: the findings fit each level's commit line through them.
-	run, _ := syncSweep(t, "--engine", "postgres", "--rtts", "0,40ms")
+	run, _ := syncSweep(t, append(sysbenchData, "--engine", "postgres", "--rtts", "0,40ms")...)
 	if len(run.Points) != 10 {
 		t.Fatalf("%d points, want 5 modes × 2 RTTs", len(run.Points))
 	}
@@ -99,6 +103,40 @@ func TestSyncPostgresMiniSweep(t *testing.T) {
 			t.Errorf("%s commit p50 %.2f ms below the previous level's %.2f ms", m, c, prev)
 		}
 		prev = c
+	}
+}
+
+// pgbench's tpcb-like drives the primary: pgbench -i's tables reach the standby through
+// streaming replication, a pg-on commit waits for the standby 40 ms away while pg-local's
+// does not, the commit percentiles come from pgbench's per-transaction log, and after
+// every point all four pgbench tables match on the standby.
+func TestSyncPostgresPgbench(t *testing.T) {
+	skipUnlessPostgres(t)
+	run, _ := syncSweep(t, "--engine", "postgres", "--workload", "tpcb-like", "--scale", "1", "--modes", "pg-on", "--rtts", "0,40ms")
+	if len(run.Points) != 4 {
+		t.Fatalf("%d points, want 2 modes (pg-local added as the control) × 2 RTTs", len(run.Points))
+	}
+	if s := run.Spec; s.Driver != "pgbench" || s.Workload != "tpcb-like" || s.Scale != 1 || s.Tables != 0 || run.Environment.PgbenchVersion == "" {
+		t.Errorf("spec %+v, pgbench version %q", s, run.Environment.PgbenchVersion)
+	}
+	local, on := commitAt(t, run, "pg-local", 40), commitAt(t, run, "pg-on", 40)
+	if local > 20 {
+		t.Errorf("pg-local commit p50 %.2f ms at 40 ms RTT: the control waited for the standby", local)
+	}
+	if on < 36 || on > 40*1.5+local {
+		t.Errorf("pg-on commit p50 %.2f ms at 40 ms RTT, want about one round trip plus the control's %.2f ms", on, local)
+	}
+	commitAt(t, run, "pg-on", 0)
+	commitAt(t, run, "pg-local", 0)
+	for _, p := range run.Points {
+		ss := p.Sync
+		if p.Driver != "pgbench" || p.Workload != "tpcb-like" || !ss.ChecksumOK || ss.Replica != "sync" ||
+			ss.CommitP95Ms < ss.CommitP50Ms || ss.CommitP99Ms < ss.CommitP95Ms || p.LatHistogram == nil {
+			t.Errorf("%s at %g ms: driver %q workload %q checksum %v replica %q commit p50/p95/p99 %g/%g/%g, histogram %v",
+				p.Series, ss.RTTMs, p.Driver, p.Workload, ss.ChecksumOK, ss.Replica, ss.CommitP50Ms, ss.CommitP95Ms, ss.CommitP99Ms, p.LatHistogram != nil)
+		}
+		t.Logf("%s rtt %g ms: %.1f tps, commit p50 %.2f p95 %.2f p99 %.2f ms, %.0f B/txn on the wire",
+			p.Series, ss.RTTMs, p.TPS, ss.CommitP50Ms, ss.CommitP95Ms, ss.CommitP99Ms, ss.WireBytesPerTxn)
 	}
 }
 
@@ -167,7 +205,7 @@ func TestSyncDownAfterKill9(t *testing.T) {
 func TestSyncGaleraMiniSweep(t *testing.T) {
 	skipUnlessRoot(t)
 	modes := []string{"galera", "galera-tuned"}
-	run, _ := syncSweep(t, "--modes", strings.Join(modes, ","), "--rtts", "0,20ms")
+	run, _ := syncSweep(t, append(sysbenchData, "--modes", strings.Join(modes, ","), "--rtts", "0,20ms")...)
 	if len(run.Points) != 6 {
 		t.Fatalf("%d points, want 3 modes (async added as the control) × 2 RTTs", len(run.Points))
 	}
