@@ -122,12 +122,8 @@ func (f *syncFlags) options() (syncrep.Options, error) {
 	if o.Modes, err = syncrep.ParseModes(modes, o.Engine); err != nil {
 		return o, err
 	}
-	for _, s := range splitList(*f.rtts) {
-		d, err := parseDelay("--rtts", s)
-		if err != nil {
-			return o, err
-		}
-		o.RTTs = append(o.RTTs, d)
+	if o.RTTs, err = link.ParseRTTs("--rtts", *f.rtts); err != nil {
+		return o, err
 	}
 	if o.Threads, err = parseThreads(*f.threads); err != nil {
 		return o, err

@@ -153,3 +153,28 @@ func ParseLoss(s string) (float64, error) {
 // ParseDuration parses the duration flag --name as the link flags do: a Go duration with
 // a unit ("0.15ms", "40ms") or "0", at most 20 s.
 func ParseDuration(name, s string) (time.Duration, error) { return parseDur(name, s) }
+
+// ParseRTTs parses a comma-separated list of round-trip times for flag --name ("0,20ms,
+// 100ms"), each as ParseDuration takes it; an empty list is nil.
+func ParseRTTs(name, s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, f := range SplitList(s) {
+		d, err := parseDur(strings.TrimPrefix(name, "--"), f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// SplitList splits a comma-separated flag value, dropping blanks around and between items.
+func SplitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
