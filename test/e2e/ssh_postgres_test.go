@@ -37,6 +37,8 @@ func TestSSHPostgres(t *testing.T) {
 		t.Errorf("%d points, want 2 (1 and 4 threads)", len(run.Points))
 	}
 	for _, pt := range run.Points {
+		t.Logf("threads=%d: %.1f TPS, server CPU %.2f cores, client CPU %.2f, wire up %.0f down %.0f B/s, %s",
+			pt.Threads, pt.TPS, pt.CPUServer, pt.CPUClient, pt.WireBytesPerSUp, pt.WireBytesPerSDown, pt.Bottleneck)
 		if pt.Failed || pt.TPS <= 0 || pt.CPUServer <= 0 || pt.WireBytesPerSDown <= 0 {
 			t.Errorf("threads=%d: failed=%v (%s), TPS %.1f, server CPU %.2f, wire down %.0f B/s",
 				pt.Threads, pt.Failed, pt.FailReason, pt.TPS, pt.CPUServer, pt.WireBytesPerSDown)
@@ -80,6 +82,7 @@ func TestSSHPostgres(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	t.Logf("shaping removed by the dead-man switch %s after SIGKILL (TTL %s)", time.Since(start).Round(100*time.Millisecond), ttl)
 	if !postgresRuns(p) {
 		t.Errorf("PostgreSQL stopped without its agent being told: down --hosts had nothing to remove")
 	}
