@@ -113,6 +113,7 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"run", "--hosts", "/nonexistent/hosts.yaml"}, "--hosts: "},
 		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres"}, "host db starts mariadb (server: {start: mariadb}), and --engine is postgres: set start: postgres there, or run with --engine mariadb"},
 		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres", "--driver", "pgbench"}, "--hosts: --driver pgbench runs in the namespace lab only"},
+		{[]string{"study", "bandwidth", "--hosts", pgHosts, "--engine", "postgres"}, "--hosts: N2 on PostgreSQL goes through wirelab's tunnel, whose ends run in the namespace lab only: use --experiments n1,n3"},
 		{[]string{"study", "bandwidth", "--hosts", pgHosts}, "host db starts postgres (server: {start: postgres}), and --engine is mariadb: set start: mariadb there, or run with --engine postgres"},
 		{[]string{"run", "--hosts", pgHosts, "--engine", "postgres", "--scale", "20"}, "--scale is pgbench's data set; with --driver sysbench"},
 		{[]string{"run", "--hosts", hostsFile, "--server-dsn", dsn}, "--hosts: --server-dsn does not apply on real hosts"},

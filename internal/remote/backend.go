@@ -180,6 +180,9 @@ func supported(needs study.Needs) (Engine, error) {
 	if sv.Existing != nil {
 		return nil, errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
 	}
+	if needs.Tunnel {
+		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends run in the namespace lab only: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
+	}
 	if d := needs.Data.Driver; d != "" && d != study.DriverSysbench {
 		return nil, fmt.Errorf("--hosts: --driver %s: on real hosts the load is sysbench's; drop --hosts to run %s in the namespace lab", d, d)
 	}

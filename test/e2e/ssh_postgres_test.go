@@ -17,7 +17,8 @@ import (
 // the server host's agent starts PostgreSQL from this machine's postgresql-15 in a private
 // datadir and port, sysbench's pgsql driver loads it from the client host across the
 // shaped NIC, and the run must measure every point, name PostgreSQL and the server host
-// in its report and leave nothing on the hosts. Then a run killed with SIGKILL: the
+// in its report and leave nothing on the hosts; so must the bandwidth study's TLS
+// experiment (sslmode=require). Then a run killed with SIGKILL: the
 // dead-man switch removes the client's shaping by itself, the server's agent keeps
 // PostgreSQL until `down --hosts`, which removes it, its datadir and everything else.
 func TestSSHPostgres(t *testing.T) {
@@ -54,6 +55,25 @@ func TestSSHPostgres(t *testing.T) {
 	for _, w := range []string{"PostgreSQL 15", "server host db", "client host app", "synchronous_commit = off"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md does not name %q", w)
+		}
+	}
+	assertHostsClean(t, p, before)
+
+	// The bandwidth study's TLS experiment: libpq's sslmode=require on both links.
+	out = t.TempDir()
+	bw := []string{"study", "bandwidth", "--hosts", inv, "--engine", "postgres", "--experiments", "n3", "--threads", "1",
+		"--duration", "3s", "--warmup", "1s", "--tables", "1", "--table-size", "10000", "--buffer-pool", "128M", "--out", out}
+	if b, err := inClient(p, t.TempDir(), bw...).CombinedOutput(); err != nil {
+		t.Fatalf("study bandwidth --hosts --engine postgres: %v\n%s", err, b)
+	}
+	run = readRun(t, out)
+	if len(run.Points) != 4 {
+		t.Errorf("%d points, want 4 (plain and TLS on two links)", len(run.Points))
+	}
+	for _, pt := range run.Points {
+		t.Logf("%s threads=%d: %.1f TPS, wire down %.0f B/s", pt.Series, pt.Threads, pt.TPS, pt.WireBytesPerSDown)
+		if pt.Failed || pt.TPS <= 0 {
+			t.Errorf("%s: failed=%v (%s), TPS %.1f", pt.Series, pt.Failed, pt.FailReason, pt.TPS)
 		}
 	}
 	assertHostsClean(t, p, before)
