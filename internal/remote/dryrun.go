@@ -11,7 +11,8 @@ import (
 
 // DryRun prints what st would do on the hosts, host by host, without contacting any:
 // the checks, the staging of wirelab, the shaping of each link the study measures on,
-// the server's start (its agent and client files) and the teardown. o.DryRun receives the lines.
+// the server's start (its agent and client files) and the teardown. o.DryRun receives
+// the lines.
 func DryRun(ctx context.Context, o Options, st study.Study) error {
 	if o.DryRun == nil {
 		return fmt.Errorf("dry run: no writer for the commands")

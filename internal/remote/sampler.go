@@ -19,8 +19,8 @@ const firstLineWithin = 15 * time.Second
 
 // sampler runs `wirelab agent sample` on the client (the wire: the shaped classes of the
 // NIC and its IFB, which carry only the client <-> server flows; sysbench's CPU) and on
-// the server (the database server's CPU and the machine's) for one measurement, and turns their
-// cumulative counters into the same per-second samples as the lab's sampler.
+// the server (the database server's CPU and the machine's) for one measurement, and turns
+// their cumulative counters into the same per-second samples as the lab's sampler.
 type sampler struct {
 	b      *Backend
 	inner  *metrics.Sampler
