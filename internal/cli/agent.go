@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/hosts"
 )
 
 // cmdAgent is what wirelab runs on a remote host it copied itself to: the dead-man switch
 // that removes the shaping of a NIC when wirelab stops renewing it, the sampler that prints
-// the host's counters once per interval (agent_sample.go) and the MariaDB server of a
-// study (agent_mariadb.go), and the host's facts for the report and the verdicts
-// (agent_facts.go).
+// the host's counters once per interval (agent_sample.go), the database server of a
+// study (agent_server.go: agent_mariadb.go, agent_postgres.go), and the host's facts for
+// the report and the verdicts (agent_facts.go).
 func cmdAgent(p *Process, args []string) error {
 	tool := ""
 	if len(args) > 0 {
@@ -24,12 +25,12 @@ func cmdAgent(p *Process, args []string) error {
 	case "deadman":
 	case "sample":
 		return cmdAgentSample(p, args[1:])
-	case "mariadb":
-		return cmdAgentMariaDB(p, args[1:])
+	case string(engine.MariaDB), string(engine.Postgres):
+		return cmdAgentServer(p, engine.Kind(tool), args[1:])
 	case "facts":
 		return cmdAgentFacts(p, args[1:])
 	default:
-		return usagef("agent: want a tool: deadman, sample, mariadb, facts")
+		return usagef("agent: want a tool: deadman, sample, mariadb, postgres, facts")
 	}
 	fs := newFlagSet(p, "agent deadman", "internal: remove a NIC's shaping unless the renewal file is touched within the TTL",
 		"wirelab agent deadman --ttl 30s --renew /tmp/wirelab-x/deadman.renew --undo /tmp/wirelab-x/deadman.undo")

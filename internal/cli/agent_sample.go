@@ -14,7 +14,8 @@ import (
 
 const agentSampleExample = `wirelab agent sample --every 1s --up-class eth0:1:1 --down-class wlifb-eth0:1:1 --comm sysbench --for 2h
 wirelab agent sample --every 1s --comm mariadbd
-wirelab agent sample --up-iface eth0 --down-iface eth0 --pid 4242`
+wirelab agent sample --up-iface eth0 --down-iface eth0 --pid 4242
+wirelab agent sample --every 1s --tree 4242`
 
 // maxAgentReadFailures bounds how many reads in a row may fail before the agent gives up:
 // an agent that can no longer read its counters must end, not print nothing for hours.
@@ -115,6 +116,8 @@ func parseAgentSample(p *Process, args []string) (agentSampleOptions, error) {
 	var comms, pids listFlag
 	fs.Var(&comms, "comm", "watch every process whose /proc/PID/comm is `NAME`, rescanned each interval (repeat for more)")
 	fs.Var(&pids, "pid", "watch the process with id `N` (repeat for more)")
+	var trees listFlag
+	fs.Var(&trees, "tree", "watch the process with id `N` and its children of the moment, listed anew each interval (a postmaster and its backends; repeat for more)")
 	if err := parseFlags(fs, args); err != nil {
 		return agentSampleOptions{}, err
 	}
@@ -147,6 +150,13 @@ func parseAgentSample(p *Process, args []string) (agentSampleOptions, error) {
 			return o, usagef("--pid %q: want a process id, a positive integer like 4242", s)
 		}
 		o.agent.PIDs = append(o.agent.PIDs, n)
+	}
+	for _, s := range trees {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return o, usagef("--tree %q: want a process id, a positive integer like 4242", s)
+		}
+		o.agent.Trees = append(o.agent.Trees, n)
 	}
 	return o, nil
 }

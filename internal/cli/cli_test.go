@@ -42,6 +42,11 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		"  - {name: db, role: server, address: 198.18.20.2, user: root, server: {start: mariadb}}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	pgHosts := filepath.Join(t.TempDir(), "pg.yaml")
+	if err := os.WriteFile(pgHosts, []byte("hosts:\n  - {name: app, role: client, address: 198.18.20.1, nic: eth1, user: root}\n"+
+		"  - {name: db, role: server, address: 198.18.20.2, user: root, server: {start: postgres}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ext := func(args ...string) []string {
 		return append([]string{"run", "--server-dsn", dsn, "--server-password-file", pwFile}, args...)
 	}
@@ -106,12 +111,17 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"run", "--dry-run"}, "--dry-run applies only with --hosts"},
 		{[]string{"study", "bandwidth", "--insecure-host-key"}, "--insecure-host-key applies only with --hosts"},
 		{[]string{"run", "--hosts", "/nonexistent/hosts.yaml"}, "--hosts: "},
-		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres"}, "--hosts: --engine postgres: on real hosts wirelab starts MariaDB only"},
+		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres"}, "host db starts mariadb (server: {start: mariadb}), and --engine is postgres: set start: postgres there, or run with --engine mariadb"},
+		{[]string{"run", "--hosts", hostsFile, "--engine", "postgres", "--driver", "pgbench"}, "--hosts: --driver pgbench runs in the namespace lab only"},
+		{[]string{"study", "bandwidth", "--hosts", pgHosts, "--engine", "postgres"}, "--hosts: N2 on PostgreSQL goes through wirelab's tunnel, whose ends run in the namespace lab only: use --experiments n1,n3"},
+		{[]string{"study", "bandwidth", "--hosts", pgHosts}, "host db starts postgres (server: {start: postgres}), and --engine is mariadb: set start: mariadb there, or run with --engine postgres"},
+		{[]string{"run", "--hosts", pgHosts, "--engine", "postgres", "--scale", "20"}, "--scale is pgbench's data set; with --driver sysbench"},
 		{[]string{"run", "--hosts", hostsFile, "--server-dsn", dsn}, "--hosts: --server-dsn does not apply on real hosts"},
 		{[]string{"run", "--hosts", hostsFile, "--shaper", "netem"}, "--hosts: --shaper does not apply"},
 		{[]string{"run", "--hosts", hostsFile, "--channel", "tunnel"}, "--channel tunnel is not available on real hosts"},
 		{[]string{"run", "--hosts", hostsFile, "--deadman-ttl", "1s"}, "--deadman-ttl 1s: want 3s..1h"},
-		{[]string{"study", "transport", "--hosts", hostsFile, "--engine", "postgres"}, "--hosts: --engine postgres: on real hosts wirelab starts MariaDB only"},
+		{[]string{"study", "transport", "--hosts", hostsFile, "--engine", "postgres"}, "--hosts: study transport --engine postgres: on real hosts the transport study runs MariaDB only; drop --engine postgres"},
+		{[]string{"study", "transport", "--hosts", pgHosts, "--engine", "postgres", "--dry-run"}, "--hosts: study transport --engine postgres: on real hosts the transport study runs MariaDB only"},
 		{[]string{"study", "transport", "--hosts", hostsFile, "--shaper", "nfqueue"}, "--hosts: --shaper does not apply"},
 		{[]string{"study", "transport", "--dry-run"}, "--dry-run applies only with --hosts"},
 		{[]string{"study", "sync", "--hosts", hostsFile}, "flag provided but not defined: -hosts"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -44,6 +45,13 @@ func studyTransport(p *Process, args []string) error {
 	}
 	if err := bf.server.refuse("study transport", "its paths (unix socket, local TCP, socat hops) run on the server's own host, which an existing server's is not"); err != nil {
 		return err
+	}
+	// On real hosts the socket and local-TCP rows dial the lab engine's usual port, where
+	// a server host's PostgreSQL listens on wirelab's own (remote.PostgresPort).
+	if k, err := bf.engine.kind(); err != nil {
+		return err
+	} else if bf.hosts.given() && k != engine.MariaDB {
+		return usagef("--hosts: study transport --engine %s: on real hosts the transport study runs MariaDB only; drop --engine %s, or drop --hosts to measure %s's transports in the namespace lab", k, k, k.Title())
 	}
 	ho, err := bf.hosts.options(p, bf)
 	if err != nil {

@@ -53,8 +53,9 @@ type Host struct {
 	Server      *DB    `yaml:"server"`
 }
 
-// DB says which MariaDB a server or replica host runs: Start "mariadb" (the
-// distribution's package, in a temp datadir, as the lab does) or an existing server's DSN
+// DB says which database server a server or replica host runs: Start "mariadb" or
+// "postgres" (the distribution's package, in a temp datadir, as the lab does; the
+// study's --engine must name the same) or an existing server's DSN
 // whose password comes from an environment variable or a file, never from the inventory.
 type DB struct {
 	Start        string `yaml:"start"`
@@ -212,16 +213,16 @@ func (h Host) validateServer(where string) []error {
 	case h.Role == Client:
 		return nil
 	case s == nil:
-		bad("missing: {start: mariadb} or {dsn: ..., password_env: NAME}")
+		bad("missing: {start: mariadb}, {start: postgres} or {dsn: ..., password_env: NAME}")
 		return errs
 	}
 	switch {
 	case s.Start != "" && s.DSN != "":
 		bad("start and dsn both set; pick one")
-	case s.Start != "" && s.Start != "mariadb":
-		bad("start %q: want mariadb", s.Start)
+	case s.Start != "" && s.Start != string(engine.MariaDB) && s.Start != string(engine.Postgres):
+		bad("start %q: want mariadb or postgres", s.Start)
 	case s.Start == "" && s.DSN == "":
-		bad("want start: mariadb or a dsn")
+		bad("want start: mariadb, start: postgres or a dsn")
 	}
 	if s.Start != "" && (s.PasswordEnv != "" || s.PasswordFile != "") {
 		bad("password_env/password_file go with dsn; wirelab makes the users of a server it starts")

@@ -70,7 +70,7 @@ func TestInventoryErrorsNameHostAndField(t *testing.T) {
 		{"duplicate", strings.Replace(good, "name: s,", "name: c,", 1), `"c" is used twice`},
 		{"missing key file", strings.Replace(good, "{user: u}", "{user: u, key: /nonexistent/id}", 1), "hosts[0] (c): key: stat /nonexistent/id"},
 		{"server without block", strings.Replace(good, ", server: {start: mariadb}", "", 1), "hosts[1] (s): server: missing"},
-		{"start postgres", strings.Replace(good, "start: mariadb", "start: postgres", 1), `server: start "postgres": want mariadb`},
+		{"start mysql", strings.Replace(good, "start: mariadb", "start: mysql", 1), `server: start "mysql": want mariadb or postgres`},
 		{"password in dsn", strings.Replace(good, "start: mariadb", `dsn: "b:pw@tcp(h:3306)/db", password_env: P`, 1), "dsn carries a password"},
 		{"dsn without password source", strings.Replace(good, "start: mariadb", `dsn: "b@tcp(h:3306)/db"`, 1), "exactly one of password_env"},
 		{"client with server", strings.Replace(good, "nic: eth0}", "nic: eth0, server: {start: mariadb}}", 1), "hosts[0] (c): server: a client runs no server"},
@@ -96,5 +96,16 @@ func TestPasswordFile(t *testing.T) {
 	}
 	if pw, err := inv.Role(Server)[0].Password(os.Getenv); err != nil || pw != "pw1" {
 		t.Errorf("password file: %q, %v", pw, err)
+	}
+}
+
+// A server wirelab starts may be PostgreSQL as well as MariaDB.
+func TestStartPostgres(t *testing.T) {
+	inv, err := Parse([]byte(strings.Replace(good, "start: mariadb", "start: postgres", 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := inv.Role(Server)[0].Server; s.Start != "postgres" {
+		t.Errorf("start %q, want postgres", s.Start)
 	}
 }

@@ -59,7 +59,7 @@ func (l *Lab) StartServer(ctx context.Context, host string, o DBOptions) (engine
 	case engine.Postgres:
 		s, err := postgres.Start(ctx, postgres.Config{
 			NS: l.State.NS(host), Dir: dir, BindAddress: bind, Port: kind.Port(),
-			SharedBuffers: pgSize(o.BufferPool), Extra: o.Extra, Upstream: o.Upstream,
+			SharedBuffers: SharedBuffers(o.BufferPool), Extra: o.Extra, Upstream: o.Upstream,
 			Logger: log, Cgroup: l.State.Cgroup,
 		})
 		if err != nil {
@@ -125,8 +125,9 @@ func CheckBufferPool(s string) error {
 	return nil
 }
 
-// pgSize writes a MariaDB-style size ("1G") the way postgresql.conf spells it ("1GB").
-func pgSize(s string) string {
+// SharedBuffers writes a --buffer-pool size ("1G", MariaDB's style) the way
+// postgresql.conf spells it ("1GB"), for PostgreSQL's shared_buffers.
+func SharedBuffers(s string) string {
 	if n := len(s); n > 0 && (s[n-1] == 'G' || s[n-1] == 'M' || s[n-1] == 'K' || s[n-1] == 'k') {
 		return s + "B"
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -19,16 +20,19 @@ import (
 const maxCommLen = 15
 
 // AgentConfig says what an agent reads on its own host. Each wire direction comes from an
-// HTB class or from an interface, or is left out (0); CPU is the processes named by Comms
-// or PIDs.
+// HTB class or from an interface, or is left out (0); CPU is the processes named by Comms,
+// PIDs or Trees.
 type AgentConfig struct {
 	UpClass, DownClass TCClass // the shaped class of each direction; zero Dev: not a class
 	UpIface, DownIface string  // or: what UpIface transmits, what DownIface receives
 	Comms              []string
 	PIDs               []int
-	ProcRoot           string       // default "/proc"
-	Runner             execx.Runner // runs tc; default the OS
-	Logger             *slog.Logger // a nil logger discards
+	// Trees are processes watched with their children, listed anew every sample: a
+	// postmaster and its backends, one per connection.
+	Trees    []int
+	ProcRoot string       // default "/proc"
+	Runner   execx.Runner // runs tc; default the OS
+	Logger   *slog.Logger // a nil logger discards
 }
 
 // Agent reads its host's counters and turns them into AgentLines. It is not safe for
@@ -59,7 +63,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 			return nil, fmt.Errorf("new agent: process name %q: want 1 to %d characters, as /proc/PID/comm shows it", n, maxCommLen)
 		}
 	}
-	for _, pid := range cfg.PIDs {
+	for _, pid := range append(slices.Clone(cfg.PIDs), cfg.Trees...) {
 		if pid <= 0 {
 			return nil, fmt.Errorf("new agent: pid %d: want a positive process id", pid)
 		}
@@ -74,8 +78,8 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	}
 	a := &Agent{up: up, down: down, machine: newMachineCPUCollector(cfg.ProcRoot), tck: clkTck(),
 		log: cfg.Logger.With("component", "agent")}
-	if len(cfg.Comms) > 0 || len(cfg.PIDs) > 0 {
-		a.watch = &procWatch{root: cfg.ProcRoot, comms: cfg.Comms, pids: cfg.PIDs}
+	if len(cfg.Comms) > 0 || len(cfg.PIDs) > 0 || len(cfg.Trees) > 0 {
+		a.watch = &procWatch{root: cfg.ProcRoot, comms: cfg.Comms, pids: cfg.PIDs, trees: cfg.Trees}
 		a.cpu = newProcCPUCollector(cfg.ProcRoot, a.watch.list,
 			func(sn *snapshot, v uint64) { sn.cpuServer = v }) // the one CPU figure an agent has
 	}
@@ -152,18 +156,27 @@ func (a *Agent) logPresence(side wireSide, ok bool) {
 	a.log.Info("wire counter gone; no new bytes until it returns", "counter", side.String())
 }
 
-// procWatch lists the pids to watch every sample: the given ones and every process whose
-// comm is one of the names, so servers and clients started later are found.
+// procWatch lists the pids to watch every sample: the given ones, the trees' roots with
+// their children of the moment, and every process whose comm is one of the names, so
+// servers, backends and clients started later are found.
 type procWatch struct {
 	root  string
 	comms []string
 	pids  []int
+	trees []int
 	err   error // of the last listing; procCPUCollector's pid func cannot return one
 }
 
 func (w *procWatch) list() []int {
 	w.err = nil
 	out := slices.Clone(w.pids)
+	for _, t := range w.trees {
+		for _, pid := range dbserver.Tree(w.root, t) {
+			if !slices.Contains(out, pid) {
+				out = append(out, pid)
+			}
+		}
+	}
 	if len(w.comms) == 0 {
 		return out
 	}

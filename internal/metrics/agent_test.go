@@ -162,3 +162,44 @@ func TestAgentLineRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A tree is its root and the children it has at each read: a postmaster's backends, which
+// come with each connection, count from their start; another process does not count.
+func TestAgentWatchesATree(t *testing.T) {
+	p := newFakeProc(t)
+	p.stat(500)
+	proc := func(pid, ppid int, utime, stime uint64) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(p.root, fmt.Sprint(pid)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p.replace(fmt.Sprintf("%d/stat", pid), fmt.Sprintf(
+			"%d (postgres) S %d %d %d 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 777 0 0", pid, ppid, pid, pid, utime, stime))
+	}
+	proc(100, 1, 10, 10)  // the postmaster
+	proc(101, 100, 5, 5)  // its checkpointer
+	proc(200, 1, 40, 40)  // another server's postmaster: not ours
+	proc(201, 200, 40, 4) // and its child
+	a, err := NewAgent(AgentConfig{Trees: []int{100}, ProcRoot: p.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := a.Line(context.Background()); err != nil || l.CPUTicks != 0 {
+		t.Fatalf("baseline %+v, %v", l, err)
+	}
+	proc(100, 1, 12, 10) // +2
+	proc(101, 100, 6, 5) // +1
+	proc(102, 100, 3, 4) // a backend since the baseline: +7
+	proc(200, 1, 90, 90)
+	proc(201, 200, 90, 9)
+	l, err := a.Line(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.CPUTicks != 10 {
+		t.Errorf("cpu ticks %d, want 2+1+7 of the postmaster's tree alone", l.CPUTicks)
+	}
+	if _, err := NewAgent(AgentConfig{Trees: []int{-1}, ProcRoot: p.root}); err == nil {
+		t.Error("a tree rooted at pid -1 was accepted")
+	}
+}

@@ -83,6 +83,14 @@ func newLayout(dir string) layout {
 	}
 }
 
+// PathsIn are the socket directory (libpq's host for the unix socket) and the certificate
+// directory a server started with Config.Dir dir uses: what a plan names before the
+// server runs (a dry run on real hosts).
+func PathsIn(dir string) (socketDir, certDir string) {
+	l := newLayout(dir)
+	return l.SocketDir, l.CertDir
+}
+
 // socketPath is the unix socket the postmaster creates in its socket directory.
 func socketPath(socketDir string, port int) string {
 	return filepath.Join(socketDir, ".s.PGSQL."+strconv.Itoa(port))

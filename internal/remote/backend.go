@@ -23,7 +23,6 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Options say how to reach an inventory's hosts and what to leave where.
@@ -56,8 +55,8 @@ type host struct {
 
 // Backend is a study's client and server on the user's own machines, reached over SSH:
 // the client's NIC is shaped toward the server (hosts.RemoteLink, under a dead-man
-// switch), sysbench runs on the client, MariaDB on the server, and `wirelab agent
-// sample` on both streams the per-second wire and CPU counters back.
+// switch), sysbench runs on the client, MariaDB or PostgreSQL (an Engine) on the server,
+// and `wirelab agent sample` on both streams the per-second wire and CPU counters back.
 type Backend struct {
 	o      Options
 	id     string
@@ -66,7 +65,9 @@ type Backend struct {
 	link   *hosts.RemoteLink
 	target hosts.ShapeTarget
 	cond   link.Condition
-	// serverPid is mariadbd's pid on the server host, once started.
+	// engine is the server's, as --engine and the inventory's start: name it.
+	engine Engine
+	// serverPid is the server's main pid on the server host, once started.
 	serverPid int
 	// facts are the client's and server's hosts as their agents read them.
 	facts []result.Host
@@ -91,18 +92,17 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if err := supported(needs); err != nil {
+	eng, err := supported(needs)
+	if err != nil {
 		return nil, err
 	}
 	inv := o.Inventory
 	cl, sv := inv.Role(inventory.Client)[0], inv.Role(inventory.Server)[0]
-	if sv.Server == nil || sv.Server.Start != "mariadb" {
-		return nil, fmt.Errorf("%s: host %s: --hosts measures a server wirelab starts (server: {start: mariadb}); "+
-			"for an existing server use --server-dsn, which measures it through the lab's wire", inv.Path, sv.Name)
+	if err := CheckServer(inv, eng.Spec().Kind); err != nil {
+		return nil, err
 	}
-	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition,
+	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition, engine: eng,
 		log: o.Logger.With("component", "remote")}
-	var err error
 	if b.client, err = b.connect(ctx, cl); err != nil {
 		return nil, err
 	}
@@ -169,18 +169,41 @@ func (b *Backend) detectDelayLine(ctx context.Context) error {
 	return nil
 }
 
-// supported refuses, before anything is made, what this backend does not run: it
-// carries a client and one MariaDB server (the run and bandwidth studies' shape).
-func supported(needs study.Needs) error {
+// supported refuses, before anything is made, what this backend does not run, and names
+// the server's engine: it carries a client and one server it starts (the run and
+// bandwidth studies' shape), loaded by sysbench.
+func supported(needs study.Needs) (Engine, error) {
 	if len(needs.Hosts) != 2 || needs.Hosts[0] != lab.Client || len(needs.Servers) != 1 || needs.Servers[0].Host != lab.Server {
-		return errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
+		return nil, errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
 	}
 	sv := needs.Servers[0]
 	if sv.Existing != nil {
-		return errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
+		return nil, errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
 	}
-	if sv.DB.Engine != "" && sv.DB.Engine != engine.MariaDB {
-		return fmt.Errorf("--hosts: --engine %s: on real hosts wirelab starts MariaDB only; use the namespace lab (no --hosts) for %s", sv.DB.Engine, sv.DB.Engine.Title())
+	if needs.Tunnel {
+		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends run in the namespace lab only: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
+	}
+	if d := needs.Data.Driver; d != "" && d != study.DriverSysbench {
+		return nil, fmt.Errorf("--hosts: --driver %s: on real hosts the load is sysbench's; drop --hosts to run %s in the namespace lab", d, d)
+	}
+	return engineOf(sv.DB.Engine)
+}
+
+// CheckServer refuses an inventory whose server is not one wirelab starts, or one of
+// another engine than k, the study's: the inventory says what the host is for, --engine
+// what is measured, and neither silently overrides the other. It contacts nobody.
+func CheckServer(inv *inventory.Inventory, k engine.Kind) error {
+	if k == "" {
+		k = engine.MariaDB
+	}
+	file, sv := inv.Path, inv.Role(inventory.Server)[0]
+	if sv.Server == nil || sv.Server.Start == "" {
+		return fmt.Errorf("%s: host %s: --hosts measures a server wirelab starts (server: {start: mariadb} or {start: postgres}); "+
+			"for an existing server use --server-dsn, which measures it through the lab's wire", file, sv.Name)
+	}
+	if sv.Server.Start != string(k) {
+		return fmt.Errorf("%s: host %s starts %s (server: {start: %s}), and --engine is %s: set start: %s there, or run with --engine %s",
+			file, sv.Name, sv.Server.Start, sv.Server.Start, k, k, sv.Server.Start)
 	}
 	return nil
 }
@@ -234,35 +257,21 @@ func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
 	if err := hosts.CheckNIC(ctx, b.client.h, b.client.inv.NIC); err != nil {
 		return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
 	}
-	need := []struct {
-		h     *host
-		progs []string
-		why   string
-	}{
-		{b.client, []string{"tc", "ip", "sysbench"}, "the client shapes its NIC and runs sysbench"},
-		{b.server, []string{"mariadbd", "mariadb-install-db", "mariadb", "sysbench"},
-			"the server runs MariaDB and prepares the data set over its socket"},
+	spec := b.engine.Spec()
+	if err := check(ctx, b.client.h, "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
+		program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}); err != nil {
+		return err
 	}
-	for _, n := range need {
-		for _, p := range n.progs {
-			if !installed(ctx, n.h, p) {
-				return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install mariadb-server sysbench iproute2)", n.h.inv.Name, p, n.why)
-			}
-		}
+	if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
+		return err
 	}
 	for _, p := range extra {
 		h := b.hostOf(p.Host)
-		if !installed(ctx, h, p.Name) {
+		if _, err := h.h.Run(ctx, "sh", "-c", program(p.Name, p.Name).Check); err != nil {
 			return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install %s), or drop what needs it", h.inv.Name, p.Name, p.Why, p.Name)
 		}
 	}
 	return nil
-}
-
-// installed says whether h has program p on its PATH or in /usr/sbin.
-func installed(ctx context.Context, h *host, p string) bool {
-	_, err := h.h.Run(ctx, "sh", "-c", "command -v "+hosts.ShellQuote(p)+" || [ -x /usr/sbin/"+p+" ]")
-	return err == nil
 }
 
 // checkLogin is hosts.CheckLogin on h. A dry run prints the check's commands; as it
@@ -283,8 +292,8 @@ func (b *Backend) ID() string { return b.id }
 
 // Describe implements study.Backend.
 func (b *Backend) Describe() string {
-	return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + server %s (%s), wire %s", b.id, b.client.inv.Name,
-		b.client.inv.Address, b.client.inv.NIC, b.server.inv.Name, b.server.inv.PeerAddress(), b.cond)
+	return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + server %s (%s, %s), wire %s", b.id, b.client.inv.Name,
+		b.client.inv.Address, b.client.inv.NIC, b.server.inv.Name, b.server.inv.PeerAddress(), b.engine.Spec().Kind.Title(), b.cond)
 }
 
 // Lab implements study.Backend: these are not the namespace lab.
@@ -367,63 +376,78 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 	return nil, false, nil
 }
 
-// StartServer implements study.Backend: MariaDB from the server's package in a temp
-// datadir, through `wirelab agent mariadb`, listening on the server's data address (and
-// on 127.0.0.1 when sv.Loopback); its TLS client files are copied to the client, where
-// sysbench reads them. A dry run starts the agent on its printing host and returns the
-// server as planned (PlanMariaDB).
+// StartServer implements study.Backend: the engine's server from the host's package in a
+// temp datadir, through `wirelab agent <engine>`, listening on the server's data address
+// (and on 127.0.0.1 when sv.Loopback); its client files (TLS) are copied to the client,
+// where sysbench reads them. A dry run starts the agent on its printing host and returns
+// the server as planned (Plan).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
-	// mariadbd runs as mysql and must reach its datadir inside wirelab's directory (0700
-	// from mktemp): searchable, not listable; its own files keep their modes.
+	o := b.serverOptions(sv)
+	// The server runs as its own OS user (mysql, postgres) and must reach its datadir
+	// inside wirelab's directory (0700 from mktemp): searchable, not listable; its own
+	// files keep their modes.
 	if _, err := b.server.h.Run(ctx, "chmod", "0711", b.server.stage.Dir); err != nil {
-		return nil, fmt.Errorf("let MariaDB's user reach %s: %w", b.server.stage.Dir, err)
+		return nil, fmt.Errorf("let %s's user reach %s: %w", o.Engine.Title(), b.server.stage.Dir, err)
 	}
-	start := StartMariaDB
+	start := Start
 	if b.o.DryRun != nil {
-		start = PlanMariaDB
+		start = Plan
 	}
-	s, err := start(ctx, b.server.h, b.mariadbOptions(sv))
+	s, err := start(ctx, b.server.h, o)
 	if err != nil {
 		return nil, err
 	}
 	b.track(s)
 	b.serverPid = s.Pid()
-	certs := path.Join(b.client.stage.Dir, "certs")
-	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
+	certs, err := b.copyClientFiles(ctx, s.Conn().CertDir)
+	if err != nil {
 		return nil, err
 	}
-	conn := s.Conn()
-	for _, f := range sysbench.TLSFiles {
-		data, err := b.server.h.ReadFile(ctx, path.Join(conn.CertDir, f))
-		if err != nil {
-			return nil, fmt.Errorf("copy MariaDB's TLS client files to %s: %w", b.client.inv.Name, err)
-		}
-		if err := b.client.h.Copy(ctx, strings.NewReader(string(data)), path.Join(certs, f), 0o600); err != nil {
-			return nil, fmt.Errorf("copy MariaDB's TLS client files to %s: %w", b.client.inv.Name, err)
-		}
-	}
-	return clientView{MariaDB: s, certDir: certs}, nil
+	return clientView{Server: s, certDir: certs}, nil
 }
 
-// mariadbOptions are the agent's options for sv on the server host.
-func (b *Backend) mariadbOptions(sv study.Server) MariaDBOptions {
+// serverOptions is how the server of sv starts on the server host: on the host's data
+// address, and on 127.0.0.1 too when a load driver on the server host reaches it over
+// TCP (sv.Loopback).
+func (b *Backend) serverOptions(sv study.Server) ServerOptions {
+	k := b.engine.Spec().Kind
 	bind := b.server.inv.PeerAddress()
 	if sv.Loopback {
 		bind += ",127.0.0.1"
 	}
-	return MariaDBOptions{Agent: b.server.stage.Agent, Dir: path.Join(b.server.stage.Dir, "mariadb"),
+	return ServerOptions{Engine: k, Agent: b.server.stage.Agent, Dir: path.Join(b.server.stage.Dir, string(k)),
 		Bind: bind, BufferPool: sv.DB.BufferPool}
+}
+
+// copyClientFiles copies the engine's client files from the server's certificate
+// directory to a private one on the client and returns that one.
+func (b *Backend) copyClientFiles(ctx context.Context, serverCerts string) (string, error) {
+	certs := path.Join(b.client.stage.Dir, "certs")
+	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
+		return "", err
+	}
+	k := b.engine.Spec().Kind
+	for _, f := range b.engine.Spec().ClientFiles {
+		data, err := b.server.h.ReadFile(ctx, path.Join(serverCerts, f))
+		if err != nil {
+			return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), b.client.inv.Name, err)
+		}
+		if err := b.client.h.Copy(ctx, strings.NewReader(string(data)), path.Join(certs, f), 0o600); err != nil {
+			return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), b.client.inv.Name, err)
+		}
+	}
+	return certs, nil
 }
 
 // clientView is the remote server as the client host's sysbench reaches it: its TLS
 // files are the client's copies.
 type clientView struct {
-	*MariaDB
+	*Server
 	certDir string
 }
 
 func (v clientView) Conn() engine.Conn {
-	c := v.MariaDB.Conn()
+	c := v.Server.Conn()
 	c.CertDir = v.certDir
 	return c
 }

@@ -128,8 +128,19 @@ func TestOpenRefusesWhatRealHostsDoNotRun(t *testing.T) {
 	var out bytes.Buffer
 	o := dryOptions(t, &out)
 	_, err := Open(context.Background(), o, bandwidth(engine.Postgres).Needs())
-	if err == nil || !strings.Contains(err.Error(), "--engine postgres") {
-		t.Errorf("PostgreSQL on real hosts: %v, want a refusal naming --engine postgres", err)
+	if err == nil || !strings.Contains(err.Error(), "host db starts mariadb") || !strings.Contains(err.Error(), "set start: postgres there") {
+		t.Errorf("PostgreSQL on a host that starts MariaDB: %v, want a refusal naming both", err)
+	}
+	pgb := bandwidth(engine.Postgres).Needs()
+	pgb.Data.Driver = study.DriverPgbench
+	if _, err := Open(context.Background(), postgresOptions(t, &out), pgb); err == nil || !strings.Contains(err.Error(), "--driver pgbench") {
+		t.Errorf("pgbench on real hosts: %v, want a refusal naming --driver pgbench", err)
+	}
+	tunnelled := study.NewBandwidth(study.BandwidthOptions{Bench: study.Bench{Threads: []int{1}, Duration: time.Second,
+		Tables: 1, TableSize: 10, Repeat: 1, Workload: "oltp_read_only", RandType: "pareto", Engine: engine.Postgres},
+		Slow: link.Condition{RateBps: 20_000_000}, Experiments: []string{"n1", "n2"}}).Needs()
+	if _, err := Open(context.Background(), postgresOptions(t, &out), tunnelled); err == nil || !strings.Contains(err.Error(), "--experiments n1,n3") {
+		t.Errorf("N2 on PostgreSQL (the tunnel) on real hosts: %v, want a refusal naming --experiments n1,n3", err)
 	}
 	needs := bandwidth(engine.MariaDB).Needs()
 	needs.Hosts = []string{"replica", "server"}

@@ -10,10 +10,10 @@ import (
 )
 
 // DryRun prints what st would do on the hosts, host by host, without contacting any:
-// the checks, the staging of wirelab, the shaping of the wire, the server's start, the
-// data set's preparation, the study's helpers, each point's wire, sample agents and load
-// driver on the host that runs it (study.Plan), and the teardown. o.DryRun receives the
-// lines.
+// the checks, the staging of wirelab, the shaping of the wire, the server's start (its
+// agent and client files), the data set's preparation, the study's helpers, each point's
+// wire, sample agents and load driver on the host that runs it (study.Plan), and the
+// teardown. o.DryRun receives the lines.
 func DryRun(ctx context.Context, o Options, st study.Study) (err error) {
 	if o.DryRun == nil {
 		return fmt.Errorf("dry run: no writer for the commands")

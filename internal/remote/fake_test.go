@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,10 @@ type fakeHost struct {
 	stopKeepsServer bool
 	serverPid       int
 	nextPid         int
+	// killed are the pids killed with their children (killTreeScript).
+	killed []string
+	// fails are command prefixes that exit non-zero.
+	fails []string
 }
 
 func newFakeHost() *fakeHost {
@@ -52,6 +57,12 @@ func (f *fakeHost) lines() []string {
 	return append([]string(nil), f.log...)
 }
 
+func (f *fakeHost) killedPids() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.killed...)
+}
+
 func (f *fakeHost) Name() string { return "db1" }
 
 func (f *fakeHost) Run(_ context.Context, argv ...string) ([]byte, error) {
@@ -62,8 +73,14 @@ func (f *fakeHost) Run(_ context.Context, argv ...string) ([]byte, error) {
 	switch {
 	case strings.HasPrefix(line, "rm -f -- "):
 		delete(f.files, strings.TrimPrefix(line, "rm -f -- "))
-	case strings.HasPrefix(line, "kill -KILL "):
-		delete(f.files, "/proc/"+strings.TrimPrefix(line, "kill -KILL ")+"/stat")
+	case strings.HasPrefix(line, "sh -c "+killTreeScript+" sh "):
+		f.killed = append(f.killed, strings.TrimPrefix(line, "sh -c "+killTreeScript+" sh "))
+		delete(f.files, "/proc/"+f.killed[len(f.killed)-1]+"/stat")
+	}
+	for _, p := range f.fails {
+		if strings.HasPrefix(line, p) {
+			return nil, fmt.Errorf("host db1: %s: exit status 1", line)
+		}
 	}
 	for p, out := range f.answers {
 		if strings.HasPrefix(line, p) {
@@ -128,4 +145,12 @@ func (p *fakeProc) Stop(context.Context) error {
 		delete(f.files, fmt.Sprintf("/proc/%d/stat", f.serverPid))
 	}
 	return nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }

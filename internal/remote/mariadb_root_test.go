@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/nstest"
 )
@@ -73,14 +74,14 @@ func TestRemoteMariaDBOverSSH(t *testing.T) {
 	if err := os.Mkdir(private, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	_, err = StartMariaDB(ctx, h, MariaDBOptions{Agent: agent, Dir: filepath.Join(private, "db"), Bind: rootAddrB})
+	_, err = Start(ctx, h, ServerOptions{Agent: agent, Dir: filepath.Join(private, "db"), Bind: rootAddrB})
 	t.Logf("unreachable dir: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "host server1") || !strings.Contains(err.Error(), "cannot traverse") ||
-		!strings.Contains(err.Error(), AgentLog+" on server1") {
+		!strings.Contains(err.Error(), AgentLog(engine.MariaDB)+" on server1") {
 		t.Errorf("a start that fails: %v", err)
 	}
 	phase("failed start reported")
-	m, err := StartMariaDB(ctx, h, MariaDBOptions{Agent: agent, Dir: filepath.Join(dir, "db"), Bind: rootAddrB,
+	m, err := Start(ctx, h, ServerOptions{Agent: agent, Dir: filepath.Join(dir, "db"), Bind: rootAddrB,
 		BufferPool: "64M", For: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func TestRemoteMariaDBOverSSH(t *testing.T) {
 			t.Errorf("left running in B: %s", pc)
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, "db", AgentLog))
+	log, _ := os.ReadFile(filepath.Join(dir, "db", AgentLog(engine.MariaDB)))
 	if !strings.Contains(string(log), "stopping mariadb: signalled") {
 		t.Errorf("the agent did not stop the server on SIGTERM:\n%s", log)
 	}

@@ -27,17 +27,21 @@ func (b *Backend) mark(ctx context.Context) error {
 }
 
 // cleanScript stops every process that runs a wirelab staged in a marked directory
-// (agents: the MariaDB one stops its server on TERM), KILLs what is left after 10 s,
-// KILLs a server whose agent died first, then stops the study's helpers (transport's
-// socat hops, a load driver left over): every process whose command line names a path in
-// the directory, TERM then KILL after 2 s. Last it removes the directory. $1 is the
+// (agents: a server's agent stops its server on TERM), KILLs what is left after 10 s,
+// KILLs a server whose agent died first (with its children: a postmaster's backends),
+// while its pid still names a server, then stops the study's helpers (transport's socat
+// hops, a load driver left over): every process whose command line names a path in the
+// directory, TERM then KILL after 2 s. Last it removes the directory. $1 is the
 // directory; the script's own command line holds it with no slash after it, so it never
 // matches itself.
 const cleanScript = `d="$1"; [ -f "$d/` + runMarker + `" ] || exit 0
 pkill -TERM -f "^$d/wirelab " ; i=0
 while [ $i -lt 100 ] && pgrep -f "^$d/wirelab " >/dev/null; do sleep 0.1; i=$((i+1)); done
 pkill -KILL -f "^$d/wirelab "
-for p in $(grep -ho '"pid": *[0-9]*' "$d"/mariadb/server.json 2>/dev/null | grep -o '[0-9]*$'); do kill -KILL "$p" 2>/dev/null; done
+for p in $(grep -ho '"pid": *[0-9]*' "$d"/*/server.json 2>/dev/null | grep -o '[0-9]*$'); do
+  case "$(cat /proc/$p/comm 2>/dev/null)" in mariadbd|mysqld|postgres)
+    kill -STOP "$p"; pkill -KILL -P "$p"; kill -KILL "$p";; esac
+done
 pkill -TERM -f "$d/" ; i=0
 while [ $i -lt 20 ] && pgrep -f "$d/" >/dev/null; do sleep 0.1; i=$((i+1)); done
 pkill -KILL -f "$d/"

@@ -20,10 +20,10 @@ const firstLineWithin = 15 * time.Second
 
 // sampler runs `wirelab agent sample` on the client (the wire: the shaped classes of the
 // NIC and its IFB, which carry only the client <-> server flows; sysbench's CPU) and on
-// the server (mariadbd's CPU and the machine's) for one measurement, and turns their
-// cumulative counters into the same per-second samples as the lab's sampler. When the
-// load driver runs on the server host (transport's socket and local-TCP paths), a third
-// agent there watches sysbench, whose CPU is still the client side's.
+// the server (the database server's CPU and the machine's) for one measurement, and turns
+// their cumulative counters into the same per-second samples as the lab's sampler. When
+// the load driver runs on the server host (transport's socket and local-TCP paths), a
+// third agent there watches sysbench, whose CPU is still the client side's.
 type sampler struct {
 	b      *Backend
 	driver string // the host the load driver runs on (a lab role)
@@ -60,13 +60,7 @@ func (s *sampler) Start(ctx context.Context) error {
 		wire = append(wire, "--comm", "sysbench")
 	}
 	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, wire...), client)
-	// The server is watched by its pid, so a production mariadbd on the same host is not
-	// counted; sysbench, which starts after the agent, by its name.
-	watch := []string{"--comm", "mariadbd"}
-	if b.serverPid > 0 {
-		watch = []string{"--pid", strconv.Itoa(b.serverPid)}
-	}
-	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, watch...), server)
+	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come
 	}
@@ -79,6 +73,20 @@ func (s *sampler) Start(ctx context.Context) error {
 	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: driver,
 		ServerCPU: server, Machine: server}}, time.Second, b.log)
 	return s.inner.Start(ctx)
+}
+
+// serverWatch are the sample agent's flags that pick the server's processes on its host:
+// its pid, so a production server on the same host is not counted, and with WatchTree its
+// children too (a backend per connection, rescanned each second); by name only before
+// the server's pid is known.
+func serverWatch(spec EngineSpec, pid int) []string {
+	switch {
+	case pid <= 0:
+		return []string{"--comm", spec.Comms[0]}
+	case spec.WatchTree:
+		return []string{"--tree", strconv.Itoa(pid)}
+	}
+	return []string{"--pid", strconv.Itoa(pid)}
 }
 
 // waitFirst waits until every feed has its first line (its baseline), so the sampler's

@@ -52,7 +52,9 @@ func (b *Bandwidth) Needs() Needs {
 			"the N2 series go through wirelab's tunnel instead (entry in the client host, exit in the server host, --compress %s).",
 			b.o.Bench.kind().Title(), b.o.Tunnel.Compress))
 	}
-	return b.o.Bench.needs(b.o.Slow, true, spec, notes)
+	n := b.o.Bench.needs(b.o.Slow, true, spec, notes)
+	n.Tunnel = b.o.tunnelsN2()
+	return n
 }
 
 // Setup calibrates the slow link when asked, then starts the tunnel the N2 series of an

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,35 @@ func TestExistingNoteSaysWhatIsNotMeasured(t *testing.T) {
 	}
 	if remote := existingNote(x, &lab.Outside{Via: "eth0"}, nil); !strings.Contains(remote, "another machine") {
 		t.Errorf("remote note: %s", remote)
+	}
+}
+
+// remoteServer is a server on a real host as the remote backend returns it: its address
+// and port are known once it runs.
+type remoteServer struct{ conn engine.Conn }
+
+func (s remoteServer) Kind() engine.Kind                         { return s.conn.Engine }
+func (s remoteServer) Conn() engine.Conn                         { return s.conn }
+func (remoteServer) Pid() int                                    { return 7001 }
+func (remoteServer) Pids() []int                                 { return []int{7001} }
+func (remoteServer) Version() string                             { return "PostgreSQL 15.18" }
+func (remoteServer) Facts(context.Context) (engine.Facts, error) { return engine.Facts{}, nil }
+func (remoteServer) Stop(context.Context) error                  { return nil }
+
+// The run's cells dial the server's own address and port: a real host's PostgreSQL
+// listens on wirelab's private port, not the engine's usual 5432.
+func TestCellsDialTheServersOwnPort(t *testing.T) {
+	r := NewRun(RunOptions{Bench: Bench{Workload: "oltp_read_only", Threads: []int{1, 4}, Duration: time.Second,
+		Tables: 1, TableSize: 10, Engine: engine.Postgres}})
+	e := &Env{Servers: []engine.Server{remoteServer{engine.Conn{Engine: engine.Postgres, Host: "198.18.21.2", Port: 15432}}}}
+	for _, c := range r.cells {
+		if c.target(e) != "198.18.21.2" || c.port(e) != 15432 {
+			t.Errorf("cell %+v dials %s:%d, want 198.18.21.2:15432", c, c.target(e), c.port(e))
+		}
+	}
+	// A cell that names its own address (a tunnel's entry) keeps its own port.
+	c := LoadCell{Host: "127.0.0.1", Port: 4000}
+	if c.port(e) != 4000 {
+		t.Errorf("a cell with its own address dials port %d, want 4000", c.port(e))
 	}
 }

@@ -245,6 +245,15 @@ func (c LoadCell) target(e *Env) string {
 	return c.Host
 }
 
+// port is the cell's TCP port, or the first server's own when the cell leaves the
+// address to the server: a real server host's port is known once the server runs.
+func (c LoadCell) port(e *Env) int {
+	if c.Host == "" && c.Socket == "" && len(e.Servers) > 0 {
+		return e.Servers[0].Conn().Port
+	}
+	return c.Port
+}
+
 // labShare is the lab's own share of the machine, 0 without a lab cost.
 func labShare(c *result.LabCost) float64 {
 	if c == nil {

@@ -36,7 +36,7 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 		return nil, errPgbenchLabOnly
 	}
 	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
-		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.Port,
+		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.port(e),
 		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart,
 		// Percentiles: pgbench prints none, its per-transaction log has every latency.
 		LatencyLog: true, LatencySkip: c.Warmup})

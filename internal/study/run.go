@@ -60,7 +60,9 @@ func (r *Run) Needs() Needs {
 	if r.o.Channel == ChannelTunnel {
 		spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", r.o.Tunnel)[3:], " ")}
 	}
-	return r.o.Bench.needs(r.o.Link, r.o.Link.Shaped(), spec, nil)
+	n := r.o.Bench.needs(r.o.Link, r.o.Link.Shaped(), spec, nil)
+	n.Tunnel = r.o.Channel == ChannelTunnel
+	return n
 }
 
 // Setup starts the tunnel when the run goes through it.

@@ -71,6 +71,9 @@ type Needs struct {
 	// CheckWire runs `link check` after every change of the wire and records it on the
 	// following points.
 	CheckWire bool
+	// Tunnel says a series goes through wirelab's tunnel, whose ends run in the lab's
+	// client and server hosts (a backend without the lab refuses it).
+	Tunnel bool
 	// Spec and Notes start results.json; Setup may refine them through Env.Run.
 	Spec  result.Spec
 	Notes []string

@@ -14,10 +14,11 @@ type sysbenchDriver struct{ data DataSet }
 // Name is "sysbench".
 func (sysbenchDriver) Name() string { return DriverSysbench }
 
-// Prepare runs sysbench cleanup + prepare over the server's unix socket, on its host.
+// Prepare runs sysbench cleanup + prepare over the server's unix socket, on its host
+// (PostgreSQL's port names the socket file in its directory).
 func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, host string) error {
 	o := SysbenchTo(conn, sysbench.Options{Workload: d.data.Workload, Tables: d.data.Tables,
-		TableSize: d.data.TableSize, Socket: conn.Socket, Launcher: e.Backend.Launcher(host)})
+		TableSize: d.data.TableSize, Socket: conn.Socket, Port: conn.Port, Launcher: e.Backend.Launcher(host)})
 	return sysbench.Prepare(ctx, o, e.Logger)
 }
 
@@ -25,7 +26,7 @@ func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, h
 func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
 	o := SysbenchTo(e.Servers[0].Conn(), sysbench.Options{
 		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
-		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.Port,
+		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.port(e),
 		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
 		Launcher: e.Backend.Launcher(c.ClientHost),
 		// The histogram of the measured seconds only: sysbench resets it after the warm-up.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +17,8 @@ import (
 
 const testDir = "/tmp/wirelab-ab12/mariadb"
 
-func testOptions() MariaDBOptions {
-	return MariaDBOptions{Agent: "/tmp/wirelab-ab12/wirelab", Dir: testDir, Bind: "198.51.100.7",
+func testOptions() ServerOptions {
+	return ServerOptions{Agent: "/tmp/wirelab-ab12/wirelab", Dir: testDir, Bind: "198.51.100.7",
 		BufferPool: "256M", StartTimeout: 3 * time.Second, StopTimeout: time.Second}
 }
 
@@ -27,7 +28,7 @@ var readyState = ServerState{Socket: testDir + "/mysqld.sock", Host: "198.51.100
 // agentReports plays an agent that writes st after a moment, with mariadbd running.
 func agentReports(st ServerState, log string) func(*fakeHost, int) {
 	return func(f *fakeHost, pid int) {
-		f.set(testDir+"/"+AgentLog, log)
+		f.set(testDir+"/"+AgentLog(engine.MariaDB), log)
 		f.serverPid = st.Pid
 		go func() {
 			time.Sleep(2 * pollEvery)
@@ -46,12 +47,12 @@ func TestStartMariaDBReadsTheAgentsState(t *testing.T) {
 	f.onStart = agentReports(readyState, "")
 	f.answers["mariadb --no-defaults"] = "YES\t4200\t16777216\t2\n"
 	ctx := context.Background()
-	m, err := StartMariaDB(ctx, f, testOptions())
+	m, err := Start(ctx, f, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "start mariadb-agent: /tmp/wirelab-ab12/wirelab agent mariadb --dir " + testDir +
-		" --bind 198.51.100.7 --port 3306 --for 4h0m0s --buffer-pool 256M >> " + testDir + "/" + AgentLog
+		" --bind 198.51.100.7 --port 3306 --for 4h0m0s --buffer-pool 256M >> " + testDir + "/" + AgentLog(engine.MariaDB)
 	if !slices.Contains(f.lines(), want) {
 		t.Errorf("agent not started as %q:\n%s", want, strings.Join(f.lines(), "\n"))
 	}
@@ -97,10 +98,10 @@ func TestStartMariaDBFailures(t *testing.T) {
 			"level=INFO msg=starting\nlevel=ERROR msg=failed\n"), nil,
 			[]string{"host db1", "not in PATH nor /usr/sbin", "mariadb-agent.log on db1", "level=ERROR msg=failed"}},
 		{"agent gone", func(f *fakeHost, pid int) {
-			f.set(testDir+"/"+AgentLog, "sh: 1: exec: /tmp/wirelab-ab12/wirelab: Exec format error\n")
+			f.set(testDir+"/"+AgentLog(engine.MariaDB), "sh: 1: exec: /tmp/wirelab-ab12/wirelab: Exec format error\n")
 			f.remove("/proc/4001/stat")
 		}, ErrAgentGone, []string{"host db1", "pid 4001", "Exec format error"}},
-		{"no state in time", func(f *fakeHost, pid int) { f.set(testDir+"/"+AgentLog, "initialising datadir\n") },
+		{"no state in time", func(f *fakeHost, pid int) { f.set(testDir+"/"+AgentLog(engine.MariaDB), "initialising datadir\n") },
 			ErrStartTimeout, []string{"host db1", "within 600ms", "initialising datadir"}},
 	}
 	for _, c := range cases {
@@ -111,7 +112,7 @@ func TestStartMariaDBFailures(t *testing.T) {
 			if c.is == ErrStartTimeout {
 				o.StartTimeout = 600 * time.Millisecond
 			}
-			_, err := StartMariaDB(context.Background(), f, o)
+			_, err := Start(context.Background(), f, o)
 			t.Logf("%v", err)
 			if err == nil || (c.is != nil && !errors.Is(err, c.is)) {
 				t.Fatalf("want %v, got %v", c.is, err)
@@ -132,7 +133,7 @@ func TestStartMariaDBRefusesIncompleteOptions(t *testing.T) {
 	f := newFakeHost()
 	o := testOptions()
 	o.Dir = "relative"
-	if _, err := StartMariaDB(context.Background(), f, o); err == nil || len(f.lines()) != 0 {
+	if _, err := Start(context.Background(), f, o); err == nil || len(f.lines()) != 0 {
 		t.Errorf("relative Dir: %v, ran %q", err, f.lines())
 	}
 }
@@ -143,12 +144,12 @@ func TestStopKillsAMariadbdThatStays(t *testing.T) {
 	f.stopKeepsServer = true
 	o := testOptions()
 	o.StopTimeout = 500 * time.Millisecond
-	m, err := StartMariaDB(context.Background(), f, o)
+	m, err := Start(context.Background(), f, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = m.Stop(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "still running") || !slices.Contains(f.lines(), "kill -KILL 7001") {
+	if err == nil || !strings.Contains(err.Error(), "still running") || !slices.Contains(f.killedPids(), "7001") {
 		t.Errorf("Stop: %v\n%s", err, strings.Join(f.lines(), "\n"))
 	}
 }
@@ -158,14 +159,14 @@ func TestStopWithAnEndedContextKillsAtOnce(t *testing.T) {
 	f := newFakeHost()
 	f.onStart = agentReports(readyState, "")
 	f.stopKeepsServer = true
-	m, err := StartMariaDB(context.Background(), f, testOptions())
+	m, err := Start(context.Background(), f, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err = m.Stop(ctx)
-	if !errors.Is(err, context.Canceled) || !slices.Contains(f.lines(), "stop 4001") || !slices.Contains(f.lines(), "kill -KILL 7001") {
+	if !errors.Is(err, context.Canceled) || !slices.Contains(f.lines(), "stop 4001") || !slices.Contains(f.killedPids(), "7001") {
 		t.Errorf("Stop: %v\n%s", err, strings.Join(f.lines(), "\n"))
 	}
 }
@@ -188,7 +189,7 @@ func TestParseState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := ParseState(b); err != nil || st != readyState {
+	if st, err := ParseState(b); err != nil || !reflect.DeepEqual(st, readyState) {
 		t.Errorf("round trip: %+v, %v", st, err)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, StateFile)); fi.Mode().Perm() != 0o600 {
