@@ -85,6 +85,19 @@ type loopStats struct {
 	wakeups, spins, batches atomic.Int64
 	earlyNs                 atomic.Int64
 	deliverNs, deliverPkts  atomic.Int64 // sampled verdicts' thread CPU and packets
+	// How late each release's head packet left after its due time (see LateBoundsUs).
+	lateSumNs atomic.Int64
+	late      [len(LateBoundsUs) + 1]atomic.Int64
+}
+
+// recordLate counts one head packet released late ns after its due time.
+func (s *loopStats) recordLate(late int64) {
+	s.lateSumNs.Add(late)
+	i := 0
+	for i < len(LateBoundsUs) && late > LateBoundsUs[i]*1e3 {
+		i++
+	}
+	s.late[i].Add(1)
 }
 
 // RunDelayer binds the queues, calls ready once they are all bound (the iptables rules may
@@ -385,9 +398,11 @@ func (lp *loop) admit(l *lane, p nfqPacket, mono, real int64) {
 // release accepts the lane's due prefix with one batch verdict: once the head packet is due
 // (never before), with it every packet due within the slack.
 func (lp *loop) release(l *lane, now int64) {
-	if head, ok := l.ring.next(); !ok || head > now {
+	head, ok := l.ring.next()
+	if !ok || head > now {
 		return
 	}
+	lp.st.recordLate(now - head)
 	if last, n := l.ring.popDue(now, lp.slack); n > 0 {
 		lp.verdict(l, last, n)
 		lp.st.batches.Add(1)
@@ -429,7 +444,11 @@ func (lp *loop) snapshot(start time.Time) DelayerStats {
 		Jitter: cfg.Jitter.String(), LossPct: cfg.LossPct, Since: start,
 		Wakeups: lp.st.wakeups.Load(), Spins: lp.st.spins.Load(), Batches: lp.st.batches.Load(),
 		EarlyUs:          float64(lp.st.earlyNs.Load()) / 1e3,
-		DeliverSampledNs: lp.st.deliverNs.Load(), DeliverSampledPackets: lp.st.deliverPkts.Load()}
+		DeliverSampledNs: lp.st.deliverNs.Load(), DeliverSampledPackets: lp.st.deliverPkts.Load(),
+		HeadLateSumNs: lp.st.lateSumNs.Load(), HeadLate: make([]int64, len(lp.st.late))}
+	for i := range lp.st.late {
+		s.HeadLate[i] = lp.st.late[i].Load()
+	}
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
 		s.CPUNs = ru.Utime.Nano() + ru.Stime.Nano()

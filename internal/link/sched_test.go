@@ -201,3 +201,43 @@ func TestCostBetween(t *testing.T) {
 		t.Error("snapshots of two delayer processes gave a cost")
 	}
 }
+
+// The loop's lateness histogram, read through two stats snapshots, gives the interval's
+// releases, their mean lateness and a p99 bound.
+func TestReleaseLateness(t *testing.T) {
+	var st loopStats
+	snap := func() DelayerStats {
+		s := DelayerStats{Pid: 1, Updated: time.Now(), HeadLateSumNs: st.lateSumNs.Load(), HeadLate: make([]int64, len(st.late))}
+		for i := range st.late {
+			s.HeadLate[i] = st.late[i].Load()
+		}
+		return s
+	}
+	st.recordLate(7000) // before the interval: 7 µs
+	before := snap()
+	for i := 0; i < 98; i++ {
+		st.recordLate(3000) // 3 µs: the 5 µs bucket
+	}
+	st.recordLate(150_000)   // 150 µs: the 200 µs bucket
+	st.recordLate(9_000_000) // 9 ms: above every bound
+	time.Sleep(time.Millisecond)
+	c, ok := CostBetween(before, snap())
+	if !ok || c.Releases != 100 {
+		t.Fatalf("releases %d (ok %v), want 100", c.Releases, ok)
+	}
+	if want := time.Duration(98*3000+150_000+9_000_000) / 100; c.LateMean() != want {
+		t.Errorf("mean lateness %v, want %v", c.LateMean(), want)
+	}
+	if got := c.LateQuantile(0.98); got != 5*time.Microsecond {
+		t.Errorf("p98 bound %v, want 5µs", got)
+	}
+	if got := c.LateQuantile(0.99); got != 200*time.Microsecond {
+		t.Errorf("p99 bound %v, want 200µs", got)
+	}
+	if got := c.LateQuantile(1); got != -1 {
+		t.Errorf("max bound %v, want -1 (above every bucket)", got)
+	}
+	if (DelayerCost{}).LateQuantile(0.99) != 0 || (DelayerCost{}).LateMean() != 0 {
+		t.Error("no releases gave a lateness")
+	}
+}

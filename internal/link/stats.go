@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,7 +59,16 @@ type DelayerStats struct {
 	// packets into the receiving stack costs (see DelayerCost).
 	DeliverSampledNs      int64 `json:"deliver_sampled_ns"`
 	DeliverSampledPackets int64 `json:"deliver_sampled_packets"`
+	// The delay line's own fidelity: how late each release's head packet left after its
+	// due time (arrival + delay), as counts per LateBoundsUs bucket (the last one: above
+	// the largest bound) and their sum. The packets released with a head leave up to the
+	// slack early; the head never does.
+	HeadLate      []int64 `json:"head_late_counts,omitempty"`
+	HeadLateSumNs int64   `json:"head_late_sum_ns"`
 }
+
+// LateBoundsUs are the upper bounds, in µs, of the release-lateness buckets.
+var LateBoundsUs = [...]int64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
 
 // Packets is the number of packets the delayer has received on all queues.
 func (s DelayerStats) Packets() int64 {
@@ -158,6 +168,11 @@ type DelayerCost struct {
 	// context does when there is no delay line, so not the delay line's own cost.
 	Deliver time.Duration
 	Packets int64
+	// Releases and the lateness of their head packets over the interval (HeadLate's
+	// buckets); LateSum is their total.
+	Releases int64
+	Late     []int64
+	LateSum  time.Duration
 }
 
 // CostBetween is the delay line's cost from before to after. ok is false when the two
@@ -168,6 +183,17 @@ func CostBetween(before, after DelayerStats) (c DelayerCost, ok bool) {
 	}
 	c = DelayerCost{Elapsed: after.Updated.Sub(before.Updated), CPU: time.Duration(after.CPUNs - before.CPUNs),
 		Packets: after.Packets() - before.Packets()}
+	if len(after.HeadLate) == len(LateBoundsUs)+1 {
+		c.Late = make([]int64, len(after.HeadLate))
+		for i, n := range after.HeadLate {
+			if i < len(before.HeadLate) {
+				n -= before.HeadLate[i]
+			}
+			c.Late[i] = n
+			c.Releases += n
+		}
+		c.LateSum = time.Duration(after.HeadLateSumNs - before.HeadLateSumNs)
+	}
 	if n := after.DeliverSampledPackets - before.DeliverSampledPackets; n > 0 {
 		perPkt := float64(after.DeliverSampledNs-before.DeliverSampledNs) / float64(n)
 		c.Deliver = min(time.Duration(perPkt*float64(c.Packets)), c.CPU)
@@ -192,4 +218,31 @@ func (c DelayerCost) MachineShare(cores int) float64 {
 		return 0
 	}
 	return c.Own().Seconds() / (float64(cores) * c.Elapsed.Seconds())
+}
+
+// LateMean is the head packets' average lateness; 0 without releases.
+func (c DelayerCost) LateMean() time.Duration {
+	if c.Releases <= 0 {
+		return 0
+	}
+	return c.LateSum / time.Duration(c.Releases)
+}
+
+// LateQuantile is the bound of the bucket that holds the q-quantile of the head packets'
+// lateness (an upper bound on it); -1 when it lies above the largest bound, 0 without
+// releases.
+func (c DelayerCost) LateQuantile(q float64) time.Duration {
+	if c.Releases <= 0 {
+		return 0
+	}
+	want, seen := int64(math.Ceil(q*float64(c.Releases))), int64(0)
+	for i, n := range c.Late {
+		if seen += n; seen >= want {
+			if i == len(LateBoundsUs) {
+				return -1
+			}
+			return time.Duration(LateBoundsUs[i]) * time.Microsecond
+		}
+	}
+	return -1
 }

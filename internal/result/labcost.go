@@ -16,6 +16,11 @@ type LabCost struct {
 	MachineShare float64 `json:"machine_share"`
 	// LabBound: MachineShare above LabBoundShare; the point's CPU verdict then names the lab.
 	LabBound bool `json:"lab_bound,omitempty"`
+	// The delay line's own fidelity over the point: how late a release's head packet left
+	// after its due time, on average and at the 99th percentile (an upper bound: the
+	// bound of its histogram bucket; -1 above 5 ms). A round trip adds two of these.
+	ReleaseLateMeanUs float64 `json:"release_late_mean_us"`
+	ReleaseLateP99Us  float64 `json:"release_late_p99_us"`
 }
 
 // LabBoundShare is the share of the machine above which the lab's own cost is said to bound

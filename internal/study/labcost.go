@@ -39,7 +39,12 @@ func (m delayLineMark) labCost(cores int) *result.LabCost {
 	}
 	lc := &result.LabCost{DelayLineCPUS: c.CPU.Seconds(), DelayLineOwnCPUS: c.Own().Seconds(),
 		DelayLinePackets: c.Packets, OwnUsPerPacket: float64(c.OwnPerPacket().Nanoseconds()) / 1e3,
-		MachineShare: c.MachineShare(cores)}
+		MachineShare: c.MachineShare(cores), ReleaseLateMeanUs: float64(c.LateMean().Nanoseconds()) / 1e3}
+	if p99 := c.LateQuantile(0.99); p99 < 0 {
+		lc.ReleaseLateP99Us = -1
+	} else {
+		lc.ReleaseLateP99Us = float64(p99.Microseconds())
+	}
 	lc.LabBound = lc.MachineShare > result.LabBoundShare
 	return lc
 }
