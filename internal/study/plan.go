@@ -50,14 +50,8 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server, not
 		if !ok {
 			return nil
 		}
-		if w := c.Wire(); w != nil || e.applied == nil {
-			want := e.Cond
-			if w != nil {
-				want = *w
-			}
-			if err := e.Shape(ctx, want); err != nil {
-				return err
-			}
+		if err := e.shapeFor(ctx, c); err != nil {
+			return err
 		}
 		p, err := st.Measure(ctx, e, c)
 		if err != nil && !noSummary(err) {

@@ -157,14 +157,8 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 		if !ok {
 			return nil
 		}
-		if w := c.Wire(); w != nil || e.applied == nil {
-			want := e.Cond
-			if w != nil {
-				want = *w
-			}
-			if err := e.Shape(hard, want); err != nil {
-				return err
-			}
+		if err := e.shapeFor(hard, c); err != nil {
+			return err
 		}
 		e.Progressf("point %d%s: %s (%s) ETA %s", i, total(st), c.Label(), e.Cond, eta(st, spent, expected))
 		t0 := time.Now()
@@ -234,4 +228,18 @@ func environment(ctx context.Context, w WireState, c link.Condition, d DataSet, 
 		env.SysbenchVersion = v
 	}
 	return env
+}
+
+// shapeFor shapes the wire for cell c: to the cell's own wire when it has one, else to the
+// run's condition when nothing is applied yet.
+func (e *Env) shapeFor(ctx context.Context, c Cell) error {
+	w := c.Wire()
+	if w == nil && e.applied != nil {
+		return nil
+	}
+	want := e.Cond
+	if w != nil {
+		want = *w
+	}
+	return e.Shape(ctx, want)
 }
