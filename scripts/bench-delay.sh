@@ -193,7 +193,7 @@ awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
 	echo
 	echo "A thread spinning on CPU 0 loses **${wake_us} µs** of its CPU for each wake-up of a second thread on the same CPU"
 	echo "sleeping 100 µs at a time (${wake_rate} wake-ups/s; \`go test -bench TimerWakeupCost ./internal/link/\`, load $wake_load):"
-	echo "a timer interrupt and two context switches, 1-3 µs on bare metal. The delay line pays it once per release and a"
+	echo "a timer interrupt and two context switches (not measured on bare metal here, where it is commonly put at 1-3 µs). The delay line pays it once per release and a"
 	echo "delayed reply once more when it wakes its reader, and both count in the machine's CPU per transaction below; a"
 	echo "kernel delay (netem) would pay the interrupts too. docs/delay-line.md has the interrupt counts per transaction."
 	echo

@@ -18,9 +18,10 @@ import (
 // by the sleeper's wake-ups, are the cost of one timer interrupt plus the two context
 // switches around the sleeper's short run. The delay line (and netem's watchdog timer, less
 // the switches) pays this once per release, and every delayed query pays it again when its
-// reply wakes the client; on bare metal it is 1-3 µs, on a nested or busy VM it can be ten
-// times that, and it explains why a delayed link costs such a machine CPU per transaction
-// that no user-space cost of the delay line's own accounts for.
+// reply wakes the client. Bare metal is commonly put at 1-3 µs; a VM, whose timer
+// interrupts and IPIs go through the hypervisor, can pay many times that, and then a
+// delayed link costs the machine CPU per transaction that no user-space cost of the delay
+// line's own accounts for.
 func BenchmarkTimerWakeupCost(b *testing.B) {
 	if runtime.NumCPU() < 2 {
 		b.Skip("needs 2 CPUs: one to measure on, one for everything else")
