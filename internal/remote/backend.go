@@ -335,6 +335,12 @@ func (b *Backend) StartHelper(ctx context.Context, role, name string, argv []str
 	return nil
 }
 
+// StartTunnel implements study.Backend. The tunnel's ends are not started on real hosts
+// yet: Open refuses a study that needs them (Needs.Tunnel), so this is not reached.
+func (b *Backend) StartTunnel(context.Context, string, string, lab.TunnelOptions) (string, error) {
+	return "", errors.New("--hosts: the tunnel's ends are not started on real hosts")
+}
+
 // Shape implements study.Backend: the client's NIC toward the server, under the
 // dead-man switch.
 func (b *Backend) Shape(ctx context.Context, c link.Condition) error {

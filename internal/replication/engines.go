@@ -79,7 +79,7 @@ func OpenPair(ctx context.Context, e *study.Env, o Options, tables []Table) (*Pa
 	if err != nil {
 		return nil, nil, err
 	}
-	p := &Pair{Lab: e.Lab, Tables: tables, Self: e.Self, Tunnel: o.Tunnel,
+	p := &Pair{Backend: e.Backend, Tables: tables, Self: e.Self, Tunnel: o.Tunnel,
 		Log: e.Logger.With("component", "replication")}
 	rep, err := b.open(ctx, p, e, o)
 	if err != nil {

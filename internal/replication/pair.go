@@ -12,6 +12,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/study"
 )
 
 // Replicator is one engine's way of replicating the Pair's source to its replica; one
@@ -41,7 +42,7 @@ type Replicator interface {
 // the channel the replica currently uses. It is what every engine shares; the engine's
 // Replicator fills in Replica and RepDB once the replica exists.
 type Pair struct {
-	Lab             *lab.Lab
+	Backend         study.Backend // where the tunnel's ends start
 	Source, Replica engine.Server
 	SrcDB, RepDB    *sql.DB
 	Tables          []Table
@@ -91,8 +92,8 @@ func (p *Pair) using(ch Channel, host string, port int, compressed bool) {
 }
 
 // startTunnel starts the exit in the server host (forwarding to the source's port) and
-// the entry in the replica host once; they stay up for the rest of the run and lab.Down
-// stops them.
+// the entry in the replica host once; they stay up for the rest of the run and the backend's
+// Down stops them.
 func (p *Pair) startTunnel(ctx context.Context) error {
 	if p.tunnelUp {
 		return nil
@@ -102,7 +103,7 @@ func (p *Pair) startTunnel(ctx context.Context) error {
 	}
 	o := p.Tunnel
 	o.ServerPort = p.Source.Conn().Port
-	if _, err := p.Lab.StartTunnel(ctx, p.Self, lab.Replica, o); err != nil {
+	if _, err := p.Backend.StartTunnel(ctx, p.Self, lab.Replica, o); err != nil {
 		return fmt.Errorf("tunnel channel: %w", err)
 	}
 	p.tunnelUp = true

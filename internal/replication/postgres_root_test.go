@@ -64,7 +64,7 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	p := &Pair{Lab: l, Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
+	p := &Pair{Backend: study.LabBackend(l, self, lab.Replica), Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
 	defer p.Close()
 	rep, err := openPostgres(ctx, p, &study.Env{Lab: l, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
 	if err != nil {

@@ -45,6 +45,12 @@ type Backend interface {
 	// StartHelper starts argv on host as a long-running helper of the study (transport's
 	// socat hops), output in Dir(host)/name.log; Down stops it.
 	StartHelper(ctx context.Context, host, name string, argv []string) error
+	// StartTunnel starts `wirelab tunnel` with knobs o: its exit on the server host,
+	// forwarding to o.ServerHost (default: the server's own address there) and
+	// o.ServerPort, and its entry on entryHost; it returns the entry's host:port as seen
+	// from entryHost. The ends stay up until Down. self is this machine's wirelab binary,
+	// for a backend that starts the ends from it.
+	StartTunnel(ctx context.Context, self, entryHost string, o lab.TunnelOptions) (entry string, err error)
 	// Down removes everything the backend made, on every host.
 	Down(ctx context.Context) error
 }

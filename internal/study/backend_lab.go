@@ -36,6 +36,12 @@ func (s *Session) LabOpener() Opener {
 	}
 }
 
+// LabBackend is the Backend of lab l that is already up (wirelab binary self), for a
+// test that drives a lab of its own.
+func LabBackend(l *lab.Lab, self string, hosts ...string) Backend {
+	return &labBackend{l: l, self: self, hosts: hosts}
+}
+
 func (b *labBackend) ID() string { return b.l.State.RunID }
 
 func (b *labBackend) Describe() string {
@@ -101,6 +107,11 @@ func (b *labBackend) Exec(ctx context.Context, host string, argv ...string) ([]b
 func (b *labBackend) StartHelper(_ context.Context, host, name string, argv []string) error {
 	_, err := b.l.StartProc(host, name, argv, nil)
 	return err
+}
+
+// StartTunnel runs the ends as lab processes in the server host and entryHost.
+func (b *labBackend) StartTunnel(ctx context.Context, self, entryHost string, o lab.TunnelOptions) (string, error) {
+	return b.l.StartTunnel(ctx, self, entryHost, o)
 }
 
 func (b *labBackend) Down(ctx context.Context) error {

@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -20,14 +19,11 @@ const (
 // startTunnel starts `wirelab tunnel` (exit in the server host, entry in the client host)
 // and points every tunnel cell at the entry.
 func startTunnel(ctx context.Context, e *Env, o lab.TunnelOptions, cells []LoadCell) error {
-	if e.Lab == nil {
-		return errors.New("start the tunnel: its ends run in the namespace lab's hosts only")
-	}
 	o.ServerPort = e.Servers[0].Conn().Port
 	if x, ok := e.Servers[0].(*engine.External); ok {
 		o.ServerHost = x.Conn().Host // the exit, in the server host, forwards on to it
 	}
-	addr, err := e.Lab.StartTunnel(ctx, e.Self, lab.Client, o)
+	addr, err := e.Backend.StartTunnel(ctx, e.Self, lab.Client, o)
 	if err != nil {
 		return err
 	}
