@@ -126,7 +126,9 @@ func MeasureLoad(ctx context.Context, e *Env, d DataSet, c LoadCell, sides LoadS
 
 // measureLoad runs the driver for warm-up + duration with per-second reports, the wire
 // and CPU sampler alongside, and returns the point with its series, its verdict and its
-// per-transaction profile.
+// per-transaction profile. On a backend with several client hosts (Fleet) a client-side
+// cell runs one driver per client with its share of the threads, and the point is their
+// merge with each client's own figures in p.Clients.
 func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides LoadSides) (result.Point, error) {
 	p := e.BasePoint(c.Study, c.Series)
 	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, c.Channel
@@ -140,27 +142,44 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		defer mu.Unlock()
 		return clientPid
 	}
-	var ld *Load
+	parts, err := partsOf(e.Backend, c)
+	if err != nil {
+		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
+	}
 	sd := sides(client)
 	if sd.DriverHost == "" {
 		sd.DriverHost = c.ClientHost
 	}
+	if len(parts) > 1 {
+		for _, pt := range parts {
+			sd.Clients = append(sd.Clients, pt.host.Role)
+		}
+	}
+	var loads []*Load
 	mark := e.markDelayLine()
-	samples, _, err := e.Sampled(ctx, sd, func(ctx context.Context) error {
+	var perClient [][]metrics.Sample
+	samples, _, err := e.sampled(ctx, sd, func(ctx context.Context) error {
 		var err error
-		ld, err = drv.Run(ctx, e, c, func(pid int) {
+		loads, err = runParts(ctx, e, drv, c, parts, func(pid int) {
 			mu.Lock()
 			clientPid = pid
 			mu.Unlock()
 		})
 		return err
+	}, func(s Sampler) {
+		if cs, ok := s.(ClientSampler); ok {
+			perClient = cs.ClientSamples()
+		}
 	})
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c))
+	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c))
+	if len(parts) > 1 {
+		p.Clients = clientLoads(c, parts, loads, perClient)
+	}
 	return p, nil
 }
 
