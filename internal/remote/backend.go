@@ -60,7 +60,7 @@ type host struct {
 // CPU counters back. With several clients it is a study.Fleet: a point's threads are
 // split among them.
 type Backend struct {
-	o Options
+	o  Options
 	id string
 	// clients are the inventory's client hosts in file order; links and targets their
 	// shaping, index for index.
