@@ -107,9 +107,8 @@ func TestClientLoadsSumToThePoint(t *testing.T) {
 	per := [][]metrics.Sample{ss(1000), ss(400)}
 	parts := []loadPart{{ClientHost{lab.Client, "app1"}, 3}, {ClientHost{ClientRole(1), "app2"}, 2}}
 	loads := []*Load{a, b}
-	var p result.Point
-	p.DurationS, p.WarmupS, p.Threads = 3, 1, 5
-	closedLoop(&p, c, mergeLoads(loads), metrics.SumClients(per), true, result.Cores{Shared: 2})
+	p := result.Point{DurationS: 3, WarmupS: 1, Threads: 5, LinkRateBps: 80000}
+	closedLoop(&p, c, mergeLoads(loads), metrics.SumClients(per), true, result.Cores{Shared: 2}, 2)
 	cls := clientLoads(c, parts, loads, per)
 	if len(cls) != 2 || cls[0].Host != "app1" || cls[0].Threads != 3 || cls[1].Host != "app2" || cls[1].Threads != 2 {
 		t.Fatalf("clients %+v", cls)
@@ -119,6 +118,10 @@ func TestClientLoadsSumToThePoint(t *testing.T) {
 	}
 	if math.Abs(p.WireBytesPerSUp-1400) > 1e-9 || math.Abs(cls[1].WireBytesPerSUp-400) > 1e-9 || math.Abs(cls[0].CPUClient-1) > 1e-9 {
 		t.Errorf("wire up %.0f (app2 %.0f), app1 CPU %.2f: want 1400, 400, 1", p.WireBytesPerSUp, cls[1].WireBytesPerSUp, cls[0].CPUClient)
+	}
+	// Each client's link has the rate: 14000 B/s down over two links of 10000 B/s.
+	if math.Abs(p.LinkUtilization-0.7) > 1e-9 {
+		t.Errorf("link utilisation %.3f, want the busier direction over both links: 0.7", p.LinkUtilization)
 	}
 	if cls[0].LatP95Ms != stats.BucketOf(2) || cls[1].LatP95Ms != stats.BucketOf(5) || p.LatP95Ms != stats.BucketOf(5) {
 		t.Errorf("p95: app1 %.3f, app2 %.3f, point %.3f", cls[0].LatP95Ms, cls[1].LatP95Ms, p.LatP95Ms)

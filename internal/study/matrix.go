@@ -176,7 +176,7 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c))
+	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
 	if len(parts) > 1 {
 		p.Clients = clientLoads(c, parts, loads, perClient)
 	}
@@ -202,9 +202,10 @@ func cellCores(cores result.Cores, c LoadCell) result.Cores {
 // whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
 //
 // cores is where the sides ran: one machine they shared, or hosts of their own, each side
-// then weighed against its own host's cores.
-func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores) {
-	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
+// then weighed against its own host's cores. links is how many shaped links carried the
+// load side by side (one per client host, Window.Links).
+func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores, links int) {
+	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true, Links: links})
 	if t := ld.Totals; t != nil {
 		p.Errors, p.Reconnects = t.Errors, t.Reconnects
 		if len(ld.Ticks) == 0 { // a run too short for per-second lines: the summary
@@ -217,7 +218,7 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 	if p.LatAvgMs == 0 && p.TPS > 0 {
 		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
 	}
-	rate := p.LinkRateBps
+	rate := p.LinkRateBps * int64(max(links, 1)) // each client host's link has the rate
 	p.Bottleneck, p.BottleneckWhy = metrics.Verdict(metrics.VerdictInput{
 		UpUtil: metrics.Utilization(p.WireBytesPerSUp, rate), DownUtil: metrics.Utilization(p.WireBytesPerSDown, rate),
 		CPUServer: p.CPUServer, CPUClient: p.CPUClient,

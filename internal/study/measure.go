@@ -56,6 +56,10 @@ type Window struct {
 	Trim bool
 	// MinSeconds: the series covers at least this many seconds.
 	MinSeconds int
+	// Links is how many shaped links of the point's rate carry its load side by side: one
+	// per client host when the load is split among several, each with its own NIC shaped
+	// (0 = 1). The link's utilisation is the wire's bytes over all of them.
+	Links int
 }
 
 // Averages are the window's means that are not point fields themselves.
@@ -115,8 +119,8 @@ func FillSeries(p *result.Point, ticks []Tick, ss []metrics.Sample, w Window) Av
 	}
 	p.WireBytesPerSUp, p.WireBytesPerSDown = stats.Mean(up), stats.Mean(down)
 	p.CPUServer, p.CPUClient = stats.Mean(cs), stats.Mean(cc)
-	p.LinkUtilization = math.Max(metrics.Utilization(p.WireBytesPerSUp, p.LinkRateBps),
-		metrics.Utilization(p.WireBytesPerSDown, p.LinkRateBps))
+	rate := p.LinkRateBps * int64(max(w.Links, 1))
+	p.LinkUtilization = math.Max(metrics.Utilization(p.WireBytesPerSUp, rate), metrics.Utilization(p.WireBytesPerSDown, rate))
 	return Averages{CPUMachine: stats.Mean(total), UpPkts: stats.Mean(pu), DownPkts: stats.Mean(pd)}
 }
 
