@@ -78,11 +78,15 @@ hosts:
 		if math.Abs(p.TPS-sum) > 1e-6*sum {
 			t.Errorf("threads=%d: merged TPS %.3f, clients sum to %.3f", p.Threads, p.TPS, sum)
 		}
+		// Each client has its own 20 mbit link: utilisation is over both, at most full.
+		if p.LinkUtilization <= 0 || p.LinkUtilization > 1.05 {
+			t.Errorf("threads=%d: link utilisation %.2f, want (0, 1] over the two clients' links", p.Threads, p.LinkUtilization)
+		}
 		if p.LatHistogram == nil || p.LatP95Ms <= 0 {
 			t.Errorf("threads=%d: no merged histogram (p95 %.2f)", p.Threads, p.LatP95Ms)
 		}
-		t.Logf("threads=%d merged: %.1f TPS, p95 %.2f ms, wire %.0f up / %.0f down B/s, server CPU %.2f, bottleneck %s",
-			p.Threads, p.TPS, p.LatP95Ms, p.WireBytesPerSUp, p.WireBytesPerSDown, p.CPUServer, p.Bottleneck)
+		t.Logf("threads=%d merged: %.1f TPS, p95 %.2f ms, wire %.0f up / %.0f down B/s, utilisation %.2f, server CPU %.2f, bottleneck %s",
+			p.Threads, p.TPS, p.LatP95Ms, p.WireBytesPerSUp, p.WireBytesPerSDown, p.LinkUtilization, p.CPUServer, p.Bottleneck)
 	}
 	shaped := map[string]bool{}
 	for _, d := range run.Environment.Link {
