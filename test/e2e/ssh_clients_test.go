@@ -16,7 +16,8 @@ import (
 // TestSSHTwoClients loads one server from two client hosts (nstest.SSHStar: three sshd
 // namespaces, the clients' links bridged in the server's) with `wirelab run --hosts`:
 // every point's threads split between the clients, each client's NIC shaped to 20 mbit
-// toward the server with bytes through its shaped class, the merged TPS the sum of the
+// toward the server with bytes through its shaped class, TLS with each client's own copy
+// of the server's client files, the merged TPS the sum of the
 // clients', and nothing left on any host after the run.
 func TestSSHTwoClients(t *testing.T) {
 	skipUnlessRoot(t)
@@ -43,7 +44,7 @@ hosts:
 	t.Cleanup(func() { _ = wl("down", "--hosts", file).Run() })
 	start := time.Now()
 	b, err := wl("run", "--hosts", file, "--rate", "20mbit", "--threads", "2,8", "--duration", "4s", "--warmup", "1s",
-		"--tables", "1", "--table-size", "1000", "--out", out).CombinedOutput()
+		"--tls", "--tables", "1", "--table-size", "1000", "--out", out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("run --hosts with two clients: %v\n%s", err, b)
 	}
