@@ -106,3 +106,15 @@ func TestTwoClientsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// `down --hosts` undoes every client's NIC, delay line and switch, not only the first's.
+func TestDownCleansEveryClient(t *testing.T) {
+	var out bytes.Buffer
+	if err := Down(context.Background(), twoClients(t, &out)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	assertPrints(t, text, "app: sh -c 'ls -d /tmp/wirelab-*/wirelab-run", "app2: sh -c 'ls -d /tmp/wirelab-*/wirelab-run",
+		"db: sh -c 'ls -d /tmp/wirelab-*/wirelab-run", "app: tc qdisc del dev eth1 root", "app2: tc qdisc del dev eth2 root",
+		"app2: ip link del wlifb-eth2", "app2: sh -c 'f=/run/wirelab-deadman-eth2.pid;")
+}

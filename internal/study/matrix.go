@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,9 +152,12 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		sd.DriverHost = c.ClientHost
 	}
 	if len(parts) > 1 {
+		var split []string
 		for _, pt := range parts {
 			sd.Clients = append(sd.Clients, pt.host.Role)
+			split = append(split, fmt.Sprintf("%s %d", pt.host.Name, pt.threads))
 		}
+		e.Progressf("%d threads split among %d clients: %s", c.Threads, len(parts), strings.Join(split, ", "))
 	}
 	var loads []*Load
 	mark := e.markDelayLine()
