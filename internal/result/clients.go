@@ -24,6 +24,8 @@ type ClientLoad struct {
 	WireBytesPerSUp   float64 `json:"wire_bytes_per_s_up"`
 	WireBytesPerSDown float64 `json:"wire_bytes_per_s_down"`
 	CPUClient         float64 `json:"cpu_client"`
+	// Cores are the client host's own (environment.hosts); 0 when its agent did not say.
+	Cores int `json:"cores,omitempty"`
 	// TPSSeconds is this client's TPS in each measured second (warm-up and the seconds
 	// after the measured duration left out): the spread ClientsDisagree weighs.
 	TPSSeconds []float64 `json:"tps_seconds,omitempty"`
@@ -69,4 +71,22 @@ func ClientsDisagree(cs []ClientLoad) bool {
 		}
 	}
 	return false
+}
+
+// BusiestClient is the client whose load driver used the largest share of its own host's
+// cores, and whether one has its cores known: a point's client-side CPU verdict weighs
+// that client, since one saturated client host bounds its share of the load while the
+// others' idle cores would hide it in a sum.
+func BusiestClient(cs []ClientLoad) (ClientLoad, bool) {
+	var best ClientLoad
+	found := false
+	for _, c := range cs {
+		if c.Cores <= 0 {
+			continue
+		}
+		if !found || c.CPUClient/float64(c.Cores) > best.CPUClient/float64(best.Cores) {
+			best, found = c, true
+		}
+	}
+	return best, found
 }

@@ -231,8 +231,9 @@ type ClientSampler interface {
 
 // clientLoads are each client's own figures of a merged point: its ticks and samples
 // through FillSeries (cut to the seconds every client reported, as the merge is, so the
-// point's TPS is the sum of the clients'), its percentiles from its own histogram.
-func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metrics.Sample) []result.ClientLoad {
+// point's TPS is the sum of the clients'), its percentiles from its own histogram, its
+// host's cores from hosts (by name, role client).
+func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metrics.Sample, hosts []result.Host) []result.ClientLoad {
 	n := math.MaxInt
 	for _, ld := range loads {
 		n = min(n, len(ld.Ticks))
@@ -249,6 +250,11 @@ func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metr
 		cl := result.ClientLoad{Host: pt.host.Name, Threads: pt.threads, TPS: q.TPS, QPS: q.QPS, LatP95Ms: q.LatP95Ms,
 			WireBytesPerSUp: q.WireBytesPerSUp, WireBytesPerSDown: q.WireBytesPerSDown, CPUClient: q.CPUClient,
 			TPSSeconds: q.MeasuredTPS()}
+		for _, h := range hosts {
+			if h.Role == "client" && h.Name == pt.host.Name {
+				cl.Cores = h.Cores
+			}
+		}
 		if t := ld.Totals; t != nil {
 			cl.Errors = t.Errors
 			if n == 0 {

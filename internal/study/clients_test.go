@@ -109,7 +109,7 @@ func TestClientLoadsSumToThePoint(t *testing.T) {
 	loads := []*Load{a, b}
 	p := result.Point{DurationS: 3, WarmupS: 1, Threads: 5, LinkRateBps: 80000}
 	closedLoop(&p, c, mergeLoads(loads), metrics.SumClients(per), true, result.Cores{Shared: 2}, 2)
-	cls := clientLoads(c, parts, loads, per)
+	cls := clientLoads(c, parts, loads, per, nil)
 	if len(cls) != 2 || cls[0].Host != "app1" || cls[0].Threads != 3 || cls[1].Host != "app2" || cls[1].Threads != 2 {
 		t.Fatalf("clients %+v", cls)
 	}
@@ -154,5 +154,33 @@ func TestClientsDisagree(t *testing.T) {
 		if got := result.ClientsDisagree(c.cs); got != c.want {
 			t.Errorf("%s: disagree = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// One saturated client host is the point's client-side limit, though the clients' summed
+// CPU is half their summed cores: app1 runs 1.9 of its 2 cores, app2 0.2 of its 2.
+func TestBusiestClientDecidesTheClientVerdict(t *testing.T) {
+	c := LoadCell{Study: "run", Series: "unlimited", Threads: 64, Duration: 3 * time.Second, ClientHost: lab.Client}
+	ld := func(tps float64) *Load {
+		return &Load{Ticks: []Tick{{T: 1, TPS: tps}, {T: 2, TPS: tps}, {T: 3, TPS: tps}}, Totals: &Totals{TPS: tps}}
+	}
+	loads := []*Load{ld(900), ld(100)}
+	ss := func(cpu float64) []metrics.Sample {
+		return []metrics.Sample{{CPUClient: cpu, CPUServer: 1}, {CPUClient: cpu, CPUServer: 1}, {CPUClient: cpu, CPUServer: 1}}
+	}
+	per := [][]metrics.Sample{ss(1.9), ss(0.2)}
+	hosts := []result.Host{{Role: "client", Name: "app1", Cores: 2}, {Role: "client", Name: "app2", Cores: 2}, {Role: "server", Name: "db", Cores: 8}}
+	parts := []loadPart{{ClientHost{lab.Client, "app1"}, 32}, {ClientHost{ClientRole(1), "app2"}, 32}}
+	p := result.Point{DurationS: 3, Threads: 64}
+	p.Clients = clientLoads(c, parts, loads, per, hosts)
+	if p.Clients[0].Cores != 2 || p.Clients[1].Cores != 2 {
+		t.Fatalf("client cores %d, %d; want each host's 2", p.Clients[0].Cores, p.Clients[1].Cores)
+	}
+	closedLoop(&p, c, mergeLoads(loads), metrics.SumClients(per), true, result.HostCores(hosts), 2)
+	if p.Bottleneck != "client-cpu" || !strings.Contains(p.BottleneckWhy, "app1, the busiest of 2 client hosts") {
+		t.Errorf("verdict %s (%s), want client-cpu naming app1", p.Bottleneck, p.BottleneckWhy)
+	}
+	if math.Abs(p.CPUClient-2.1) > 1e-9 {
+		t.Errorf("point client CPU %.2f, want the sum 2.1", p.CPUClient)
 	}
 }

@@ -180,10 +180,10 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
 	if len(parts) > 1 {
-		p.Clients = clientLoads(c, parts, loads, perClient)
+		p.Clients = clientLoads(c, parts, loads, perClient, e.Hosts)
 	}
+	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
 	return p, nil
 }
 
@@ -206,8 +206,9 @@ func cellCores(cores result.Cores, c LoadCell) result.Cores {
 // whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
 //
 // cores is where the sides ran: one machine they shared, or hosts of their own, each side
-// then weighed against its own host's cores. links is how many shaped links carried the
-// load side by side (one per client host, Window.Links).
+// then weighed against its own host's cores; with several client hosts (p.Clients, set
+// before) the client side is the busiest of them against its own cores. links is how many
+// shaped links carried the load side by side (one per client host, Window.Links).
 func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores, links int) {
 	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true, Links: links})
 	if t := ld.Totals; t != nil {
@@ -223,16 +224,26 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
 	}
 	rate := p.LinkRateBps * int64(max(links, 1)) // each client host's link has the rate
+	// Several client hosts (p.Clients): the client side is the busiest of them against its
+	// own cores, not their sum against all of theirs.
+	cpuClient, clientCores := p.CPUClient, cores.Client
+	busiest, split := result.BusiestClient(p.Clients)
+	if split && cores.Separate() {
+		cpuClient, clientCores = busiest.CPUClient, busiest.Cores
+	}
 	p.Bottleneck, p.BottleneckWhy = metrics.Verdict(metrics.VerdictInput{
 		UpUtil: metrics.Utilization(p.WireBytesPerSUp, rate), DownUtil: metrics.Utilization(p.WireBytesPerSDown, rate),
-		CPUServer: p.CPUServer, CPUClient: p.CPUClient,
+		CPUServer: p.CPUServer, CPUClient: cpuClient,
 		// The machine's CPU, not only the lab's processes: the kernel's veth and
 		// forwarding work (softirq) is part of the lab's cost. This assumes a quiet
 		// machine; the session notes the load average it started under.
 		CPUTotal: avg.CPUMachine, CPUs: cores.Machine(), RateBps: rate, ServerCPUUnknown: !serverSeen,
-		ServerCPUs: cores.Server, ClientCPUs: cores.Client,
+		ServerCPUs: cores.Server, ClientCPUs: clientCores,
 		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labShare(p.LabCost),
 	})
+	if split && cores.Separate() {
+		p.BottleneckWhy += fmt.Sprintf("; client side: %s, the busiest of %d client hosts", busiest.Host, len(p.Clients))
+	}
 	if serverSeen {
 		// The delay line's own CPU is the lab's, not the workload's: a profile carried to
 		// another machine (predict) leaves it out.
