@@ -69,9 +69,9 @@ hosts:
 			if want := []string{"app1", "app2"}[i]; c.Host != want || c.Threads != wantShare[p.Threads][i] {
 				t.Errorf("threads=%d: client %d is %s with %d threads, want %s with %d", p.Threads, i, c.Host, c.Threads, want, wantShare[p.Threads][i])
 			}
-			if c.TPS <= 0 || c.WireBytesPerSUp <= 0 || c.WireBytesPerSDown <= 0 || c.CPUClient <= 0 || c.LatP95Ms <= 0 {
-				t.Errorf("threads=%d, %s: TPS %.1f, wire %.0f/%.0f B/s through its shaped class, CPU %.3f, p95 %.2f ms: want all > 0",
-					p.Threads, c.Host, c.TPS, c.WireBytesPerSUp, c.WireBytesPerSDown, c.CPUClient, c.LatP95Ms)
+			if c.TPS <= 0 || c.WireBytesPerSUp <= 0 || c.WireBytesPerSDown <= 0 || c.CPUClient <= 0 || c.LatP95Ms <= 0 || c.Cores <= 0 {
+				t.Errorf("threads=%d, %s: TPS %.1f, wire %.0f/%.0f B/s through its shaped class, CPU %.3f, p95 %.2f ms, %d cores: want all > 0",
+					p.Threads, c.Host, c.TPS, c.WireBytesPerSUp, c.WireBytesPerSDown, c.CPUClient, c.LatP95Ms, c.Cores)
 			}
 			t.Logf("threads=%d %s: %d threads, %.1f TPS, p95 %.2f ms, wire %.0f up / %.0f down B/s, CPU %.3f",
 				p.Threads, c.Host, c.Threads, c.TPS, c.LatP95Ms, c.WireBytesPerSUp, c.WireBytesPerSDown, c.CPUClient)
