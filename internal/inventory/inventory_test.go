@@ -26,12 +26,15 @@ func TestExampleInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inv.Hosts) != 3 || inv.KnownHosts != filepath.Join(h, ".ssh/known_hosts") {
+	if len(inv.Hosts) != 4 || inv.KnownHosts != filepath.Join(h, ".ssh/known_hosts") {
 		t.Fatalf("hosts %d, known_hosts %q", len(inv.Hosts), inv.KnownHosts)
 	}
 	c := inv.Role(Client)[0]
 	if c.Name != "app1" || c.NIC != "eth0" || c.User != "wirelab" || c.Port != 22 || c.Key != filepath.Join(h, ".ssh/id_ed25519") {
 		t.Errorf("client with defaults: %+v", c)
+	}
+	if cs := inv.Role(Client); len(cs) != 2 || cs[1].Name != "app2" || cs[1].NIC != "ens5" {
+		t.Errorf("clients: %+v, want app1 and app2 (nic ens5) in file order", cs)
 	}
 	s := inv.Role(Server)[0]
 	if s.Server.Start != "mariadb" || s.PeerAddress() != "10.0.1.6" || s.SSHAddr() != "10.0.0.6:22" {
@@ -65,7 +68,7 @@ func TestInventoryErrorsNameHostAndField(t *testing.T) {
 		{"unknown field", strings.Replace(good, "nic:", "nics:", 1), "field nics not found"},
 		{"no nic", strings.Replace(good, ", nic: eth0", "", 1), "hosts[0] (c): nic: missing"},
 		{"bad role", strings.Replace(good, "role: client", "role: clnt", 1), `hosts[0] (c): role: "clnt"`},
-		{"no client", strings.Replace(good, "role: client", "role: replica, server: {start: mariadb}", 1), "0 with role client"},
+		{"no client", strings.Replace(good, "role: client", "role: replica, server: {start: mariadb}", 1), "none with role client; want at least one"},
 		{"port in address", strings.Replace(good, "198.18.10.2", "198.18.10.2:22", 1), "hosts[1] (s): address"},
 		{"duplicate", strings.Replace(good, "name: s,", "name: c,", 1), `"c" is used twice`},
 		{"missing key file", strings.Replace(good, "{user: u}", "{user: u, key: /nonexistent/id}", 1), "hosts[0] (c): key: stat /nonexistent/id"},
@@ -107,5 +110,27 @@ func TestStartPostgres(t *testing.T) {
 	}
 	if s := inv.Role(Server)[0].Server; s.Start != "postgres" {
 		t.Errorf("start %q, want postgres", s.Start)
+	}
+}
+
+// Several clients are one inventory: each needs its own NIC and a name of its own.
+func TestManyClients(t *testing.T) {
+	two := strings.Replace(good, "  - {name: s,", "  - {name: c2, role: client, address: 198.18.10.3, nic: eth1}\n  - {name: s,", 1)
+	inv, err := Parse([]byte(two), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := inv.Role(Client); len(cs) != 2 || cs[0].Name != "c" || cs[1].Name != "c2" || cs[1].NIC != "eth1" {
+		t.Errorf("clients %+v, want c then c2", cs)
+	}
+	for _, c := range []struct{ name, yaml, want string }{
+		{"second without nic", strings.Replace(two, ", nic: eth1", "", 1), "hosts[1] (c2): nic: missing"},
+		{"same name", strings.Replace(two, "name: c2,", "name: c,", 1), `"c" is used twice`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := Parse([]byte(c.yaml), ""); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q, got %v", c.want, err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 // Package nstest is for root integration tests: a fresh network namespace with loopback
 // up, a temp directory an unprivileged server user can reach, two SSH hosts in namespaces
-// of their own (SSHPair), and the skip that keeps those tests out of runs without root.
+// of their own (SSHPair), a server host with several client hosts bridged to it (SSHStar),
+// and the skip that keeps those tests out of runs without root.
 // Everything it makes is removed by t.Cleanup.
 package nstest
 

@@ -61,8 +61,8 @@ func NewSSHPair(t testing.TB, addrA, addrB string, moreB ...string) *SSHPair {
 	mustRun(t, "ip", "-n", p.NSB, "link", "set", "eth0", "up")
 	p.Key = filepath.Join(p.Dir, "id_ed25519")
 	mustRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "wirelab-test", "-f", p.Key)
-	p.PubA = p.startSSHD(t, p.NSA, addrA)
-	p.PubB = p.startSSHD(t, p.NSB, addrB)
+	p.PubA = startSSHD(t, p.Dir, p.Key, p.NSA, addrA)
+	p.PubB = startSSHD(t, p.Dir, p.Key, p.NSB, addrB)
 	for _, h := range []struct{ ns, addr string }{{p.NSA, addrA}, {p.NSB, addrB}} {
 		waitListening(t, h.ns, net.JoinHostPort(h.addr, "22"))
 	}
@@ -102,16 +102,17 @@ func KillNetns(ns string) {
 	_ = exec.Command("ip", "netns", "del", ns).Run()
 }
 
-// startSSHD runs sshd in ns on addr:22 with a fresh host key and returns the public key.
-func (p *SSHPair) startSSHD(t testing.TB, ns, addr string) string {
+// startSSHD runs sshd in ns on addr:22 with a fresh host key (kept under dir), key's
+// public half authorized for root, and returns the host's public key.
+func startSSHD(t testing.TB, dir, key, ns, addr string) string {
 	t.Helper()
-	d := filepath.Join(p.Dir, ns)
+	d := filepath.Join(dir, ns)
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	hostKey := filepath.Join(d, "ssh_host_ed25519_key")
 	mustRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey)
-	pub, err := os.ReadFile(p.Key + ".pub")
+	pub, err := os.ReadFile(key + ".pub")
 	if err != nil {
 		t.Fatal(err)
 	}

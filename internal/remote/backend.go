@@ -53,18 +53,22 @@ type host struct {
 	login execx.Runner
 }
 
-// Backend is a study's client and server on the user's own machines, reached over SSH:
-// the client's NIC is shaped toward the server (hosts.RemoteLink, under a dead-man
-// switch), sysbench runs on the client, MariaDB or PostgreSQL (an Engine) on the server,
-// and `wirelab agent sample` on both streams the per-second wire and CPU counters back.
+// Backend is a study's clients and server on the user's own machines, reached over SSH:
+// each client's NIC is shaped toward the server (hosts.RemoteLink, under a dead-man
+// switch of its own), sysbench runs on the clients, MariaDB or PostgreSQL (an Engine) on
+// the server, and `wirelab agent sample` on every host streams the per-second wire and
+// CPU counters back. With several clients it is a study.Fleet: a point's threads are
+// split among them.
 type Backend struct {
-	o      Options
-	id     string
-	client *host
-	server *host
-	link   *hosts.RemoteLink
-	target hosts.ShapeTarget
-	cond   link.Condition
+	o  Options
+	id string
+	// clients are the inventory's client hosts in file order; links and targets their
+	// shaping, index for index.
+	clients []*host
+	server  *host
+	links   []*hosts.RemoteLink
+	targets []hosts.ShapeTarget
+	cond    link.Condition
 	// engine is the server's, as --engine and the inventory's start: name it.
 	engine Engine
 	// serverPid is the server's main pid on the server host, once started.
@@ -97,21 +101,27 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		return nil, err
 	}
 	inv := o.Inventory
-	cl, sv := inv.Role(inventory.Client)[0], inv.Role(inventory.Server)[0]
+	cls, sv := inv.Role(inventory.Client), inv.Role(inventory.Server)[0]
 	if err := CheckServer(inv, eng.Spec().Kind); err != nil {
+		return nil, err
+	}
+	if err := checkClients(inv, needs); err != nil {
 		return nil, err
 	}
 	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition, engine: eng,
 		log: o.Logger.With("component", "remote")}
-	if b.client, err = b.connect(ctx, cl); err != nil {
-		return nil, err
-	}
-	if b.server, err = b.connect(ctx, sv); err != nil {
-		b.client.h.Close()
-		return nil, err
-	}
 	fail := func(err error) (*Backend, error) {
 		return nil, errors.Join(err, b.Down(context.WithoutCancel(ctx)))
+	}
+	for _, cl := range cls {
+		h, err := b.connect(ctx, cl)
+		if err != nil {
+			return fail(err)
+		}
+		b.clients = append(b.clients, h)
+	}
+	if b.server, err = b.connect(ctx, sv); err != nil {
+		return fail(err)
 	}
 	peer, err := netip.ParseAddr(sv.PeerAddress())
 	if err != nil {
@@ -120,18 +130,20 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := b.preflight(ctx, needs.Programs); err != nil {
 		return fail(err)
 	}
-	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)}
-	if needs.Condition.NeedsDelayLine() {
-		if err := b.detectDelayLine(ctx); err != nil {
+	for i, cl := range cls {
+		b.targets = append(b.targets, hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)})
+		if needs.Condition.NeedsDelayLine() {
+			if err := b.detectDelayLine(ctx, i); err != nil {
+				return fail(err)
+			}
+		}
+		// Every plan is checked before a host is touched: delay on a kernel with neither
+		// netem nor NFQUEUE is refused here, not half-way through a study.
+		if err := hosts.CheckShape(b.targets[i], needs.Condition); err != nil {
 			return fail(err)
 		}
 	}
-	// Every plan is checked before a host is touched: delay on a kernel with neither netem
-	// nor NFQUEUE is refused here, not half-way through a study.
-	if err := hosts.CheckShape(b.target, needs.Condition); err != nil {
-		return fail(err)
-	}
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.all() {
 		if h.stage, err = hosts.Stage(ctx, h.h, o.Self); err != nil {
 			return fail(err)
 		}
@@ -142,29 +154,64 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := b.mark(ctx); err != nil {
 		return fail(err)
 	}
-	b.link = &hosts.RemoteLink{Host: b.client.h, Target: b.target, Dir: b.client.stage.Dir,
-		Agent: b.client.stage.Agent, TTL: o.TTL, Log: b.log}
+	for i, h := range b.clients {
+		b.links = append(b.links, &hosts.RemoteLink{Host: h.h, Target: b.targets[i], Dir: h.stage.Dir,
+			Agent: h.stage.Agent, TTL: o.TTL, Log: b.log})
+	}
 	if err := b.Shape(ctx, needs.Condition); err != nil {
 		return fail(err)
 	}
 	return b, nil
 }
 
-// detectDelayLine finds what makes delay on the client: netem, else the delay line
+// checkClients refuses, contacting nobody, an inventory with several clients for a study
+// that loads from one host (needs.ClientThreads nil), and thread counts that do not split
+// among them (study.CheckSplit).
+func checkClients(inv *inventory.Inventory, needs study.Needs) error {
+	cls := inv.Role(inventory.Client)
+	if len(cls) <= 1 {
+		return nil
+	}
+	names := make([]string, len(cls))
+	for i, c := range cls {
+		names[i] = c.Name
+	}
+	if needs.ClientThreads == nil {
+		return fmt.Errorf("%s: %d client hosts (%s): this study loads the server from one client host; "+
+			"`run` and `study bandwidth` split their load among several: keep one client in the inventory for this study",
+			inv.Path, len(cls), strings.Join(names, ", "))
+	}
+	if err := study.CheckSplit(needs.ClientThreads, len(cls)); err != nil {
+		return fmt.Errorf("%s: clients %s: %w", inv.Path, strings.Join(names, ", "), err)
+	}
+	return nil
+}
+
+// all are the backend's hosts that are connected: the clients, then the server.
+func (b *Backend) all() []*host {
+	out := append([]*host(nil), b.clients...)
+	if b.server != nil {
+		out = append(out, b.server)
+	}
+	return out
+}
+
+// detectDelayLine finds what makes delay on the i-th client: netem, else the delay line
 // through NFQUEUE. A dry run cannot ask the kernel; it prints the probes and shows the
 // delay line's plan, which is what a kernel without netem gets.
-func (b *Backend) detectDelayLine(ctx context.Context) error {
-	netem, err := hosts.DetectNetem(ctx, b.client.h)
+func (b *Backend) detectDelayLine(ctx context.Context, i int) error {
+	h, t := b.clients[i], &b.targets[i]
+	netem, err := hosts.DetectNetem(ctx, h.h)
 	if err != nil {
 		return err
 	}
 	if b.o.DryRun != nil {
-		fmt.Fprintf(b.o.DryRun, "%s: # a dry run does not know whether this kernel has netem: shown is the plan without it (the NFQUEUE delay line); with netem the leaf is netem and no delayer starts\n", b.client.inv.Name)
+		fmt.Fprintf(b.o.DryRun, "%s: # a dry run does not know whether this kernel has netem: shown is the plan without it (the NFQUEUE delay line); with netem the leaf is netem and no delayer starts\n", h.inv.Name)
 		netem = false
 	}
-	b.target.Netem = netem
+	t.Netem = netem
 	if !netem {
-		b.target.NFQueue = hosts.DetectNFQueue(ctx, b.client.h, b.target.Peer.Is6())
+		t.NFQueue = hosts.DetectNFQueue(ctx, h.h, t.Peer.Is6())
 	}
 	return nil
 }
@@ -245,22 +292,24 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 	return &host{inv: ih, h: h, login: h.Login()}, nil
 }
 
-// preflight checks, changing nothing, that wirelab is root on both hosts (directly or
-// through `sudo -n`), that the client's NIC can be shaped and both hosts have the programs
+// preflight checks, changing nothing, that wirelab is root on every host (directly or
+// through `sudo -n`), that each client's NIC can be shaped and every host has the programs
 // the backend and the study's own helpers (extra) run there.
 func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.all() {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
 		}
 	}
-	if err := hosts.CheckNIC(ctx, b.client.h, b.client.inv.NIC); err != nil {
-		return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
-	}
 	spec := b.engine.Spec()
-	if err := check(ctx, b.client.h, "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
-		program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}); err != nil {
-		return err
+	for _, c := range b.clients {
+		if err := hosts.CheckNIC(ctx, c.h, c.inv.NIC); err != nil {
+			return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
+		}
+		if err := check(ctx, c.h, "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
+			program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}); err != nil {
+			return err
+		}
 	}
 	if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
 		return err
@@ -292,19 +341,43 @@ func (b *Backend) ID() string { return b.id }
 
 // Describe implements study.Backend.
 func (b *Backend) Describe() string {
-	return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + server %s (%s, %s), wire %s", b.id, b.client.inv.Name,
-		b.client.inv.Address, b.client.inv.NIC, b.server.inv.Name, b.server.inv.PeerAddress(), b.engine.Spec().Kind.Title(), b.cond)
+	cls := make([]string, len(b.clients))
+	for i, c := range b.clients {
+		cls[i] = fmt.Sprintf("%s (%s, NIC %s)", c.inv.Name, c.inv.Address, c.inv.NIC)
+	}
+	word := "client"
+	if len(cls) > 1 {
+		word = "clients"
+	}
+	return fmt.Sprintf("hosts %s up: %s %s + server %s (%s, %s), wire %s", b.id, word, strings.Join(cls, ", "),
+		b.server.inv.Name, b.server.inv.PeerAddress(), b.engine.Spec().Kind.Title(), b.cond)
+}
+
+// Clients implements study.Fleet: the inventory's client hosts in file order, the first
+// as lab.Client.
+func (b *Backend) Clients() []study.ClientHost {
+	out := make([]study.ClientHost, len(b.clients))
+	for i, c := range b.clients {
+		out[i] = study.ClientHost{Role: study.ClientRole(i), Name: c.inv.Name}
+	}
+	return out
 }
 
 // Lab implements study.Backend: these are not the namespace lab.
 func (b *Backend) Lab() *lab.Lab { return nil }
 
-// hostOf is the host of a lab role: the server's for lab.Server, the client's otherwise.
+// hostOf is the host of a lab role: the server's for lab.Server, the i-th client's for
+// study.ClientRole(i), the first client's otherwise.
 func (b *Backend) hostOf(role string) *host {
 	if role == lab.Server {
 		return b.server
 	}
-	return b.client
+	for i, c := range b.clients {
+		if study.ClientRole(i) == role {
+			return c
+		}
+	}
+	return b.clients[0]
 }
 
 // Launcher implements study.Backend.
@@ -341,39 +414,69 @@ func (b *Backend) StartTunnel(context.Context, string, string, lab.TunnelOptions
 	return "", errors.New("--hosts: the tunnel's ends are not started on real hosts")
 }
 
-// Shape implements study.Backend: the client's NIC toward the server, under the
-// dead-man switch.
+// Shape implements study.Backend: each client's NIC toward the server, each under its
+// own dead-man switch.
 func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
-	if err := b.link.Shape(ctx, c); err != nil {
-		return err
+	for _, l := range b.links {
+		if err := l.Shape(ctx, c); err != nil {
+			return err
+		}
 	}
 	b.cond = c
 	return nil
 }
 
-// Wire implements study.Backend: egress of the client's NIC delivers to the server, its
+// Wire implements study.Backend: egress of a client's NIC delivers to the server, its
 // IFB (the ingress redirected) to the client; the read-back has the qdiscs of both and the
-// delay line's rules when it runs.
+// delay line's rules when it runs, client by client. With several clients each direction
+// is listed per client, its interface named host:iface, and the shaper names each
+// client's where they differ (netem on one kernel, the delay line on another).
 func (b *Backend) Wire() study.WireState {
-	shaper := b.link.Shaper()
-	nic := b.target.NIC
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var rb []string
-	for _, dev := range []string{nic, hosts.IFBName(nic)} {
-		if out, err := b.client.h.Run(ctx, "tc", "qdisc", "show", "dev", dev); err == nil {
-			rb = append(rb, b.client.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
+	var rb, shapers []string
+	for i, h := range b.clients {
+		shaper, nic := b.links[i].Shaper(), b.targets[i].NIC
+		shapers = append(shapers, shaper)
+		for _, dev := range []string{nic, hosts.IFBName(nic)} {
+			if out, err := h.h.Run(ctx, "tc", "qdisc", "show", "dev", dev); err == nil {
+				rb = append(rb, h.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
+			}
+		}
+		if strings.Contains(shaper, "nfqueue") {
+			if out, err := h.h.Run(ctx, hosts.DelayRules(b.targets[i])...); err == nil {
+				rb = append(rb, h.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
+			}
 		}
 	}
-	if strings.Contains(shaper, "nfqueue") {
-		if out, err := b.client.h.Run(ctx, hosts.DelayRules(b.target)...); err == nil {
-			rb = append(rb, b.client.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
-		}
-	}
-	return study.WireState{Shaper: shaper, ReadBack: strings.Join(rb, "; "),
+	return study.WireState{Shaper: b.shaperName(shapers), ReadBack: strings.Join(rb, "; "),
 		Directions: func(c link.Condition) []result.LinkDirection {
-			return link.Directions(c, shaper, map[string]string{lab.Server: nic, lab.Client: hosts.IFBName(nic)})
+			var out []result.LinkDirection
+			for i, h := range b.clients {
+				nic, ifb := b.targets[i].NIC, hosts.IFBName(b.targets[i].NIC)
+				if len(b.clients) > 1 {
+					nic, ifb = h.inv.Name+":"+nic, h.inv.Name+":"+ifb
+				}
+				out = append(out, link.Directions(c, shapers[i], map[string]string{lab.Server: nic, lab.Client: ifb})...)
+			}
+			return out
 		}}
+}
+
+// shaperName is the clients' shaper: the one they share, else each client's by name.
+func (b *Backend) shaperName(shapers []string) string {
+	same := true
+	for _, s := range shapers {
+		same = same && s == shapers[0]
+	}
+	if same {
+		return shapers[0]
+	}
+	named := make([]string, len(shapers))
+	for i, s := range shapers {
+		named[i] = b.clients[i].inv.Name + ": " + s
+	}
+	return strings.Join(named, ", ")
 }
 
 // CheckWire implements study.Backend: `link check` needs iperf3 on both hosts and is not
@@ -384,7 +487,7 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 
 // StartServer implements study.Backend: the engine's server from the host's package in a
 // temp datadir, through `wirelab agent <engine>`, listening on the server's data address
-// (and on 127.0.0.1 when sv.Loopback); its client files (TLS) are copied to the client,
+// (and on 127.0.0.1 when sv.Loopback); its client files (TLS) are copied to every client,
 // where sysbench reads them. A dry run starts the agent on its printing host and returns
 // the server as planned (Plan).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
@@ -425,28 +528,35 @@ func (b *Backend) serverOptions(sv study.Server) ServerOptions {
 		Bind: bind, BufferPool: sv.DB.BufferPool}
 }
 
+// clientCerts is where each client keeps its copy of the server's client files, relative
+// to its wirelab directory: the launcher resolves it there, so one Conn serves every
+// client although each one's directory has a name of its own.
+const clientCerts = "certs"
+
 // copyClientFiles copies the engine's client files from the server's certificate
-// directory to a private one on the client and returns that one.
+// directory to a private one on every client and returns its path (clientCerts).
 func (b *Backend) copyClientFiles(ctx context.Context, serverCerts string) (string, error) {
-	certs := path.Join(b.client.stage.Dir, "certs")
-	if _, err := b.client.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
-		return "", err
-	}
 	k := b.engine.Spec().Kind
-	for _, f := range b.engine.Spec().ClientFiles {
-		data, err := b.server.h.ReadFile(ctx, path.Join(serverCerts, f))
-		if err != nil {
-			return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), b.client.inv.Name, err)
+	for _, c := range b.clients {
+		certs := path.Join(c.stage.Dir, clientCerts)
+		if _, err := c.h.Run(ctx, "mkdir", "-p", "-m", "0700", certs); err != nil {
+			return "", err
 		}
-		if err := b.client.h.Copy(ctx, strings.NewReader(string(data)), path.Join(certs, f), 0o600); err != nil {
-			return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), b.client.inv.Name, err)
+		for _, f := range b.engine.Spec().ClientFiles {
+			data, err := b.server.h.ReadFile(ctx, path.Join(serverCerts, f))
+			if err != nil {
+				return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), c.inv.Name, err)
+			}
+			if err := c.h.Copy(ctx, strings.NewReader(string(data)), path.Join(certs, f), 0o600); err != nil {
+				return "", fmt.Errorf("copy %s's TLS client files to %s: %w", k.Title(), c.inv.Name, err)
+			}
 		}
 	}
-	return certs, nil
+	return clientCerts, nil
 }
 
-// clientView is the remote server as the client host's sysbench reaches it: its TLS
-// files are the client's copies.
+// clientView is the remote server as a client host's sysbench reaches it: its TLS
+// files are the client's copies (clientCerts, in the client's own directory).
 type clientView struct {
 	*Server
 	certDir string
@@ -465,8 +575,8 @@ func (b *Backend) track(p hosts.Proc) {
 	b.mu.Unlock()
 }
 
-// Down implements study.Backend: stops what it started (last first), removes the
-// shaping and the switch, removes the staged directories and closes the connections.
+// Down implements study.Backend: stops what it started (last first), removes each
+// client's shaping and switch, removes the staged directories and closes the connections.
 // It is idempotent and tries every step.
 func (b *Backend) Down(ctx context.Context) error {
 	b.mu.Lock()
@@ -484,15 +594,12 @@ func (b *Backend) Down(ctx context.Context) error {
 		errs = append(errs, procs[i].Stop(c))
 		cancel()
 	}
-	if b.link != nil {
+	for _, l := range b.links {
 		c, cancel := context.WithTimeout(ctx, time.Minute)
-		errs = append(errs, b.link.Clear(c))
+		errs = append(errs, l.Clear(c))
 		cancel()
 	}
-	for _, h := range []*host{b.client, b.server} {
-		if h == nil {
-			continue
-		}
+	for _, h := range b.all() {
 		if h.stage.Dir != "" {
 			c, cancel := context.WithTimeout(ctx, time.Minute)
 			errs = append(errs, hosts.Unstage(c, h.h, h.stage))

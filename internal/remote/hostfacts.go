@@ -30,11 +30,12 @@ func (b *Backend) readFacts(ctx context.Context, h *host, role string) (result.H
 // readAllFacts reads every host's facts once, after staging: the verdicts of the whole
 // study weigh each side against them.
 func (b *Backend) readAllFacts(ctx context.Context) error {
-	for _, x := range []struct {
-		h    *host
-		role string
-	}{{b.client, "client"}, {b.server, "server"}} {
-		f, ok, err := b.readFacts(ctx, x.h, x.role)
+	for _, h := range b.all() {
+		role := "client"
+		if h == b.server {
+			role = "server"
+		}
+		f, ok, err := b.readFacts(ctx, h, role)
 		if err != nil {
 			return err
 		}
@@ -45,6 +46,6 @@ func (b *Backend) readAllFacts(ctx context.Context) error {
 	return nil
 }
 
-// Hosts implements study.HostReporter: the client and server hosts as their agents read
-// them.
+// Hosts implements study.HostReporter: the client hosts and the server host as their
+// agents read them.
 func (b *Backend) Hosts() []result.Host { return append([]result.Host(nil), b.facts...) }

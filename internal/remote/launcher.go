@@ -22,9 +22,14 @@ type launcher struct {
 const cdScript = `cd "$0" && exec "$@"`
 
 // Launch implements execx.Launcher. The command runs to completion on the host; its
-// output streams back line by line; ctx ending kills it there.
+// output streams back line by line; ctx ending kills it there. A relative working
+// directory is one in wirelab's directory on the host (each client's copy of the TLS
+// files: clientCerts).
 func (l launcher) Launch(ctx context.Context, s execx.Streamed) (string, string, error) {
 	argv := append([]string{s.Name}, s.Args...)
+	if s.Dir != "" && !path.IsAbs(s.Dir) {
+		s.Dir = path.Join(l.dir, s.Dir)
+	}
 	if s.Dir != "" {
 		argv = append([]string{"sh", "-c", cdScript, s.Dir}, argv...)
 	}

@@ -18,7 +18,7 @@ const runMarker = "wirelab-run"
 // mark writes the run marker into each host's wirelab directory, right after staging
 // and before anything runs from it.
 func (b *Backend) mark(ctx context.Context) error {
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.all() {
 		if err := h.h.Copy(ctx, strings.NewReader(b.id+"\n"), path.Join(h.stage.Dir, runMarker), 0o644); err != nil {
 			return fmt.Errorf("mark wirelab's directory: %w", err)
 		}
@@ -48,7 +48,7 @@ pkill -KILL -f "$d/"
 rm -rf -- "$d"`
 
 // Down removes what any wirelab run made on the inventory's hosts: on each host every
-// marked wirelab directory (its processes first), and on the client the NIC's shaping
+// marked wirelab directory (its processes first), and on every client its NIC's shaping
 // and its dead-man switch. It needs no state from the run (a kill -9 leaves none
 // behind it), so it works from any machine that reaches the hosts. It tries every host.
 func Down(ctx context.Context, o Options) error {

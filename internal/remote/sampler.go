@@ -23,21 +23,26 @@ const firstLineWithin = 15 * time.Second
 // the server (the database server's CPU and the machine's) for one measurement, and turns
 // their cumulative counters into the same per-second samples as the lab's sampler. When
 // the load driver runs on the server host (transport's socket and local-TCP paths), a
-// third agent there watches sysbench, whose CPU is still the client side's.
+// third agent there watches sysbench, whose CPU is still the client side's. When the load
+// is split among several clients (Sides.Clients), each of them runs an agent for its own
+// wire and sysbench, the server one agent for all: each client's samples are kept
+// (study.ClientSampler) and Stop returns their sum.
 type sampler struct {
-	b      *Backend
-	driver string // the host the load driver runs on (a lab role)
-	inner  *metrics.Sampler
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	errs   []error
+	b       *Backend
+	driver  string   // the host the load driver runs on (a lab role)
+	clients []string // the client roles a split load runs on; nil = one driver
+	inner   []*metrics.Sampler
+	per     [][]metrics.Sample
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	errs    []error
 }
 
 // Sampler implements study.Backend. The sides' pids are this machine's view and do not
 // apply: each agent finds its side's processes by name on its own host.
 func (b *Backend) Sampler(sides study.Sides) study.Sampler {
-	return &sampler{b: b, driver: sides.DriverHost}
+	return &sampler{b: b, driver: sides.DriverHost, clients: sides.Clients}
 }
 
 // agentArgv is the sample agent's command line on a host.
@@ -45,21 +50,41 @@ func agentArgv(agent string, extra ...string) []string {
 	return append([]string{agent, "agent", "sample", "--every", "1s", "--for", "6h"}, extra...)
 }
 
+// wireArgs are the sample agent's flags for a client's shaped classes (up: its NIC, down:
+// its IFB).
+func wireArgs(nic string) []string {
+	return []string{"--up-class", nic + ":" + hosts.ShapedClass, "--down-class", hosts.IFBName(nic) + ":" + hosts.ShapedClass}
+}
+
 func (s *sampler) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(ctx)
 	b := s.b
-	nic := b.target.NIC
-	client, server := metrics.NewFeed(), metrics.NewFeed()
-	wire := []string{"--up-class", nic + ":" + hosts.ShapedClass, "--down-class", hosts.IFBName(nic) + ":" + hosts.ShapedClass}
-	driver, feeds := client, []*metrics.Feed{client, server}
-	if s.driver == lab.Server {
-		driver = metrics.NewFeed()
-		feeds = append(feeds, driver)
-		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
+	server := metrics.NewFeed()
+	feeds := []*metrics.Feed{server}
+	var srcs []metrics.Feeds
+	if len(s.clients) > 1 {
+		for _, role := range s.clients {
+			h := b.hostOf(role)
+			f := metrics.NewFeed()
+			s.run(ctx, h.h, agentArgv(h.stage.Agent, append(wireArgs(b.targetOf(h).NIC), "--comm", "sysbench")...), f)
+			feeds = append(feeds, f)
+			srcs = append(srcs, metrics.Feeds{Wire: f, ClientCPU: f, ServerCPU: server, Machine: server})
+		}
 	} else {
-		wire = append(wire, "--comm", "sysbench")
+		c := b.clients[0]
+		client := metrics.NewFeed()
+		wire, driver := wireArgs(b.targets[0].NIC), client
+		feeds = append(feeds, client)
+		if s.driver == lab.Server {
+			driver = metrics.NewFeed()
+			feeds = append(feeds, driver)
+			s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
+		} else {
+			wire = append(wire, "--comm", "sysbench")
+		}
+		s.run(ctx, c.h, agentArgv(c.stage.Agent, wire...), client)
+		srcs = append(srcs, metrics.Feeds{Wire: client, ClientCPU: driver, ServerCPU: server, Machine: server})
 	}
-	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, wire...), client)
 	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come
@@ -70,9 +95,25 @@ func (s *sampler) Start(ctx context.Context) error {
 		s.Stop()
 		return fmt.Errorf("start the sample agents: %w", errors.Join(append(s.failures(), err)...))
 	}
-	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: driver,
-		ServerCPU: server, Machine: server}}, time.Second, b.log)
-	return s.inner.Start(ctx)
+	for _, f := range srcs {
+		in := metrics.NewSampler(metrics.Source{Feeds: f}, time.Second, b.log)
+		if err := in.Start(ctx); err != nil {
+			s.Stop()
+			return err
+		}
+		s.inner = append(s.inner, in)
+	}
+	return nil
+}
+
+// targetOf is the shaping target of client host h.
+func (b *Backend) targetOf(h *host) hosts.ShapeTarget {
+	for i, c := range b.clients {
+		if c == h {
+			return b.targets[i]
+		}
+	}
+	return b.targets[0]
 }
 
 // serverWatch are the sample agent's flags that pick the server's processes on its host:
@@ -140,22 +181,40 @@ func (s *sampler) failures() []error {
 	return append([]error(nil), s.errs...)
 }
 
+// Stop stops the agents and returns the samples: the one client's, or the sum of the
+// clients' (metrics.SumClients) when the load was split.
 func (s *sampler) Stop() []metrics.Sample {
-	var out []metrics.Sample
-	if s.inner != nil {
-		out = s.inner.Stop()
+	s.per = nil
+	for _, in := range s.inner {
+		s.per = append(s.per, in.Stop())
 	}
 	s.cancel()
 	s.wg.Wait()
 	for _, err := range s.failures() {
 		s.b.log.Warn("sampling", "err", err)
 	}
-	return out
+	if len(s.per) == 0 {
+		return nil
+	}
+	if len(s.per) == 1 {
+		return s.per[0]
+	}
+	return metrics.SumClients(s.per)
+}
+
+// ClientSamples implements study.ClientSampler: each client's own samples, in
+// Sides.Clients order, after Stop; nil with one driver.
+func (s *sampler) ClientSamples() [][]metrics.Sample {
+	if len(s.clients) <= 1 {
+		return nil
+	}
+	return s.per
 }
 
 func (s *sampler) Totals() metrics.Totals {
-	if s.inner == nil {
-		return metrics.Totals{}
+	var ts []metrics.Totals
+	for _, in := range s.inner {
+		ts = append(ts, in.Totals())
 	}
-	return s.inner.Totals()
+	return metrics.SumClientTotals(ts)
 }

@@ -21,6 +21,7 @@ var fixtures = []struct {
 	charts []string
 }{
 	{"run", runFixture, []string{"run-tps", "run-other-links"}},
+	{"run-clients", runClientsFixture, []string{"run-tps", "run-other-links"}},
 	{"run-pgbench", runPgbenchFixture, []string{"run-tps", "run-other-links"}},
 	{"bandwidth", bandwidthFixture, []string{"bandwidth-n1", "bandwidth-wire", "bandwidth-n2-slow", "bandwidth-n2-fast", "bandwidth-n3-slow", "bandwidth-n3-fast", "bandwidth-other-links"}},
 	{"bandwidth-repeat", bandwidthRepeatFixture, []string{"bandwidth-n1", "bandwidth-n2-slow", "bandwidth-n3-slow", "bandwidth-other-links"}},

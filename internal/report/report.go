@@ -82,7 +82,7 @@ func Build(r *result.Run) ([]Block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report %s, other links: %w", s.Study(), err)
 		}
-		blocks = append(append(blocks, bs...), ol...)
+		blocks = append(append(append(blocks, bs...), ol...), clientsBlocks(pts)...)
 	}
 	var other []result.Point
 	for _, p := range r.Points {

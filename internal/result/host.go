@@ -41,7 +41,8 @@ func (c Cores) Machine() int {
 }
 
 // HostCores lays out hs: separate when a host has the role "server" and another the role
-// "client", each with a known core count; otherwise the shared machine's cores (the first
+// "client", each with a known core count (several client hosts count their cores
+// together: their load drivers' CPU is summed too); otherwise the shared machine's cores (the first
 // host's, 0 when hs is empty).
 func HostCores(hs []Host) Cores {
 	var c Cores
@@ -50,7 +51,7 @@ func HostCores(hs []Host) Cores {
 		case "server":
 			c.Server = h.Cores
 		case "client":
-			c.Client = h.Cores
+			c.Client += h.Cores
 		}
 	}
 	if c.Server > 0 && c.Client > 0 {

@@ -203,6 +203,10 @@ type Point struct {
 	Replication *ReplicationStats `json:"replication,omitempty"`
 	// Sync holds the sync study's figures (nil in other studies).
 	Sync *SyncStats `json:"sync,omitempty"`
+	// Clients are the client hosts' own shares of a point loaded from several (one load
+	// driver per client host, concurrently); absent with one client. The fields above are
+	// their merge (ClientLoad).
+	Clients []ClientLoad `json:"clients,omitempty"`
 	// schema1Extra is schema 1's "extra" map, read only to migrate it.
 	schema1Extra map[string]float64
 

@@ -54,6 +54,10 @@ func (b *Bandwidth) Needs() Needs {
 	}
 	n := b.o.Bench.needs(b.o.Slow, true, spec, notes)
 	n.Tunnel = b.o.tunnelsN2()
+	n.ClientThreads = b.o.Bench.Threads
+	if b.o.CalibrateThreads > 0 {
+		n.ClientThreads = append([]int{b.o.CalibrateThreads}, n.ClientThreads...)
+	}
 	return n
 }
 

@@ -52,7 +52,7 @@ func TestClosedLoopWithTheServerUnseen(t *testing.T) {
 		ss = append(ss, metrics.Sample{UpBytesPerS: 1e5, DownBytesPerS: 5e5, CPUClient: 0.2, CPUTotal: 0.5})
 	}
 	p := result.Point{LinkRateBps: 20_000_000, Threads: 1}
-	closedLoop(&p, c, NewSysbench(ivs, nil).Load(), ss, false, result.Cores{Shared: 2})
+	closedLoop(&p, c, NewSysbench(ivs, nil).Load(), ss, false, result.Cores{Shared: 2}, 1)
 	if p.Bottleneck != metrics.LatencyOrServer || !strings.Contains(p.BottleneckWhy, "server CPU not measured") {
 		t.Errorf("verdict %q (%s)", p.Bottleneck, p.BottleneckWhy)
 	}

@@ -51,7 +51,7 @@ func TestVerdictAndReportUseEachHostsOwnCores(t *testing.T) {
 	}
 	measure := func(cores result.Cores) result.Point {
 		p := result.Point{Study: "run", Series: "unlimited", Threads: 16}
-		closedLoop(&p, c, NewSysbench(ivs, nil).Load(), ss, true, cores)
+		closedLoop(&p, c, NewSysbench(ivs, nil).Load(), ss, true, cores, 1)
 		return p
 	}
 	if lab := measure(result.Cores{Shared: 2}); lab.Bottleneck != "server-cpu" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +127,9 @@ func MeasureLoad(ctx context.Context, e *Env, d DataSet, c LoadCell, sides LoadS
 
 // measureLoad runs the driver for warm-up + duration with per-second reports, the wire
 // and CPU sampler alongside, and returns the point with its series, its verdict and its
-// per-transaction profile.
+// per-transaction profile. On a backend with several client hosts (Fleet) a client-side
+// cell runs one driver per client with its share of the threads, and the point is their
+// merge with each client's own figures in p.Clients.
 func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides LoadSides) (result.Point, error) {
 	p := e.BasePoint(c.Study, c.Series)
 	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, c.Channel
@@ -140,27 +143,47 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		defer mu.Unlock()
 		return clientPid
 	}
-	var ld *Load
+	parts, err := partsOf(e.Backend, c)
+	if err != nil {
+		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
+	}
 	sd := sides(client)
 	if sd.DriverHost == "" {
 		sd.DriverHost = c.ClientHost
 	}
+	if len(parts) > 1 {
+		var split []string
+		for _, pt := range parts {
+			sd.Clients = append(sd.Clients, pt.host.Role)
+			split = append(split, fmt.Sprintf("%s %d", pt.host.Name, pt.threads))
+		}
+		e.Progressf("%d threads split among %d clients: %s", c.Threads, len(parts), strings.Join(split, ", "))
+	}
+	var loads []*Load
 	mark := e.markDelayLine()
-	samples, _, err := e.Sampled(ctx, sd, func(ctx context.Context) error {
+	var perClient [][]metrics.Sample
+	samples, _, err := e.sampled(ctx, sd, func(ctx context.Context) error {
 		var err error
-		ld, err = drv.Run(ctx, e, c, func(pid int) {
+		loads, err = runParts(ctx, e, drv, c, parts, func(pid int) {
 			mu.Lock()
 			clientPid = pid
 			mu.Unlock()
 		})
 		return err
+	}, func(s Sampler) {
+		if cs, ok := s.(ClientSampler); ok {
+			perClient = cs.ClientSamples()
+		}
 	})
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
-	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c))
+	if len(parts) > 1 {
+		p.Clients = clientLoads(c, parts, loads, perClient, e.Hosts)
+	}
+	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
 	return p, nil
 }
 
@@ -183,9 +206,11 @@ func cellCores(cores result.Cores, c LoadCell) result.Cores {
 // whose lab cost (p.LabCost, set before) bounds it gets the lab's verdict, not a side's.
 //
 // cores is where the sides ran: one machine they shared, or hosts of their own, each side
-// then weighed against its own host's cores.
-func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores) {
-	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
+// then weighed against its own host's cores; with several client hosts (p.Clients, set
+// before) the client side is the busiest of them against its own cores. links is how many
+// shaped links carried the load side by side (one per client host, Window.Links).
+func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample, serverSeen bool, cores result.Cores, links int) {
+	avg := FillSeries(p, ld.Ticks, samples, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true, Links: links})
 	if t := ld.Totals; t != nil {
 		p.Errors, p.Reconnects = t.Errors, t.Reconnects
 		if len(ld.Ticks) == 0 { // a run too short for per-second lines: the summary
@@ -198,17 +223,27 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 	if p.LatAvgMs == 0 && p.TPS > 0 {
 		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
 	}
-	rate := p.LinkRateBps
+	rate := p.LinkRateBps * int64(max(links, 1)) // each client host's link has the rate
+	// Several client hosts (p.Clients): the client side is the busiest of them against its
+	// own cores, not their sum against all of theirs.
+	cpuClient, clientCores := p.CPUClient, cores.Client
+	busiest, split := result.BusiestClient(p.Clients)
+	if split && cores.Separate() {
+		cpuClient, clientCores = busiest.CPUClient, busiest.Cores
+	}
 	p.Bottleneck, p.BottleneckWhy = metrics.Verdict(metrics.VerdictInput{
 		UpUtil: metrics.Utilization(p.WireBytesPerSUp, rate), DownUtil: metrics.Utilization(p.WireBytesPerSDown, rate),
-		CPUServer: p.CPUServer, CPUClient: p.CPUClient,
+		CPUServer: p.CPUServer, CPUClient: cpuClient,
 		// The machine's CPU, not only the lab's processes: the kernel's veth and
 		// forwarding work (softirq) is part of the lab's cost. This assumes a quiet
 		// machine; the session notes the load average it started under.
 		CPUTotal: avg.CPUMachine, CPUs: cores.Machine(), RateBps: rate, ServerCPUUnknown: !serverSeen,
-		ServerCPUs: cores.Server, ClientCPUs: cores.Client,
+		ServerCPUs: cores.Server, ClientCPUs: clientCores,
 		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labShare(p.LabCost),
 	})
+	if split && cores.Separate() {
+		p.BottleneckWhy += fmt.Sprintf("; client side: %s, the busiest of %d client hosts", busiest.Host, len(p.Clients))
+	}
 	if serverSeen {
 		// The delay line's own CPU is the lab's, not the workload's: a profile carried to
 		// another machine (predict) leaves it out.

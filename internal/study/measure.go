@@ -18,18 +18,29 @@ type Sides struct {
 	// DriverHost is the host the load driver runs on (a lab role; "" = Env.Far): a
 	// backend whose agents find the driver by name looks for it there.
 	DriverHost string
+	// Clients, when the cell's load is split among several client hosts (Fleet), are
+	// their roles: the sampler samples each one's wire and driver, and the server once.
+	Clients []string
 }
 
 // Sampled runs fn with the wire and CPU sampler running, and returns the per-second
 // samples and the totals over the whole window (fn's work, whatever it is: a load, a
 // catch-up after it). Up is client -> server, down server -> client (toward Far).
 func (e *Env) Sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error) ([]metrics.Sample, metrics.Totals, error) {
+	return e.sampled(ctx, sides, fn, nil)
+}
+
+// sampled is Sampled; after the sampler stops, stopped (when set) reads what else it kept.
+func (e *Env) sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error, stopped func(Sampler)) ([]metrics.Sample, metrics.Totals, error) {
 	sampler := e.Backend.Sampler(sides)
 	if err := sampler.Start(ctx); err != nil {
 		return nil, metrics.Totals{}, fmt.Errorf("start wire sampler: %w", err)
 	}
 	err := fn(ctx)
 	samples := sampler.Stop()
+	if stopped != nil {
+		stopped(sampler)
+	}
 	return samples, sampler.Totals(), err
 }
 
@@ -45,6 +56,10 @@ type Window struct {
 	Trim bool
 	// MinSeconds: the series covers at least this many seconds.
 	MinSeconds int
+	// Links is how many shaped links of the point's rate carry its load side by side: one
+	// per client host when the load is split among several, each with its own NIC shaped
+	// (0 = 1). The link's utilisation is the wire's bytes over all of them.
+	Links int
 }
 
 // Averages are the window's means that are not point fields themselves.
@@ -104,8 +119,8 @@ func FillSeries(p *result.Point, ticks []Tick, ss []metrics.Sample, w Window) Av
 	}
 	p.WireBytesPerSUp, p.WireBytesPerSDown = stats.Mean(up), stats.Mean(down)
 	p.CPUServer, p.CPUClient = stats.Mean(cs), stats.Mean(cc)
-	p.LinkUtilization = math.Max(metrics.Utilization(p.WireBytesPerSUp, p.LinkRateBps),
-		metrics.Utilization(p.WireBytesPerSDown, p.LinkRateBps))
+	rate := p.LinkRateBps * int64(max(w.Links, 1))
+	p.LinkUtilization = math.Max(metrics.Utilization(p.WireBytesPerSUp, rate), metrics.Utilization(p.WireBytesPerSDown, rate))
 	return Averages{CPUMachine: stats.Mean(total), UpPkts: stats.Mean(pu), DownPkts: stats.Mean(pd)}
 }
 

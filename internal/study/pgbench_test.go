@@ -63,7 +63,7 @@ func TestClosedLoopOnPgbenchTicks(t *testing.T) {
 			CPUServer: 0.2, CPUClient: 0.1, CPUTotal: 0.4})
 	}
 	p := result.Point{Threads: 10, LinkDelayMs: 10}
-	closedLoop(&p, c, ld, ss, true, result.Cores{Shared: 2})
+	closedLoop(&p, c, ld, ss, true, result.Cores{Shared: 2}, 1)
 	if len(p.Seconds) != 5 || !p.Seconds[1].Warmup || p.Seconds[2].Warmup || p.Seconds[3].LatAvgMs != 23 {
 		t.Fatalf("seconds %+v", p.Seconds)
 	}
@@ -85,7 +85,7 @@ func TestClosedLoopOnPgbenchTicks(t *testing.T) {
 func TestClosedLoopFallsBackOnTheSummary(t *testing.T) {
 	var p result.Point
 	closedLoop(&p, LoadCell{Threads: 2, Duration: time.Second},
-		&Load{Totals: &Totals{TPS: 90, QPS: 630, LatAvgMs: 21.5, LatStddevMs: 0.5}}, nil, true, result.Cores{Shared: 2})
+		&Load{Totals: &Totals{TPS: 90, QPS: 630, LatAvgMs: 21.5, LatStddevMs: 0.5}}, nil, true, result.Cores{Shared: 2}, 1)
 	if p.TPS != 90 || p.QPS != 630 || p.LatAvgMs != 21.5 || p.LatStddevMs != 0.5 {
 		t.Errorf("point %+v", p)
 	}
@@ -136,7 +136,7 @@ func TestClosedLoopPgbenchPercentilesFromTheLog(t *testing.T) {
 		ld.Ticks = append(ld.Ticks, Tick{T: float64(i), TPS: 20, QPS: 140, LatAvgMs: 45, LatStddevMs: 12})
 	}
 	var p result.Point
-	closedLoop(&p, LoadCell{Threads: 1, Duration: 3 * time.Second}, ld, nil, true, result.Cores{Shared: 2})
+	closedLoop(&p, LoadCell{Threads: 1, Duration: 3 * time.Second}, ld, nil, true, result.Cores{Shared: 2}, 1)
 	if p.LatP50Ms != h.Percentile(50) || p.LatP95Ms != h.Percentile(95) || p.LatP99Ms != h.Percentile(99) || p.LatMaxMs != 161.3 {
 		t.Errorf("percentiles %g/%g/%g max %g, histogram's %g/%g/%g", p.LatP50Ms, p.LatP95Ms, p.LatP99Ms, p.LatMaxMs,
 			h.Percentile(50), h.Percentile(95), h.Percentile(99))

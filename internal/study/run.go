@@ -62,6 +62,7 @@ func (r *Run) Needs() Needs {
 	}
 	n := r.o.Bench.needs(r.o.Link, r.o.Link.Shaped(), spec, nil)
 	n.Tunnel = r.o.Channel == ChannelTunnel
+	n.ClientThreads = r.o.Bench.Threads
 	return n
 }
 

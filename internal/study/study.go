@@ -74,6 +74,11 @@ type Needs struct {
 	// Tunnel says a series goes through wirelab's tunnel, whose ends run in the lab's
 	// client and server hosts (a backend without the lab refuses it).
 	Tunnel bool
+	// ClientThreads are the thread counts of the study's cells whose driver runs on the
+	// client, for a study that can load the server from several client hosts (run,
+	// bandwidth): a backend with more than one checks each splits among them
+	// (CheckSplit) before it makes anything, and refuses a study that leaves this nil.
+	ClientThreads []int
 	// Spec and Notes start results.json; Setup may refine them through Env.Run.
 	Spec  result.Spec
 	Notes []string

@@ -27,7 +27,7 @@ func TestFillPointDropsWarmupAndNamesTheBottleneck(t *testing.T) {
 			DownBytesPerS: 2.4e6, CPUServer: 0.3, CPUClient: 0.1, CPUTotal: 0.5})
 	}
 	p := result.Point{LinkRateBps: 20_000_000, Threads: 8}
-	closedLoop(&p, c, NewSysbench(ivs, &sysbench.Summary{Errors: 3}).Load(), ss, true, result.Cores{Shared: 2})
+	closedLoop(&p, c, NewSysbench(ivs, &sysbench.Summary{Errors: 3}).Load(), ss, true, result.Cores{Shared: 2}, 1)
 	if p.TPS != 100 || p.QPS != 1600 {
 		t.Errorf("TPS %v QPS %v: warm-up not dropped", p.TPS, p.QPS)
 	}
@@ -116,7 +116,7 @@ func TestFillPointDropsTheDrainAfterTime(t *testing.T) {
 	c := LoadCell{Threads: 2, Duration: 2 * time.Second}
 	ivs := []sysbench.Interval{{T: 1, TPS: 50}, {T: 2, TPS: 50}, {T: 3, TPS: 1}, {T: 4, TPS: 1}}
 	var p result.Point
-	closedLoop(&p, c, NewSysbench(ivs, nil).Load(), nil, true, result.Cores{Shared: 2})
+	closedLoop(&p, c, NewSysbench(ivs, nil).Load(), nil, true, result.Cores{Shared: 2}, 1)
 	if p.TPS != 50 || len(p.Seconds) != 2 {
 		t.Errorf("TPS %v over %d seconds: the drain after --time leaked in", p.TPS, len(p.Seconds))
 	}

@@ -186,8 +186,11 @@ func delayLineUp(p *nstest.SSHPair) bool {
 }
 
 // delayers are the pids of delayers running in the client host.
-func delayers(p *nstest.SSHPair) []string {
-	out, _ := exec.Command("ip", "netns", "pids", p.NSA).Output()
+func delayers(p *nstest.SSHPair) []string { return delayersIn(p.NSA) }
+
+// delayersIn are the pids of delayers running in namespace ns.
+func delayersIn(ns string) []string {
+	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
 	var pids []string
 	for _, pid := range strings.Fields(string(out)) {
 		if c, _ := os.ReadFile("/proc/" + pid + "/cmdline"); strings.Contains(string(c), "\x00__delayer\x00") {
@@ -235,12 +238,15 @@ func delayCounters(t *testing.T, p *nstest.SSHPair) (passed, queued int64) {
 
 // delayLineGone fails unless the client host has neither the delay line's rules nor a
 // delayer.
-func delayLineGone(p *nstest.SSHPair) error {
-	if b, err := exec.Command("ip", "netns", "exec", p.NSA, "iptables", "-t", "mangle", "-S").Output(); err == nil &&
+func delayLineGone(p *nstest.SSHPair) error { return delayLineGoneIn(p.NSA) }
+
+// delayLineGoneIn is delayLineGone for the host in namespace ns.
+func delayLineGoneIn(ns string) error {
+	if b, err := exec.Command("ip", "netns", "exec", ns, "iptables", "-t", "mangle", "-S").Output(); err == nil &&
 		strings.Contains(string(b), "WIRELAB-DELAY") {
 		return fmt.Errorf("the delay line's rules are still there:\n%s", b)
 	}
-	if d := delayers(p); len(d) > 0 {
+	if d := delayersIn(ns); len(d) > 0 {
 		return fmt.Errorf("delayer %v still runs", d)
 	}
 	return nil

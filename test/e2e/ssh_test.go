@@ -59,15 +59,28 @@ func inClient(p *nstest.SSHPair, stateDir string, args ...string) *exec.Cmd {
 // wirelab's runs in either namespace (sshd, which the pair started, may).
 func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
 	t.Helper()
-	q, _ := exec.Command("ip", "netns", "exec", p.NSA, "tc", "qdisc", "show", "dev", "eth0").CombinedOutput()
-	if strings.Contains(string(q), "htb") || strings.Contains(string(q), "ingress") {
-		t.Errorf("the client's NIC is still shaped: %s", q)
-	}
-	if exec.Command("ip", "-n", p.NSA, "link", "show", "dev", "wlifb-eth0").Run() == nil {
-		t.Errorf("the client's IFB wlifb-eth0 is still there")
-	}
-	if err := delayLineGone(p); err != nil {
-		t.Errorf("the client's delay line: %v", err)
+	assertClean(t, []clientNIC{{p.NSA, "eth0"}}, []string{p.NSA, p.NSB}, before)
+}
+
+// clientNIC is a client host's namespace and the NIC wirelab shapes there.
+type clientNIC struct{ ns, nic string }
+
+// assertClean is assertHostsClean for any hosts: every client's NIC unshaped, its IFB
+// and delay line gone; no wirelab directory left; nothing of wirelab's running in any
+// of the namespaces all.
+func assertClean(t *testing.T, clients []clientNIC, all []string, before []string) {
+	t.Helper()
+	for _, c := range clients {
+		q, _ := exec.Command("ip", "netns", "exec", c.ns, "tc", "qdisc", "show", "dev", c.nic).CombinedOutput()
+		if strings.Contains(string(q), "htb") || strings.Contains(string(q), "ingress") {
+			t.Errorf("%s: the client's NIC %s is still shaped: %s", c.ns, c.nic, q)
+		}
+		if exec.Command("ip", "-n", c.ns, "link", "show", "dev", "wlifb-"+c.nic).Run() == nil {
+			t.Errorf("%s: the client's IFB wlifb-%s is still there", c.ns, c.nic)
+		}
+		if err := delayLineGoneIn(c.ns); err != nil {
+			t.Errorf("%s: the client's delay line: %v", c.ns, err)
+		}
 	}
 	dirs, _ := filepath.Glob("/tmp/wirelab-*")
 	for _, d := range dirs {
@@ -75,7 +88,7 @@ func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
 			t.Errorf("wirelab directory %s left on a host", d)
 		}
 	}
-	for _, ns := range []string{p.NSA, p.NSB} {
+	for _, ns := range all {
 		out, _ := exec.Command("ip", "netns", "pids", ns).Output()
 		for _, pid := range strings.Fields(string(out)) {
 			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
