@@ -32,7 +32,7 @@ bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
 	bash scripts/bench-tunnel.sh
 
 bench-ssh: build ## the quick bandwidth study over SSH (two sshd hosts in namespaces) and in the lab, alternating, per point side by side
-	$(GO) test -run '^$$' -bench SSHvsLab -benchtime 1x -timeout 60m ./test/e2e/
+	$(GO) test -run '^$$' -bench 'SSHvsLab|SSHTwoClients' -benchtime 1x -timeout 60m ./test/e2e/
 
 bench-link: build ## link fidelity: asked vs measured rate and RTT
 	bash scripts/bench-link.sh
