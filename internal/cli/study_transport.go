@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -56,6 +57,9 @@ func studyTransport(p *Process, args []string) error {
 	ho, err := bf.hosts.options(p, bf)
 	if err != nil {
 		return err
+	}
+	if ho != nil && ho.Inventory.Role(inventory.Server)[0].Existing() {
+		return usagef("--hosts %s: study transport: the server is an existing one (server.dsn), and the transport study's paths (unix socket, local TCP, socat hops) run on the server's own host, which wirelab does not log in to; measure it with run or study bandwidth", ho.Inventory.Path)
 	}
 	spec, err := bf.ready(p, "transport", shaper, cond, false)
 	if err != nil {

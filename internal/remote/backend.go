@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,14 +102,21 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := CheckServer(inv, eng.Spec().Kind); err != nil {
 		return nil, err
 	}
+	if err := checkExisting(inv, needs); err != nil {
+		return nil, err
+	}
 	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition, engine: eng,
 		log: o.Logger.With("component", "remote")}
 	if b.client, err = b.connect(ctx, cl); err != nil {
 		return nil, err
 	}
-	if b.server, err = b.connect(ctx, sv); err != nil {
-		b.client.h.Close()
-		return nil, err
+	// An existing server's host is not logged in to (it may have no SSH at all, as a
+	// managed database has none): the client's sysbench reaches the server at its DSN.
+	if !sv.Existing() {
+		if b.server, err = b.connect(ctx, sv); err != nil {
+			b.client.h.Close()
+			return nil, err
+		}
 	}
 	fail := func(err error) (*Backend, error) {
 		return nil, errors.Join(err, b.Down(context.WithoutCancel(ctx)))
@@ -120,7 +128,11 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := b.preflight(ctx, needs.Programs); err != nil {
 		return fail(err)
 	}
-	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)}
+	keep := keepPorts(cl)
+	if b.server != nil {
+		keep = keepPorts(cl, sv)
+	}
+	b.target = hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keep}
 	if needs.Condition.NeedsDelayLine() {
 		if err := b.detectDelayLine(ctx); err != nil {
 			return fail(err)
@@ -131,7 +143,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := hosts.CheckShape(b.target, needs.Condition); err != nil {
 		return fail(err)
 	}
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.machines() {
 		if h.stage, err = hosts.Stage(ctx, h.h, o.Self); err != nil {
 			return fail(err)
 		}
@@ -177,9 +189,6 @@ func supported(needs study.Needs) (Engine, error) {
 		return nil, errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
 	}
 	sv := needs.Servers[0]
-	if sv.Existing != nil {
-		return nil, errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
-	}
 	if needs.Tunnel {
 		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends run in the namespace lab only: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
 	}
@@ -189,23 +198,74 @@ func supported(needs study.Needs) (Engine, error) {
 	return engineOf(sv.DB.Engine)
 }
 
-// CheckServer refuses an inventory whose server is not one wirelab starts, or one of
-// another engine than k, the study's: the inventory says what the host is for, --engine
-// what is measured, and neither silently overrides the other. It contacts nobody.
+// CheckServer refuses an inventory whose server is of another engine than k, the
+// study's: the inventory says what the host is for, --engine what is measured, and
+// neither silently overrides the other. An existing server (dsn) is MySQL/MariaDB, on a
+// port other than the SSH ports the shaping leaves out. It contacts nobody.
 func CheckServer(inv *inventory.Inventory, k engine.Kind) error {
 	if k == "" {
 		k = engine.MariaDB
 	}
 	file, sv := inv.Path, inv.Role(inventory.Server)[0]
-	if sv.Server == nil || sv.Server.Start == "" {
-		return fmt.Errorf("%s: host %s: --hosts measures a server wirelab starts (server: {start: mariadb} or {start: postgres}); "+
-			"for an existing server use --server-dsn, which measures it through the lab's wire", file, sv.Name)
+	if sv.Existing() {
+		return checkDSN(inv, sv, k)
 	}
 	if sv.Server.Start != string(k) {
 		return fmt.Errorf("%s: host %s starts %s (server: {start: %s}), and --engine is %s: set start: %s there, or run with --engine %s",
 			file, sv.Name, sv.Server.Start, sv.Server.Start, k, k, sv.Server.Start)
 	}
 	return nil
+}
+
+// checkDSN is CheckServer for an existing server sv.
+func checkDSN(inv *inventory.Inventory, sv inventory.Host, k engine.Kind) error {
+	if k != engine.MariaDB {
+		return fmt.Errorf("%s: host %s: server.dsn names an existing MySQL/MariaDB server (%s) and --engine is %s: an existing PostgreSQL server is not measured over --hosts; "+
+			"use server: {start: postgres} there, or drop --engine", inv.Path, sv.Name, engine.DSNForm, k)
+	}
+	d, err := engine.ParseDSN(sv.Server.DSN)
+	if err != nil {
+		return fmt.Errorf("%s: host %s: server.dsn: %w", inv.Path, sv.Name, err)
+	}
+	if slices.Contains(keepPorts(inv.Role(inventory.Client)[0]), uint16(d.Port)) {
+		return fmt.Errorf("%s: host %s: server.dsn's port %d is the client's SSH port, which the shaping leaves out: the server's traffic would not be shaped",
+			inv.Path, sv.Name, d.Port)
+	}
+	return nil
+}
+
+// checkExisting matches the study's server with the inventory's: an existing server
+// (dsn) is the one the caller logged in to (Needs.Servers[0].Existing), and a study that
+// runs anything on the server's host (a helper, a load driver over its loopback) cannot
+// measure one, as wirelab does not log in there.
+func checkExisting(inv *inventory.Inventory, needs study.Needs) error {
+	sv, x := inv.Role(inventory.Server)[0], needs.Servers[0].Existing
+	switch {
+	case x != nil && !sv.Existing():
+		return errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
+	case x == nil && sv.Existing():
+		return fmt.Errorf("%s: host %s names an existing server (server.dsn), but the study was given no login to it", inv.Path, sv.Name)
+	case x == nil:
+		return nil
+	}
+	onServer := needs.Servers[0].Loopback
+	for _, p := range needs.Programs {
+		onServer = onServer || p.Host == lab.Server
+	}
+	if onServer {
+		return fmt.Errorf("%s: host %s is an existing server (server.dsn): wirelab does not log in to its host, and this study runs programs there; measure it with `run` or `study bandwidth`",
+			inv.Path, sv.Name)
+	}
+	return nil
+}
+
+// machines are the hosts wirelab logs in to: the client, and the server's unless it is
+// an existing server's.
+func (b *Backend) machines() []*host {
+	if b.server == nil {
+		return []*host{b.client}
+	}
+	return []*host{b.client, b.server}
 }
 
 // keepPorts are the SSH ports between client and server, never shaped: wirelab's own
@@ -245,11 +305,11 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 	return &host{inv: ih, h: h, login: h.Login()}, nil
 }
 
-// preflight checks, changing nothing, that wirelab is root on both hosts (directly or
-// through `sudo -n`), that the client's NIC can be shaped and both hosts have the programs
-// the backend and the study's own helpers (extra) run there.
+// preflight checks, changing nothing, that wirelab is root on the hosts it logs in to
+// (directly or through `sudo -n`), that the client's NIC can be shaped and the hosts
+// have the programs the backend and the study's own helpers (extra) run there.
 func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.machines() {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
 		}
@@ -262,8 +322,10 @@ func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
 		program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}); err != nil {
 		return err
 	}
-	if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
-		return err
+	if b.server != nil {
+		if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
+			return err
+		}
 	}
 	for _, p := range extra {
 		h := b.hostOf(p.Host)
@@ -292,6 +354,11 @@ func (b *Backend) ID() string { return b.id }
 
 // Describe implements study.Backend.
 func (b *Backend) Describe() string {
+	if b.server == nil {
+		sv := b.o.Inventory.Role(inventory.Server)[0]
+		return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + existing server %s at %s (%s; its host is not logged in to), wire %s", b.id, b.client.inv.Name,
+			b.client.inv.Address, b.client.inv.NIC, sv.Name, sv.PeerAddress(), sv.Server.DSN, b.cond)
+	}
 	return fmt.Sprintf("hosts %s up: client %s (%s, NIC %s) + server %s (%s, %s), wire %s", b.id, b.client.inv.Name,
 		b.client.inv.Address, b.client.inv.NIC, b.server.inv.Name, b.server.inv.PeerAddress(), b.engine.Spec().Kind.Title(), b.cond)
 }
@@ -388,6 +455,9 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 // where sysbench reads them. A dry run starts the agent on its printing host and returns
 // the server as planned (Plan).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
+	if sv.Existing != nil {
+		return sv.Existing, nil // running already, and not wirelab's to start
+	}
 	o := b.serverOptions(sv)
 	// The server runs as its own OS user (mysql, postgres) and must reach its datadir
 	// inside wirelab's directory (0700 from mktemp): searchable, not listable; its own

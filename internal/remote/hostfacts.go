@@ -34,6 +34,9 @@ func (b *Backend) readAllFacts(ctx context.Context) error {
 		h    *host
 		role string
 	}{{b.client, "client"}, {b.server, "server"}} {
+		if x.h == nil {
+			continue // an existing server's host: not logged in to, so not known
+		}
 		f, ok, err := b.readFacts(ctx, x.h, x.role)
 		if err != nil {
 			return err

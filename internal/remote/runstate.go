@@ -18,7 +18,7 @@ const runMarker = "wirelab-run"
 // mark writes the run marker into each host's wirelab directory, right after staging
 // and before anything runs from it.
 func (b *Backend) mark(ctx context.Context) error {
-	for _, h := range []*host{b.client, b.server} {
+	for _, h := range b.machines() {
 		if err := h.h.Copy(ctx, strings.NewReader(b.id+"\n"), path.Join(h.stage.Dir, runMarker), 0o644); err != nil {
 			return fmt.Errorf("mark wirelab's directory: %w", err)
 		}
@@ -56,6 +56,9 @@ func Down(ctx context.Context, o Options) error {
 	b := &Backend{o: o}
 	var errs []error
 	for _, ih := range inv.Hosts {
+		if ih.Existing() {
+			continue // wirelab never logs in to an existing server's host: nothing of it there
+		}
 		h, err := b.connect(ctx, ih)
 		if err != nil {
 			errs = append(errs, err)

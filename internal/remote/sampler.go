@@ -23,7 +23,8 @@ const firstLineWithin = 15 * time.Second
 // the server (the database server's CPU and the machine's) for one measurement, and turns
 // their cumulative counters into the same per-second samples as the lab's sampler. When
 // the load driver runs on the server host (transport's socket and local-TCP paths), a
-// third agent there watches sysbench, whose CPU is still the client side's.
+// third agent there watches sysbench, whose CPU is still the client side's. An existing
+// server's host runs no agent: the server's CPU is not measured.
 type sampler struct {
 	b      *Backend
 	driver string // the host the load driver runs on (a lab role)
@@ -51,7 +52,7 @@ func (s *sampler) Start(ctx context.Context) error {
 	nic := b.target.NIC
 	client, server := metrics.NewFeed(), metrics.NewFeed()
 	wire := []string{"--up-class", nic + ":" + hosts.ShapedClass, "--down-class", hosts.IFBName(nic) + ":" + hosts.ShapedClass}
-	driver, feeds := client, []*metrics.Feed{client, server}
+	driver, feeds := client, []*metrics.Feed{client}
 	if s.driver == lab.Server {
 		driver = metrics.NewFeed()
 		feeds = append(feeds, driver)
@@ -60,7 +61,15 @@ func (s *sampler) Start(ctx context.Context) error {
 		wire = append(wire, "--comm", "sysbench")
 	}
 	s.run(ctx, b.client.h, agentArgv(b.client.stage.Agent, wire...), client)
-	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
+	src := metrics.Feeds{Wire: client, ClientCPU: driver, ServerCPU: server, Machine: server}
+	if b.server != nil {
+		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
+		feeds = append(feeds, server)
+	} else {
+		// An existing server's host has no agent: its CPU is not measured, and the machine
+		// whose CPU the verdict weighs is the client's, the one host measured.
+		src.ServerCPU, src.Machine = nil, client
+	}
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come
 	}
@@ -70,8 +79,7 @@ func (s *sampler) Start(ctx context.Context) error {
 		s.Stop()
 		return fmt.Errorf("start the sample agents: %w", errors.Join(append(s.failures(), err)...))
 	}
-	s.inner = metrics.NewSampler(metrics.Source{Feeds: metrics.Feeds{Wire: client, ClientCPU: driver,
-		ServerCPU: server, Machine: server}}, time.Second, b.log)
+	s.inner = metrics.NewSampler(metrics.Source{Feeds: src}, time.Second, b.log)
 	return s.inner.Start(ctx)
 }
 
