@@ -29,7 +29,7 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 		// An existing server's password is a real one: in a private file, not on the
 		// command line (a server wirelab starts has a throw-away one).
 		HidePassword: existing,
-		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
+		Workload:     c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
 		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.port(e),
 		Socket: c.Socket, TLS: c.TLS, Compression: c.Compression, Extra: c.Extra,
 		Launcher: e.Backend.Launcher(c.ClientHost),

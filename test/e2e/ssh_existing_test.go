@@ -171,4 +171,3 @@ func watchCommandLines(t *testing.T, secret string) func() []string {
 		return hits
 	}
 }
-
