@@ -98,15 +98,55 @@ hosts:
 	if !strings.Contains(strings.Join(run.Notes, " "), "its host is not logged in to") {
 		t.Errorf("notes do not say the server's host was not used: %q", run.Notes)
 	}
-	if tables, err := srv.Exec(context.Background(), "SELECT table_name FROM information_schema.tables WHERE table_schema='wlext'"); err != nil {
-		t.Errorf("the existing server after the run: %v", err)
-	} else if got := strings.Fields(tables); len(got) != 1 || got[0] != "keep" {
-		t.Errorf("tables in wlext after the run: %v, want the user's keep alone", got)
+	assertOnlyKeep(t, srv, "run")
+
+	// study bandwidth: TLS (n3, a default experiment) is refused by name; n1 and n2
+	// (compression) run on both links.
+	bw := []string{"study", "bandwidth", "--hosts", inv, "--threads", "4", "--duration", "2s", "--warmup", "1s",
+		"--tables", "1", "--table-size", "1000", "--out", t.TempDir()}
+	cmd = inClient(p, state, bw...)
+	cmd.Env = append(cmd.Env, "WL_EXISTING_PW="+existingPW)
+	if b, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "--experiments n1,n2") {
+		t.Errorf("bandwidth with n3: exit %d, %s; want a usage error naming the experiments to keep", cmd.ProcessState.ExitCode(), b)
 	}
+	bwOut := t.TempDir()
+	bw = append(bw, "--experiments", "n1,n2", "--out", bwOut)
+	cmd = inClient(p, state, bw...)
+	cmd.Env = append(cmd.Env, "WL_EXISTING_PW="+existingPW)
+	start = time.Now()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("study bandwidth --hosts against an existing server: %v\n%s", err, b)
+	}
+	took := time.Since(start).Round(time.Second)
+	run = readRun(t, bwOut)
+	if len(run.Points) != 4 {
+		t.Errorf("%d points, want 4 (n1, n2 on two links, 4 threads)", len(run.Points))
+	}
+	for _, pt := range run.Points {
+		t.Logf("bandwidth %s: %.0f TPS, up %.0f B/s, down %.0f B/s, utilisation %.2f, cpu client %.2f, %s", pt.Series, pt.TPS,
+			pt.WireBytesPerSUp, pt.WireBytesPerSDown, pt.LinkUtilization, pt.CPUClient, pt.Bottleneck)
+		if pt.Failed || pt.TPS <= 0 || pt.WireBytesPerSDown <= 0 || pt.CPUServer != 0 {
+			t.Errorf("%s: failed %v (%s), TPS %.1f, down %.0f B/s, cpu server %.2f", pt.Series, pt.Failed, pt.FailReason, pt.TPS, pt.WireBytesPerSDown, pt.CPUServer)
+		}
+	}
+	t.Logf("study bandwidth --hosts (4 points) took %s", took)
+	assertOnlyKeep(t, srv, "study bandwidth")
 	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil || !strings.Contains(string(b), "on 1 hosts of") {
 		t.Errorf("down --hosts: %v\n%s", err, b)
 	}
 	assertHostsClean(t, p, before, "mariadbd")
+}
+
+// assertOnlyKeep fails unless the existing server answers and its database holds the
+// user's table alone: wirelab dropped what it created, and nothing else.
+func assertOnlyKeep(t *testing.T, srv *mariadb.Server, after string) {
+	t.Helper()
+	tables, err := srv.Exec(context.Background(), "SELECT table_name FROM information_schema.tables WHERE table_schema='wlext'")
+	if err != nil {
+		t.Errorf("the existing server after %s: %v", after, err)
+	} else if got := strings.Fields(tables); len(got) != 1 || got[0] != "keep" {
+		t.Errorf("tables in wlext after %s: %v, want the user's keep alone", after, got)
+	}
 }
 
 // existingOnHost starts MariaDB in namespace ns on addr:3306 with user wlx on database
