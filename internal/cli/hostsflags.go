@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -124,6 +125,7 @@ func downHosts(p *Process, fs *flag.FlagSet, hf *hostsFlags) error {
 	if *hf.dryRun {
 		o.DryRun = p.Stdout
 	}
+	o.DropExisting = dropLeftTables(p, inv)
 	if err := remote.Down(context.Background(), o); err != nil {
 		return fmt.Errorf("down --hosts %s: %w", inv.Path, err)
 	}
@@ -156,6 +158,22 @@ func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.E
 	case given(h.fs, "buffer-pool"):
 		return nil, usagef("%s: --buffer-pool sizes a server wirelab starts; the existing server (server.dsn) keeps its own: drop it", where)
 	}
+	cfg, err := existingConfig(p, h.inv)
+	if err != nil {
+		return nil, err
+	}
+	if *h.dryRun {
+		return engine.UncheckedExternal(*cfg, ""), nil
+	}
+	return openExisting(cfg, tables, where+": server.dsn")
+}
+
+// existingConfig is how this machine reaches the inventory's existing server: at the
+// address the client's NIC is shaped toward, with the password from password_env or
+// password_file. Every problem is a usage error naming the host and the field.
+func existingConfig(p *Process, inv *inventory.Inventory) (*engine.ExternalConfig, error) {
+	sv := inv.Role(inventory.Server)[0]
+	where := fmt.Sprintf("--hosts %s: host %s", inv.Path, sv.Name)
 	dsn, err := engine.ParseDSN(sv.Server.DSN)
 	if err != nil {
 		return nil, usagef("%s: server.dsn: %v", where, err)
@@ -164,7 +182,7 @@ func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.E
 	if err != nil {
 		return nil, usagef("%s: %v", where, err)
 	}
-	cfg := engine.ExternalConfig{DSN: dsn, IP: ip, Timeout: 5 * time.Second, PasswordFrom: "server.password_file " + sv.Server.PasswordFile}
+	cfg := &engine.ExternalConfig{DSN: dsn, IP: ip, Timeout: 5 * time.Second, PasswordFrom: "server.password_file " + sv.Server.PasswordFile}
 	if sv.Server.PasswordEnv != "" {
 		cfg.PasswordFrom = "server.password_env $" + sv.Server.PasswordEnv
 	}
@@ -174,10 +192,32 @@ func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.E
 	if err := sysbench.CheckHideable(cfg.Password); err != nil {
 		return nil, usagef("%s (password from %s): %v", where, cfg.PasswordFrom, err)
 	}
-	if *h.dryRun {
-		return engine.UncheckedExternal(cfg, ""), nil
+	return cfg, nil
+}
+
+// dropLeftTables is `down --hosts`'s remote.Options.DropExisting for an inventory with an
+// existing server: it logs in from this machine and drops the tables a run recorded. The
+// password is read only then: a down that finds no such tables needs none.
+func dropLeftTables(p *Process, inv *inventory.Inventory) func(context.Context, []string) error {
+	if !inv.Role(inventory.Server)[0].Existing() {
+		return nil
 	}
-	return openExisting(&cfg, tables, where+": server.dsn")
+	return func(ctx context.Context, tables []string) error {
+		cfg, err := existingConfig(p, inv)
+		if err != nil {
+			return err
+		}
+		x, err := engine.OpenExternal(ctx, *cfg)
+		if err != nil {
+			return err
+		}
+		defer x.Stop(ctx)
+		if err := x.DropTables(ctx, tables); err != nil {
+			return err
+		}
+		fmt.Fprintf(p.Stdout, "dropped %s, left by a run, in %s on %s\n", strings.Join(tables, ", "), cfg.DSN.DB, cfg.DSN.Addr())
+		return nil
+	}
 }
 
 // dsnPeer is the address the client's sysbench dials for an existing server: the host's

@@ -24,6 +24,7 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Options say how to reach an inventory's hosts and what to leave where.
@@ -43,6 +44,10 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds each host's connect and handshake; 0 = 10 s.
 	Timeout time.Duration
+	// DropExisting drops tables of the inventory's existing server (server.dsn) that a
+	// run recorded and did not drop: what `down --hosts` does with them. nil = none is
+	// dropped (and a record found is an error naming them).
+	DropExisting func(ctx context.Context, tables []string) error
 }
 
 // host is one inventory host, connected and staged.
@@ -153,6 +158,11 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	}
 	if err := b.mark(ctx); err != nil {
 		return fail(err)
+	}
+	if x := needs.Servers[0].Existing; x != nil {
+		if err := b.recordTables(ctx, x, sysbench.TableNames(needs.Data.Tables)); err != nil {
+			return fail(err)
+		}
 	}
 	b.link = &hosts.RemoteLink{Host: b.client.h, Target: b.target, Dir: b.client.stage.Dir,
 		Agent: b.client.stage.Agent, TTL: o.TTL, Log: b.log}

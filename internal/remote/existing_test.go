@@ -65,7 +65,8 @@ func TestDryRunOfAnExistingServer(t *testing.T) {
 		"app: mktemp -d /tmp/wirelab-XXXXXX",
 		"match ip dst 198.18.21.2/32 match ip protocol 6 0xff match ip dport 22 0xffff flowid 1:",
 		"# existing server bench@tcp(198.18.21.2:3307)/wl: wirelab logs in to it from this machine",
-		"app: copy 23 bytes to /tmp/wirelab-XXXXXX/private-", // "mysql-password=ext#pw1\n"
+		"app: copy 72 bytes to /tmp/wirelab-XXXXXX/existing-tables.json", // {"dsn":...,"tables":["sbtest1","sbtest2"]}
+		"app: copy 23 bytes to /tmp/wirelab-XXXXXX/private-",             // "mysql-password=ext#pw1\n"
 		"--mysql-host=198.18.21.2 --mysql-port=3307 --mysql-user=bench --config-file=/tmp/wirelab-XXXXXX/private-",
 		"agent sample --every 1s --for 6h --up-class eth1:1:1",
 	)
@@ -118,5 +119,33 @@ func TestExistingServerRefusals(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("refused studies touched a host:\n%s", out.String())
+	}
+}
+
+// `down --hosts` drops the tables a run recorded on the inventory's existing server and
+// did not drop, and leaves a record of another server's tables alone, naming them.
+func TestDownDropsRecordedTables(t *testing.T) {
+	var out bytes.Buffer
+	o := existingOptions(t, &out)
+	var dropped []string
+	o.DropExisting = func(_ context.Context, tables []string) error {
+		dropped = append(dropped, tables...)
+		return nil
+	}
+	f := newFakeHost()
+	h := &host{inv: o.Inventory.Role(inventory.Client)[0], h: f}
+	const cat = `sh -c cat -- "$1/existing-tables.json" 2>/dev/null; exit 0 sh /tmp/wirelab-abc`
+	if err := leftTables(context.Background(), o, h, "/tmp/wirelab-abc"); err != nil || dropped != nil {
+		t.Errorf("no record: %v, dropped %v", err, dropped)
+	}
+	f.answers[cat] = `{"dsn":"bench@tcp(198.18.21.2:3307)/wl","tables":["sbtest1","sbtest2"]}`
+	if err := leftTables(context.Background(), o, h, "/tmp/wirelab-abc"); err != nil || strings.Join(dropped, ",") != "sbtest1,sbtest2" {
+		t.Errorf("a record of this server: %v, dropped %v", err, dropped)
+	}
+	dropped = nil
+	f.answers[cat] = `{"dsn":"bench@tcp(198.18.21.9:3307)/wl","tables":["sbtest1"]}`
+	err := leftTables(context.Background(), o, h, "/tmp/wirelab-abc")
+	if err == nil || !strings.Contains(err.Error(), "left tables sbtest1 on bench@tcp(198.18.21.9:3307)/wl") || dropped != nil {
+		t.Errorf("a record of another server: %v, dropped %v", err, dropped)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,10 +132,34 @@ hosts:
 	}
 	t.Logf("study bandwidth --hosts (4 points) took %s", took)
 	assertOnlyKeep(t, srv, "study bandwidth")
-	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil || !strings.Contains(string(b), "on 1 hosts of") {
-		t.Errorf("down --hosts: %v\n%s", err, b)
+
+	// A run killed with SIGKILL leaves its tables; `down --hosts` drops them (the run
+	// recorded them on the client) along with the rest.
+	t.Setenv("WL_EXISTING_PW", existingPW)
+	r := startInClient(t, p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "4", "--duration", "60s",
+		"--tables", "1", "--table-size", "1000", "--out", t.TempDir())
+	r.waitFor(t, func() bool { return sysbenchRuns(p) && hasTable(srv, "sbtest1") }, func() string { return "the load on sbtest1" })
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.wait()
+	b, err = inClient(p, state, "down", "--hosts", inv).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "dropped sbtest1, left by a run, in wlext") || !strings.Contains(string(b), "on 1 hosts of") {
+		t.Errorf("down --hosts after a kill -9: %v\n%s", err, b)
+	}
+	t.Logf("down --hosts after a kill -9: %s", strings.TrimSpace(string(b)))
+	assertOnlyKeep(t, srv, "down --hosts")
+	deadline := time.Now().Add(15 * time.Second) // sysbench ends once its SSH session is gone
+	for sysbenchRuns(p) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
 	}
 	assertHostsClean(t, p, before, "mariadbd")
+}
+
+// hasTable says whether the existing server's wlext has table name.
+func hasTable(srv *mariadb.Server, name string) bool {
+	out, err := srv.Exec(context.Background(), "SELECT table_name FROM information_schema.tables WHERE table_schema='wlext' AND table_name='"+name+"'")
+	return err == nil && strings.TrimSpace(out) == name
 }
 
 // assertOnlyKeep fails unless the existing server answers and its database holds the
