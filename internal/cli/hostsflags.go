@@ -31,7 +31,7 @@ type hostsFlags struct {
 func addHostsFlags(fs *flag.FlagSet) *hostsFlags {
 	return &hostsFlags{fs: fs,
 		file: fs.String("hosts", "", "run between real machines over SSH, as described in this inventory file "+
-			"(docs/hosts.example.yaml): the server (MariaDB, or PostgreSQL with --engine postgres) started on the server host, sysbench on the client (and on the server host for a study's paths that stay there), the client's NIC shaped toward the server only"),
+			"(docs/hosts.example.yaml): the server (MariaDB, or PostgreSQL with --engine postgres) started on the server host, or an existing MySQL/MariaDB server the inventory names by dsn, sysbench on the client (and on the server host for a study's paths that stay there), the client's NIC shaped toward the server only"),
 		insecure: fs.Bool("insecure-host-key", false, "with --hosts: accept any SSH host key (throwaway hosts only; known_hosts is checked otherwise)"),
 		dryRun:   fs.Bool("dry-run", false, "with --hosts: print every remote command, copy and start instead of running them, then stop"),
 		ttl:      fs.Duration("deadman-ttl", defaultDeadmanTTL, "with --hosts: the client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
