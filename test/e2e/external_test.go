@@ -194,26 +194,12 @@ func TestServerDSNOnAnotherHostSurvivesKill9(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", "wlt-r").Run() })
-	dir := filepath.Join(nstest.SharedDir(t, "wlextr"), "srv")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err := mariadb.Start(ctx, mariadb.Config{NS: ns, Dir: dir, BindAddress: hostAddr, Port: 3306, BufferPool: "128M",
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	if _, err := srv.Exec(ctx, "CREATE DATABASE wlext; CREATE USER 'wlx'@'%' IDENTIFIED BY 'pw2'; GRANT ALL ON wlext.* TO 'wlx'@'%'"); err != nil {
-		t.Fatal(err)
-	}
+	existingOnHost(t, ns, hostAddr)
 	state := t.TempDir()
 	before := machineState(t)
 	cmd := exec.Command(bin, "run", "--server-dsn", "wlx@tcp("+hostAddr+":3306)/wlext", "--rate", "20mbit", "--threads", "4",
 		"--duration", "30s", "--warmup", "0s", "--tables", "1", "--table-size", "1000", "--out", t.TempDir())
-	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state, "WIRELAB_SERVER_PASSWORD=pw2")
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state, "WIRELAB_SERVER_PASSWORD="+existingPW)
 	logPath := filepath.Join(t.TempDir(), "stderr")
 	logf, err := os.Create(logPath)
 	if err != nil {
