@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
-
 	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/inventory"
 )
