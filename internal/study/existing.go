@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
@@ -65,7 +66,9 @@ func prepareExisting(ctx context.Context, e *Env, x *engine.External, d DataSet)
 	o := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Host: c.Host, Port: c.Port, HidePassword: true}
 	from := "from this machine outside the wire"
 	if e.Lab != nil {
-		o.Cgroup = e.Lab.State.Cgroup
+		// This machine's own namespace; the password file in the lab's directory, which
+		// `wirelab down` removes after a kill -9.
+		o.Launcher = execx.Local{Cgroup: e.Lab.State.Cgroup, Dir: e.Lab.State.TempDir}
 	} else {
 		o.Launcher, from = e.Backend.Launcher(lab.Client), "from the client host, across the wire"
 	}

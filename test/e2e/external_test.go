@@ -195,6 +195,7 @@ func TestServerDSNOnAnotherHostSurvivesKill9(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", "wlt-r").Run() })
 	existingOnHost(t, ns, hostAddr)
+	confs, _ := filepath.Glob("/tmp/wirelab-*.conf") // a password file in the temp directory
 	state := t.TempDir()
 	before := machineState(t)
 	cmd := exec.Command(bin, "run", "--server-dsn", "wlx@tcp("+hostAddr+":3306)/wlext", "--rate", "20mbit", "--threads", "4",
@@ -234,5 +235,9 @@ func TestServerDSNOnAnotherHostSurvivesKill9(t *testing.T) {
 	assertGone(t, id)
 	if after := machineState(t); after != before {
 		t.Errorf("down after kill -9 left changes on the machine:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// sysbench's password file (its --config-file) was in the lab's directory, gone with it.
+	if after, _ := filepath.Glob("/tmp/wirelab-*.conf"); len(after) > len(confs) {
+		t.Errorf("password files left in /tmp after down: %v (before: %v)", after, confs)
 	}
 }
