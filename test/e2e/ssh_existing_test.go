@@ -28,7 +28,7 @@ const existingPW = "ext#pw3"
 // tables are created and then dropped, and the server still runs afterwards.
 func TestSSHRunAgainstAnExistingServer(t *testing.T) {
 	p, _ := sshHosts(t, "198.18.23.1", "198.18.23.2")
-	srv := existingOnHost(t, p.NSB, p.AddrB)
+	srv := existingOnHost(t, p.NSB, p.AddrB, 3306)
 	inv := filepath.Join(p.Dir, "hosts-existing.yaml")
 	if err := os.WriteFile(inv, []byte(fmt.Sprintf(`known_hosts: %s
 hosts:
@@ -174,9 +174,10 @@ func assertOnlyKeep(t *testing.T, srv *mariadb.Server, after string) {
 	}
 }
 
-// existingOnHost starts MariaDB in namespace ns on addr:3306 with user wlx on database
-// wlext and a table of the user's own (keep) that wirelab must leave alone.
-func existingOnHost(t *testing.T, ns, addr string) *mariadb.Server {
+// existingOnHost starts MariaDB in namespace ns ("" = this machine's) on addr:port with
+// user wlx (password existingPW) on database wlext and a table of the user's own (keep)
+// that wirelab must leave alone. Cleanup stops it.
+func existingOnHost(t *testing.T, ns, addr string, port int) *mariadb.Server {
 	t.Helper()
 	dir := filepath.Join(nstest.SharedDir(t, "wlexh"), "srv")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -184,7 +185,7 @@ func existingOnHost(t *testing.T, ns, addr string) *mariadb.Server {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	srv, err := mariadb.Start(ctx, mariadb.Config{NS: ns, Dir: dir, BindAddress: addr, Port: 3306, BufferPool: "128M",
+	srv, err := mariadb.Start(ctx, mariadb.Config{NS: ns, Dir: dir, BindAddress: addr, Port: port, BufferPool: "128M",
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
