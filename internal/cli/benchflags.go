@@ -143,13 +143,16 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 		return spec, err
 	}
 	if b.hosts.given() {
-		return spec, nil // the hosts are checked when connected, before anything changes there
+		// The hosts are checked when connected, before anything changes there; an
+		// existing server, now.
+		spec.Existing, err = b.hosts.existingServer(p, *b.tables, tls)
+		return spec, err
 	}
 	if err := preflight(p, shaper, c); err != nil {
 		return spec, err
 	}
 	if existing != nil {
-		spec.Existing, err = openExisting(existing, *b.tables)
+		spec.Existing, err = openExisting(existing, *b.tables, "--server-dsn")
 	}
 	return spec, err
 }

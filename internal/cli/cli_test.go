@@ -47,6 +47,20 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		"  - {name: db, role: server, address: 198.18.20.2, user: root, server: {start: postgres}}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// An existing server: its host needs no user, its address is the DSN's.
+	dsnHosts := filepath.Join(t.TempDir(), "dsn.yaml")
+	if err := os.WriteFile(dsnHosts, []byte("hosts:\n  - {name: app, role: client, address: 198.18.20.1, nic: eth1, user: root}\n"+
+		"  - {name: db, role: server, server: {dsn: \"bench@tcp(198.18.20.2:3306)/wl\", password_file: "+pwFile+"}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dsnEnvHosts, dsnBlankHosts := filepath.Join(t.TempDir(), "dsn-env.yaml"), filepath.Join(t.TempDir(), "dsn-blank.yaml")
+	b, _ := os.ReadFile(dsnHosts)
+	if err := os.WriteFile(dsnEnvHosts, []byte(strings.Replace(string(b), "password_file: "+pwFile, "password_env: WL_T_PW", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dsnBlankHosts, []byte(strings.Replace(string(b), pwFile, blankPw, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ext := func(args ...string) []string {
 		return append([]string{"run", "--server-dsn", dsn, "--server-password-file", pwFile}, args...)
 	}
@@ -120,9 +134,8 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"run", "--hosts", hostsFile, "--shaper", "netem"}, "--hosts: --shaper does not apply"},
 		{[]string{"run", "--hosts", hostsFile, "--channel", "tunnel"}, "--channel tunnel is not available on real hosts"},
 		{[]string{"run", "--hosts", hostsFile, "--deadman-ttl", "1s"}, "--deadman-ttl 1s: want 3s..1h"},
-		{[]string{"study", "transport", "--hosts", hostsFile, "--engine", "postgres"}, "--hosts: study transport --engine postgres: on real hosts the transport study runs MariaDB only; drop --engine postgres"},
-		{[]string{"study", "transport", "--hosts", pgHosts, "--engine", "postgres", "--dry-run"}, "--hosts: study transport --engine postgres: on real hosts the transport study runs MariaDB only"},
 		{[]string{"study", "transport", "--hosts", hostsFile, "--shaper", "nfqueue"}, "--hosts: --shaper does not apply"},
+		{[]string{"study", "transport", "--hosts", hostsFile, "--engine", "postgres"}, "host db starts mariadb (server: {start: mariadb}), and --engine is postgres"},
 		{[]string{"study", "transport", "--dry-run"}, "--dry-run applies only with --hosts"},
 		{[]string{"study", "sync", "--hosts", hostsFile}, "flag provided but not defined: -hosts"},
 		{[]string{"study", "sync", "extra"}, `study sync: unexpected argument "extra"`},
@@ -130,6 +143,13 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"study", "sync", "--quick", "--threads", "0"}, "study sync: --threads"},
 		{[]string{"study", "replication", "--out", unwritable}, "--out " + unwritable},
 		{[]string{"down", "--hosts", hostsFile, "--all"}, "down --hosts: --all does not apply"},
+		{[]string{"run", "--hosts", dsnHosts, "--engine", "postgres"}, "host db: server.dsn names an existing MySQL/MariaDB server (user@tcp(host:port)/db) and --engine is postgres"},
+		{[]string{"run", "--hosts", dsnHosts, "--tls"}, "host db: TLS to an existing server (server.dsn) is not set up over --hosts"},
+		{[]string{"study", "bandwidth", "--hosts", dsnHosts}, "drop --tls (study bandwidth: --experiments n1,n2)"}, // n3 is TLS
+		{[]string{"run", "--hosts", dsnHosts, "--buffer-pool", "2G"}, "host db: --buffer-pool sizes a server wirelab starts"},
+		{[]string{"study", "transport", "--hosts", dsnHosts}, "study transport: the server is an existing one (server.dsn)"},
+		{[]string{"run", "--hosts", dsnEnvHosts}, "host db: server.password_env: $WL_T_PW is empty or unset"},
+		{[]string{"run", "--hosts", dsnBlankHosts}, "host db (password from server.password_file " + blankPw + "): the password has a blank"},
 		{[]string{"run", "--tunnel-level", "3"}, "run: --tunnel-level sets up the tunnel, and --channel direct uses none"},
 		{[]string{"run", "--channel", "direct", "--tunnel-mux", "off"}, "--tunnel-mux sets up the tunnel"},
 		{[]string{"run", "--buffer-pool", "lots"}, `--buffer-pool "lots": want a whole number of K, M or G bytes`},

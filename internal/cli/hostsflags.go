@@ -4,12 +4,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // hostsFlags run a study between the user's own machines over SSH instead of the
@@ -20,12 +24,14 @@ type hostsFlags struct {
 	insecure *bool
 	dryRun   *bool
 	ttl      *time.Duration
+	// inv is the inventory options loaded, for what comes after it (existing).
+	inv *inventory.Inventory
 }
 
 func addHostsFlags(fs *flag.FlagSet) *hostsFlags {
 	return &hostsFlags{fs: fs,
 		file: fs.String("hosts", "", "run between real machines over SSH, as described in this inventory file "+
-			"(docs/hosts.example.yaml): the server (MariaDB, or PostgreSQL with --engine postgres) started on the server host, sysbench on the client (and on the server host for a study's paths that stay there), the client's NIC shaped toward the server only; "+
+			"(docs/hosts.example.yaml): the server (MariaDB, or PostgreSQL with --engine postgres) started on the server host, or an existing MySQL/MariaDB server the inventory names by dsn, sysbench on the client (and on the server host for a study's paths that stay there), the client's NIC shaped toward the server only; "+
 			"with several clients (run, study bandwidth) each point's threads are split among them, the remainder to the first, and their results merged"),
 		insecure: fs.Bool("insecure-host-key", false, "with --hosts: accept any SSH host key (throwaway hosts only; known_hosts is checked otherwise)"),
 		dryRun:   fs.Bool("dry-run", false, "with --hosts: print every remote command, copy and start instead of running them, then stop"),
@@ -80,6 +86,7 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	if err := remote.CheckServer(inv, k); err != nil {
 		return nil, &UsageError{err}
 	}
+	h.inv = inv
 	o := &remote.Options{Inventory: inv, InsecureHostKey: *h.insecure, Self: p.Self,
 		TTL: *h.ttl, Logger: p.Logger}
 	if *h.dryRun {
@@ -119,9 +126,123 @@ func downHosts(p *Process, fs *flag.FlagSet, hf *hostsFlags) error {
 	if *hf.dryRun {
 		o.DryRun = p.Stdout
 	}
+	o.DropExisting = dropLeftTables(p, inv)
 	if err := remote.Down(context.Background(), o); err != nil {
 		return fmt.Errorf("down --hosts %s: %w", inv.Path, err)
 	}
-	fmt.Fprintf(p.Stdout, "removed wirelab's directories, processes and shaping on %d hosts of %s\n", len(inv.Hosts), inv.Path)
+	n, skipped := 0, ""
+	for _, h := range inv.Hosts {
+		if h.Existing() {
+			skipped = fmt.Sprintf(" (not %s: an existing server's host, which wirelab does not log in to)", h.Name)
+			continue
+		}
+		n++
+	}
+	fmt.Fprintf(p.Stdout, "removed wirelab's directories, processes and shaping on %d hosts of %s%s\n", n, inv.Path, skipped)
 	return nil
+}
+
+// existingServer is the inventory's existing server (server: {dsn: ...}), logged in to
+// from this machine as --server-dsn's is (a refused login, or a database that already
+// has the data set's tables, is refused before any host is touched); nil when the
+// inventory's server is one wirelab starts. A dry run contacts nobody: the server is
+// the one the DSN names, not logged in to. tls says whether a point uses TLS.
+func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.External, error) {
+	sv := h.inv.Role(inventory.Server)[0]
+	if !sv.Existing() {
+		return nil, nil
+	}
+	where := fmt.Sprintf("--hosts %s: host %s", h.inv.Path, sv.Name)
+	switch {
+	case tls:
+		return nil, usagef("%s: TLS to an existing server (server.dsn) is not set up over --hosts: its CA and client certificates would have to reach the client host; drop --tls (study bandwidth: --experiments n1,n2)", where)
+	case given(h.fs, "buffer-pool"):
+		return nil, usagef("%s: --buffer-pool sizes a server wirelab starts; the existing server (server.dsn) keeps its own: drop it", where)
+	}
+	cfg, err := existingConfig(p, h.inv)
+	if err != nil {
+		return nil, err
+	}
+	if *h.dryRun {
+		return engine.UncheckedExternal(*cfg, ""), nil
+	}
+	return openExisting(cfg, tables, where+": server.dsn")
+}
+
+// existingConfig is how this machine reaches the inventory's existing server: at the
+// address the client's NIC is shaped toward, with the password from password_env or
+// password_file. Every problem is a usage error naming the host and the field.
+func existingConfig(p *Process, inv *inventory.Inventory) (*engine.ExternalConfig, error) {
+	sv := inv.Role(inventory.Server)[0]
+	where := fmt.Sprintf("--hosts %s: host %s", inv.Path, sv.Name)
+	dsn, err := engine.ParseDSN(sv.Server.DSN)
+	if err != nil {
+		return nil, usagef("%s: server.dsn: %v", where, err)
+	}
+	ip, err := dsnPeer(dsn, sv)
+	if err != nil {
+		return nil, usagef("%s: %v", where, err)
+	}
+	cfg := &engine.ExternalConfig{DSN: dsn, IP: ip, Timeout: 5 * time.Second, PasswordFrom: "server.password_file " + sv.Server.PasswordFile}
+	if sv.Server.PasswordEnv != "" {
+		cfg.PasswordFrom = "server.password_env $" + sv.Server.PasswordEnv
+	}
+	if cfg.Password, err = sv.Password(p.Getenv); err != nil {
+		return nil, usagef("%s: %v", where, err)
+	}
+	if err := sysbench.CheckHideable(cfg.Password); err != nil {
+		return nil, usagef("%s (password from %s): %v", where, cfg.PasswordFrom, err)
+	}
+	return cfg, nil
+}
+
+// dropLeftTables is `down --hosts`'s remote.Options.DropExisting for an inventory with an
+// existing server: it logs in from this machine and drops the tables a run recorded. The
+// password is read only then: a down that finds no such tables needs none.
+func dropLeftTables(p *Process, inv *inventory.Inventory) func(context.Context, []string) error {
+	if !inv.Role(inventory.Server)[0].Existing() {
+		return nil
+	}
+	return func(ctx context.Context, tables []string) error {
+		cfg, err := existingConfig(p, inv)
+		if err != nil {
+			return err
+		}
+		x, err := engine.OpenExternal(ctx, *cfg)
+		if err != nil {
+			return err
+		}
+		defer x.Stop(ctx)
+		if err := x.DropTables(ctx, tables); err != nil {
+			return err
+		}
+		fmt.Fprintf(p.Stdout, "dropped %s, left by a run, in %s on %s\n", strings.Join(tables, ", "), cfg.DSN.DB, cfg.DSN.Addr())
+		return nil
+	}
+}
+
+// dsnPeer is the address the client's sysbench dials for an existing server: the host's
+// data address (else address), toward which the client's NIC is shaped. The inventory
+// checked that an IP in the DSN is that address; a name in the DSN must resolve, here,
+// to it too, so sysbench does not reach the server around the shaping.
+func dsnPeer(dsn engine.DSN, sv inventory.Host) (string, error) {
+	peer := sv.PeerAddress()
+	if net.ParseIP(peer) == nil {
+		return "", fmt.Errorf("the server's address %q is what the client's NIC is shaped toward and must be an IP address: set data_address", peer)
+	}
+	if net.ParseIP(dsn.Host) != nil {
+		return peer, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", dsn.Host)
+	if err != nil {
+		return "", fmt.Errorf("server.dsn names %s, which does not resolve here (%v): name the server by its IP address (%s)", dsn.Host, err, peer)
+	}
+	for _, ip := range ips {
+		if ip.Equal(net.ParseIP(peer)) {
+			return peer, nil
+		}
+	}
+	return "", fmt.Errorf("server.dsn names %s, which resolves to %v, and the client's NIC is shaped toward %s (data_address, else address): name the same address in both", dsn.Host, ips, peer)
 }

@@ -169,25 +169,26 @@ func serverIP(host string) (string, error) {
 // openExisting logs in to the server from this machine before any lab is built, and
 // refuses a database that already has the tables the data set would create: wirelab drops
 // its tables when it is done, so it must not adopt any it did not make. A refused login or
-// such tables are usage errors; an unreachable server is not.
-func openExisting(cfg *engine.ExternalConfig, tables int) (*engine.External, error) {
+// such tables are usage errors; an unreachable server is not. where names the server's
+// option in errors ("--server-dsn").
+func openExisting(cfg *engine.ExternalConfig, tables int, where string) (*engine.External, error) {
 	ctx := context.Background()
 	x, err := engine.OpenExternal(ctx, *cfg)
 	if errors.Is(err, engine.ErrLoginRefused) {
-		return nil, &UsageError{fmt.Errorf("--server-dsn: %w", err)}
+		return nil, &UsageError{fmt.Errorf("%s: %w", where, err)}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--server-dsn: %w", err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	have, err := x.ExistingTables(ctx, sysbench.TableNames(tables))
 	if err != nil {
 		x.Stop(ctx)
-		return nil, fmt.Errorf("--server-dsn: %w", err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if len(have) > 0 {
 		x.Stop(ctx)
-		return nil, usagef("--server-dsn: database %s on %s already has %s: wirelab creates sbtest1..sbtest%d for its data set and drops them when done, so it leaves tables it did not make alone; name an empty database in the DSN, or drop them if they are a sysbench leftover",
-			cfg.DSN.DB, cfg.DSN.Addr(), strings.Join(have, ", "), tables)
+		return nil, usagef("%s: database %s on %s already has %s: wirelab creates sbtest1..sbtest%d for its data set and drops them when done, so it leaves tables it did not make alone; name an empty database in the DSN, or drop them if they are a sysbench leftover",
+			where, cfg.DSN.DB, cfg.DSN.Addr(), strings.Join(have, ", "), tables)
 	}
 	return x, nil
 }

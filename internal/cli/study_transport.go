@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -18,6 +18,7 @@ applies. Tables default to 4 x 100000 rows (the study used 10 x 1M on a bigger s
 --hosts hosts.yaml: the socket rows on the server host (sysbench there, over its socket and
 127.0.0.1), the TCP rows from the client host across the real link, shaped as run --hosts
 shapes it; remote-socket's socat hops run one on each host (socat needed on both).
+With --engine postgres every row dials the server host's PostgreSQL on its own port.
 --quick: 15 s points after a 2 s warm-up`
 
 // transportQuick are --quick's values for the transport study.
@@ -46,16 +47,12 @@ func studyTransport(p *Process, args []string) error {
 	if err := bf.server.refuse("study transport", "its paths (unix socket, local TCP, socat hops) run on the server's own host, which an existing server's is not"); err != nil {
 		return err
 	}
-	// On real hosts the socket and local-TCP rows dial the lab engine's usual port, where
-	// a server host's PostgreSQL listens on wirelab's own (remote.PostgresPort).
-	if k, err := bf.engine.kind(); err != nil {
-		return err
-	} else if bf.hosts.given() && k != engine.MariaDB {
-		return usagef("--hosts: study transport --engine %s: on real hosts the transport study runs MariaDB only; drop --engine %s, or drop --hosts to measure %s's transports in the namespace lab", k, k, k.Title())
-	}
 	ho, err := bf.hosts.options(p, bf)
 	if err != nil {
 		return err
+	}
+	if ho != nil && ho.Inventory.Role(inventory.Server)[0].Existing() {
+		return usagef("--hosts %s: study transport: the server is an existing one (server.dsn), and the transport study's paths (unix socket, local TCP, socat hops) run on the server's own host, which wirelab does not log in to; measure it with run or study bandwidth", ho.Inventory.Path)
 	}
 	spec, err := bf.ready(p, "transport", shaper, cond, false)
 	if err != nil {

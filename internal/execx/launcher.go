@@ -26,6 +26,9 @@ type Launcher interface {
 // in the cgroup v2 directory Cgroup when it is set.
 type Local struct {
 	NS, Cgroup string
+	// Dir is where TempFile writes ("" = the system's temp directory): a directory whose
+	// owner removes it (the lab's), so a file a kill -9 leaves behind goes with it.
+	Dir string
 }
 
 // Launch implements Launcher.
@@ -39,9 +42,10 @@ func (l Local) Launch(ctx context.Context, s Streamed) (string, string, error) {
 	return s.Run(ctx)
 }
 
-// TempFile implements Launcher with a file in the system's temp directory, mode 0600.
-func (Local) TempFile(_ context.Context, data []byte) (string, func(), error) {
-	f, err := os.CreateTemp("", "wirelab-*.conf") // created 0600
+// TempFile implements Launcher with a file in Dir, else the system's temp directory,
+// mode 0600.
+func (l Local) TempFile(_ context.Context, data []byte) (string, func(), error) {
+	f, err := os.CreateTemp(l.Dir, "wirelab-*.conf") // created 0600
 	if err != nil {
 		return "", nil, fmt.Errorf("write a private file: %w", err)
 	}

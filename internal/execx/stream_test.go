@@ -3,7 +3,9 @@ package execx
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,5 +43,23 @@ func TestStreamedRunCancel(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("cancel took %s", d)
+	}
+}
+
+// A private file goes in the launcher's Dir when it has one (the lab's directory, which
+// its teardown removes), readable by its owner alone.
+func TestLocalTempFileInDir(t *testing.T) {
+	dir := t.TempDir()
+	path, remove, err := Local{Dir: dir}.TempFile(context.Background(), []byte("mysql-password=x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || filepath.Dir(path) != dir || st.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v, mode %v; want a 0600 file in %s", path, err, st.Mode().Perm(), dir)
+	}
+	remove()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s still there after remove: %v", path, err)
 	}
 }

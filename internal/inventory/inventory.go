@@ -67,6 +67,10 @@ type DB struct {
 // SSHAddr is host:port for the SSH connection.
 func (h Host) SSHAddr() string { return net.JoinHostPort(h.Address, fmt.Sprint(h.Port)) }
 
+// Existing says whether h is the study's server named by a DSN: an existing server
+// wirelab neither starts nor logs in to the host of (no SSH there; its CPU is not seen).
+func (h Host) Existing() bool { return h.Role == Server && h.Server != nil && h.Server.DSN != "" }
+
 // PeerAddress is the address other hosts reach this one on.
 func (h Host) PeerAddress() string {
 	if h.DataAddress != "" {
@@ -134,6 +138,12 @@ func (inv *Inventory) expand(home string) {
 		if h.Server != nil {
 			h.Server.PasswordFile = tilde(h.Server.PasswordFile)
 		}
+		// An existing server's host is where its DSN points unless the file says otherwise.
+		if h.Existing() && h.Address == "" {
+			if d, err := engine.ParseDSN(h.Server.DSN); err == nil {
+				h.Address = d.Host
+			}
+		}
 	}
 }
 
@@ -179,10 +189,10 @@ func (inv *Inventory) Validate() error {
 		if h.Port < 1 || h.Port > 65535 {
 			bad("port", "%d: want 1-65535", h.Port)
 		}
-		if h.User == "" {
+		if h.User == "" && !h.Existing() {
 			bad("user", "missing (set it on the host or under defaults)")
 		}
-		if h.Key != "" {
+		if h.Key != "" && !h.Existing() {
 			if _, err := os.Stat(h.Key); err != nil {
 				bad("key", "%v; name a private key file, or leave key out to use ssh-agent", err)
 			}
@@ -241,7 +251,29 @@ func (h Host) validateServer(where string) []error {
 	if (s.PasswordEnv == "") == (s.PasswordFile == "") {
 		bad("with dsn, set exactly one of password_env (an environment variable) or password_file")
 	}
+	if err == nil && h.Existing() {
+		errs = append(errs, h.checkDSNPeer(where)...)
+	}
 	return errs
+}
+
+// checkDSNPeer refuses an existing server whose DSN names another IP address than the
+// one the client's NIC is shaped toward (data_address, else address): sysbench would
+// reach the server around the shaping. A DSN naming its host by name is checked where
+// the name is resolved, before the study starts (the shaped peer must be one of its
+// addresses).
+func (h Host) checkDSNPeer(where string) []error {
+	d, _ := engine.ParseDSN(h.Server.DSN)
+	ip := net.ParseIP(d.Host)
+	if ip == nil || ip.Equal(net.ParseIP(h.PeerAddress())) {
+		return nil
+	}
+	field := "address"
+	if h.DataAddress != "" {
+		field = "data_address"
+	}
+	return []error{fmt.Errorf("%s: %s: %q but server.dsn names %s: the client's NIC is shaped toward %s only, so the DSN must name that address (or leave address out: it defaults to the DSN's host)",
+		where, field, h.PeerAddress(), d.Host, field)}
 }
 
 // Password returns the existing server's password from its environment variable or file.

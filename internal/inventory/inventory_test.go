@@ -134,3 +134,41 @@ func TestManyClients(t *testing.T) {
 		})
 	}
 }
+
+// An existing server's host is never logged in to: it needs no user and its address
+// defaults to the DSN's host, which is then the address the client's NIC is shaped toward.
+func TestExistingServerHost(t *testing.T) {
+	const y = `
+hosts:
+  - {name: c, role: client, address: 198.18.10.1, nic: eth0, user: u}
+  - {name: s, role: server, server: {dsn: "b@tcp(198.18.10.2:3306)/db", password_env: P}}
+`
+	inv, err := Parse([]byte(y), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := inv.Role(Server)[0]
+	if !s.Existing() || s.PeerAddress() != "198.18.10.2" || inv.Role(Client)[0].Existing() {
+		t.Errorf("existing %v, peer %q: want an existing server at the DSN's address", s.Existing(), s.PeerAddress())
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"dsn elsewhere than address", "role: server,", "role: server, address: 198.18.10.3,",
+			`hosts[1] (s): address: "198.18.10.3" but server.dsn names 198.18.10.2`},
+		{"dsn elsewhere than data_address", "role: server,", "role: server, address: 10.0.0.9, data_address: 198.18.10.4,",
+			`hosts[1] (s): data_address: "198.18.10.4" but server.dsn names 198.18.10.2`},
+		{"started server still needs a user", `dsn: "b@tcp(198.18.10.2:3306)/db", password_env: P`, "start: mariadb", "hosts[1] (s): user: missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(strings.Replace(y, c.from, c.to, 1)), "")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q, got %v", c.want, err)
+			}
+		})
+	}
+	// A DSN naming its host by name is resolved later; the data address is then the peer.
+	named := strings.Replace(y, "198.18.10.2:3306", "db.example.net:3306", 1)
+	named = strings.Replace(named, "role: server,", "role: server, data_address: 198.18.10.2,", 1)
+	if inv, err := Parse([]byte(named), ""); err != nil || inv.Role(Server)[0].Address != "db.example.net" {
+		t.Errorf("named dsn: %v", err)
+	}
+}

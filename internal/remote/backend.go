@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,7 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Options say how to reach an inventory's hosts and what to leave where.
@@ -42,6 +44,10 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds each host's connect and handshake; 0 = 10 s.
 	Timeout time.Duration
+	// DropExisting drops tables of the inventory's existing server (server.dsn) that a
+	// run recorded and did not drop: what `down --hosts` does with them. nil = none is
+	// dropped (and a record found is an error naming them).
+	DropExisting func(ctx context.Context, tables []string) error
 }
 
 // host is one inventory host, connected and staged.
@@ -108,6 +114,9 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err := checkClients(inv, needs); err != nil {
 		return nil, err
 	}
+	if err := checkExisting(inv, needs); err != nil {
+		return nil, err
+	}
 	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition, engine: eng,
 		log: o.Logger.With("component", "remote")}
 	fail := func(err error) (*Backend, error) {
@@ -120,8 +129,12 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		}
 		b.clients = append(b.clients, h)
 	}
-	if b.server, err = b.connect(ctx, sv); err != nil {
-		return fail(err)
+	// An existing server's host is not logged in to (it may have no SSH at all, as a
+	// managed database has none): the clients' sysbench reaches the server at its DSN.
+	if !sv.Existing() {
+		if b.server, err = b.connect(ctx, sv); err != nil {
+			return fail(err)
+		}
 	}
 	peer, err := netip.ParseAddr(sv.PeerAddress())
 	if err != nil {
@@ -131,7 +144,11 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		return fail(err)
 	}
 	for i, cl := range cls {
-		b.targets = append(b.targets, hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keepPorts(cl, sv)})
+		keep := keepPorts(cl)
+		if b.server != nil {
+			keep = keepPorts(cl, sv)
+		}
+		b.targets = append(b.targets, hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keep})
 		if needs.Condition.NeedsDelayLine() {
 			if err := b.detectDelayLine(ctx, i); err != nil {
 				return fail(err)
@@ -153,6 +170,11 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	}
 	if err := b.mark(ctx); err != nil {
 		return fail(err)
+	}
+	if x := needs.Servers[0].Existing; x != nil {
+		if err := b.recordTables(ctx, x, sysbench.TableNames(needs.Data.Tables)); err != nil {
+			return fail(err)
+		}
 	}
 	for i, h := range b.clients {
 		b.links = append(b.links, &hosts.RemoteLink{Host: h.h, Target: b.targets[i], Dir: h.stage.Dir,
@@ -224,9 +246,6 @@ func supported(needs study.Needs) (Engine, error) {
 		return nil, errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
 	}
 	sv := needs.Servers[0]
-	if sv.Existing != nil {
-		return nil, errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
-	}
 	if needs.Tunnel {
 		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends run in the namespace lab only: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
 	}
@@ -236,21 +255,63 @@ func supported(needs study.Needs) (Engine, error) {
 	return engineOf(sv.DB.Engine)
 }
 
-// CheckServer refuses an inventory whose server is not one wirelab starts, or one of
-// another engine than k, the study's: the inventory says what the host is for, --engine
-// what is measured, and neither silently overrides the other. It contacts nobody.
+// CheckServer refuses an inventory whose server is of another engine than k, the
+// study's: the inventory says what the host is for, --engine what is measured, and
+// neither silently overrides the other. An existing server (dsn) is MySQL/MariaDB, on a
+// port other than the SSH ports the shaping leaves out. It contacts nobody.
 func CheckServer(inv *inventory.Inventory, k engine.Kind) error {
 	if k == "" {
 		k = engine.MariaDB
 	}
 	file, sv := inv.Path, inv.Role(inventory.Server)[0]
-	if sv.Server == nil || sv.Server.Start == "" {
-		return fmt.Errorf("%s: host %s: --hosts measures a server wirelab starts (server: {start: mariadb} or {start: postgres}); "+
-			"for an existing server use --server-dsn, which measures it through the lab's wire", file, sv.Name)
+	if sv.Existing() {
+		return checkDSN(inv, sv, k)
 	}
 	if sv.Server.Start != string(k) {
 		return fmt.Errorf("%s: host %s starts %s (server: {start: %s}), and --engine is %s: set start: %s there, or run with --engine %s",
 			file, sv.Name, sv.Server.Start, sv.Server.Start, k, k, sv.Server.Start)
+	}
+	return nil
+}
+
+// checkDSN is CheckServer for an existing server sv.
+func checkDSN(inv *inventory.Inventory, sv inventory.Host, k engine.Kind) error {
+	if k != engine.MariaDB {
+		return fmt.Errorf("%s: host %s: server.dsn names an existing MySQL/MariaDB server (%s) and --engine is %s: an existing PostgreSQL server is not measured over --hosts; "+
+			"use server: {start: postgres} there, or drop --engine", inv.Path, sv.Name, engine.DSNForm, k)
+	}
+	d, err := engine.ParseDSN(sv.Server.DSN)
+	if err != nil {
+		return fmt.Errorf("%s: host %s: server.dsn: %w", inv.Path, sv.Name, err)
+	}
+	if slices.Contains(keepPorts(inv.Role(inventory.Client)...), uint16(d.Port)) {
+		return fmt.Errorf("%s: host %s: server.dsn's port %d is a client's SSH port, which the shaping leaves out: the server's traffic would not be shaped",
+			inv.Path, sv.Name, d.Port)
+	}
+	return nil
+}
+
+// checkExisting matches the study's server with the inventory's: an existing server
+// (dsn) is the one the caller logged in to (Needs.Servers[0].Existing), and a study that
+// runs anything on the server's host (a helper, a load driver over its loopback) cannot
+// measure one, as wirelab does not log in there.
+func checkExisting(inv *inventory.Inventory, needs study.Needs) error {
+	sv, x := inv.Role(inventory.Server)[0], needs.Servers[0].Existing
+	switch {
+	case x != nil && !sv.Existing():
+		return errors.New("--hosts and --server-dsn: pick one (the inventory's server is the one measured)")
+	case x == nil && sv.Existing():
+		return fmt.Errorf("%s: host %s names an existing server (server.dsn), but the study was given no login to it", inv.Path, sv.Name)
+	case x == nil:
+		return nil
+	}
+	onServer := needs.Servers[0].Loopback
+	for _, p := range needs.Programs {
+		onServer = onServer || p.Host == lab.Server
+	}
+	if onServer {
+		return fmt.Errorf("%s: host %s is an existing server (server.dsn): wirelab does not log in to its host, and this study runs programs there; measure it with `run` or `study bandwidth`",
+			inv.Path, sv.Name)
 	}
 	return nil
 }
@@ -311,8 +372,10 @@ func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
 			return err
 		}
 	}
-	if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
-		return err
+	if b.server != nil {
+		if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
+			return err
+		}
 	}
 	for _, p := range extra {
 		h := b.hostOf(p.Host)
@@ -348,6 +411,11 @@ func (b *Backend) Describe() string {
 	word := "client"
 	if len(cls) > 1 {
 		word = "clients"
+	}
+	if b.server == nil {
+		sv := b.o.Inventory.Role(inventory.Server)[0]
+		return fmt.Sprintf("hosts %s up: %s %s + existing server %s at %s (%s; its host is not logged in to), wire %s", b.id, word,
+			strings.Join(cls, ", "), sv.Name, sv.PeerAddress(), sv.Server.DSN, b.cond)
 	}
 	return fmt.Sprintf("hosts %s up: %s %s + server %s (%s, %s), wire %s", b.id, word, strings.Join(cls, ", "),
 		b.server.inv.Name, b.server.inv.PeerAddress(), b.engine.Spec().Kind.Title(), b.cond)
@@ -491,6 +559,9 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 // where sysbench reads them. A dry run starts the agent on its printing host and returns
 // the server as planned (Plan).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
+	if sv.Existing != nil {
+		return sv.Existing, nil // running already, and not wirelab's to start
+	}
 	o := b.serverOptions(sv)
 	// The server runs as its own OS user (mysql, postgres) and must reach its datadir
 	// inside wirelab's directory (0700 from mktemp): searchable, not listable; its own

@@ -30,7 +30,7 @@ func (b *Backend) readFacts(ctx context.Context, h *host, role string) (result.H
 // readAllFacts reads every host's facts once, after staging: the verdicts of the whole
 // study weigh each side against them.
 func (b *Backend) readAllFacts(ctx context.Context) error {
-	for _, h := range b.all() {
+	for _, h := range b.all() { // an existing server's host is not logged in to, so not known
 		role := "client"
 		if h == b.server {
 			role = "server"

@@ -10,7 +10,10 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/inventory"
+	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/postgres"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/study"
 )
 
 // postgresOptions are dryOptions with an inventory whose server starts PostgreSQL.
@@ -211,4 +214,49 @@ func TestEngineOf(t *testing.T) {
 	if Port(engine.Postgres) != 15432 || Port(engine.MariaDB) != 3306 || Port("oracle") != 0 {
 		t.Errorf("ports %d %d %d", Port(engine.Postgres), Port(engine.MariaDB), Port("oracle"))
 	}
+}
+
+// The transport study on a server host's PostgreSQL: every row's sysbench dials the
+// server's own port (15432, not the lab's 5432): the socket rows over its socket
+// directory on the server host, local-tcp at 127.0.0.1, the remote rows from the client
+// at the data address or through the socat hops, whose ends are .s.PGSQL.15432 files.
+func TestDryRunPostgresTransport(t *testing.T) {
+	var out bytes.Buffer
+	st := study.NewTransport(study.TransportOptions{Paths: study.TransportPaths, Link: link.Condition{Delay: 100 * time.Microsecond},
+		Bench: study.Bench{Threads: []int{1}, Duration: 3 * time.Second, Tables: 1, TableSize: 10, Repeat: 1,
+			Workload: "oltp_read_only", RandType: "pareto", Engine: engine.Postgres}})
+	if err := DryRun(context.Background(), postgresOptions(t, &out), st); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	const dir = "/tmp/wirelab-XXXXXX"
+	var runs []string
+	for _, l := range strings.Split(text, "\n") {
+		host, cmd, ok := strings.Cut(l, ": stream: PGSSLMODE=disable ")
+		if !ok || !strings.HasPrefix(cmd, "sysbench ") || !strings.HasSuffix(cmd, " run") {
+			continue
+		}
+		var where []string
+		for _, f := range strings.Fields(cmd) {
+			if strings.HasPrefix(f, "--pgsql-host=") || strings.HasPrefix(f, "--pgsql-port=") {
+				where = append(where, f)
+			}
+		}
+		runs = append(runs, host+" "+strings.Join(where, " "))
+	}
+	socket, _ := postgres.PathsIn(dir + "/postgres")
+	want := []string{
+		"db --pgsql-host=" + socket + " --pgsql-port=15432",
+		"db --pgsql-host=127.0.0.1 --pgsql-port=15432",
+		"app --pgsql-host=198.18.21.2 --pgsql-port=15432",
+		"app --pgsql-host=" + dir + "/remote-socket --pgsql-port=15432",
+	}
+	if strings.Join(runs, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sysbench runs (host, target):\n%s\nwant:\n%s", strings.Join(runs, "\n"), strings.Join(want, "\n"))
+	}
+	assertPrints(t, text,
+		"agent postgres --dir "+dir+"/postgres --bind 198.18.21.2,127.0.0.1 --port 15432",
+		"UNIX-CONNECT:"+socket+"/.s.PGSQL.15432",
+		"app: start socat-client: setsid -f socat UNIX-LISTEN:"+dir+"/remote-socket/.s.PGSQL.15432,",
+	)
 }

@@ -26,7 +26,8 @@ const firstLineWithin = 15 * time.Second
 // third agent there watches sysbench, whose CPU is still the client side's. When the load
 // is split among several clients (Sides.Clients), each of them runs an agent for its own
 // wire and sysbench, the server one agent for all: each client's samples are kept
-// (study.ClientSampler) and Stop returns their sum.
+// (study.ClientSampler) and Stop returns their sum. An existing server's host runs no
+// agent: the server's CPU is not measured.
 type sampler struct {
 	b       *Backend
 	driver  string   // the host the load driver runs on (a lab role)
@@ -59,8 +60,21 @@ func wireArgs(nic string) []string {
 func (s *sampler) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(ctx)
 	b := s.b
-	server := metrics.NewFeed()
-	feeds := []*metrics.Feed{server}
+	var server *metrics.Feed
+	var feeds []*metrics.Feed
+	if b.server != nil {
+		server = metrics.NewFeed()
+		feeds = append(feeds, server)
+	}
+	// feedsOf are one client's sources: with an existing server, whose host has no agent,
+	// the server's CPU is not measured and the machine whose CPU the verdict weighs is the
+	// client's, the one host measured.
+	feedsOf := func(wire, clientCPU *metrics.Feed) metrics.Feeds {
+		if server == nil {
+			return metrics.Feeds{Wire: wire, ClientCPU: clientCPU, Machine: wire}
+		}
+		return metrics.Feeds{Wire: wire, ClientCPU: clientCPU, ServerCPU: server, Machine: server}
+	}
 	var srcs []metrics.Feeds
 	if len(s.clients) > 1 {
 		for _, role := range s.clients {
@@ -68,7 +82,7 @@ func (s *sampler) Start(ctx context.Context) error {
 			f := metrics.NewFeed()
 			s.run(ctx, h.h, agentArgv(h.stage.Agent, append(wireArgs(b.targetOf(h).NIC), "--comm", "sysbench")...), f)
 			feeds = append(feeds, f)
-			srcs = append(srcs, metrics.Feeds{Wire: f, ClientCPU: f, ServerCPU: server, Machine: server})
+			srcs = append(srcs, feedsOf(f, f))
 		}
 	} else {
 		c := b.clients[0]
@@ -83,9 +97,11 @@ func (s *sampler) Start(ctx context.Context) error {
 			wire = append(wire, "--comm", "sysbench")
 		}
 		s.run(ctx, c.h, agentArgv(c.stage.Agent, wire...), client)
-		srcs = append(srcs, metrics.Feeds{Wire: client, ClientCPU: driver, ServerCPU: server, Machine: server})
+		srcs = append(srcs, feedsOf(client, driver))
 	}
-	s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
+	if b.server != nil {
+		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
+	}
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come
 	}

@@ -55,7 +55,7 @@ func (b *labBackend) StartServer(ctx context.Context, sv Server) (engine.Server,
 }
 
 func (b *labBackend) Launcher(host string) execx.Launcher {
-	return execx.Local{NS: b.l.State.NS(host), Cgroup: b.l.State.Cgroup}
+	return execx.Local{NS: b.l.State.NS(host), Cgroup: b.l.State.Cgroup, Dir: b.l.State.TempDir}
 }
 
 func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
@@ -23,34 +24,69 @@ func outside(needs Needs) *lab.Target {
 	return &lab.Target{Addr: c.Host, Port: c.Port}
 }
 
-// existing readies an existing server for the study. First a login from the lab's client
-// host: it proves the route there and back (across the wire, through the server host and
-// this machine) and that the server lets the client's address in, before a point fails
-// on it. Then the data set, prepared by sysbench over TCP from this machine's own
-// namespace — not across the shaped wire, so a slow link does not slow the load. The CLI
-// refused a database that already had these tables, so the ones dropped when the session
-// ends (release) are wirelab's own.
+// existing readies an existing server for the study. In the lab, first a login from the
+// lab's client host: it proves the route there and back (across the wire, through the
+// server host and this machine) and that the server lets the client's address in, before
+// a point fails on it. Then the data set (prepareExisting). The CLI refused a database
+// that already had these tables, so the ones dropped when the session ends (release) are
+// wirelab's own.
 func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
 	e.release = append(e.release, x.Stop) // wirelab's connection; the server stays up
-	c, ns := x.Conn(), e.Lab.State.NS(lab.Client)
-	e.Progressf("existing server %s (%s): logging in from the client host through the wire", x.DSN(), x.Version())
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return link.NetnsProber{}.Dial(ctx, ns, network, addr)
-	}
-	if err := x.PingVia(ctx, dial); err != nil {
-		return fmt.Errorf("from the lab's client host %s (through the wire and this machine): %w", lab.HostAddr[lab.Client], err)
+	if e.Lab != nil {
+		ns := e.Lab.State.NS(lab.Client)
+		e.Progressf("existing server %s (%s): logging in from the client host through the wire", x.DSN(), x.Version())
+		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return link.NetnsProber{}.Dial(ctx, ns, network, addr)
+		}
+		if err := x.PingVia(ctx, dial); err != nil {
+			return fmt.Errorf("from the lab's client host %s (through the wire and this machine): %w", lab.HostAddr[lab.Client], err)
+		}
 	}
 	tables := sysbench.TableNames(d.Tables)
 	// Registered before prepare: a prepare that fails half-way leaves tables too.
 	e.release = append(e.release, func(ctx context.Context) error { return x.DropTables(ctx, tables) })
-	e.Progressf("preparing %d tables x %d rows in %s on %s, from this machine outside the wire", d.Tables, d.TableSize, c.DB, x.DSN().Addr())
-	prep := SysbenchTo(c, sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize,
-		Host: c.Host, Port: c.Port, HidePassword: true, Cgroup: e.Lab.State.Cgroup})
-	if err := sysbench.Prepare(ctx, prep, s.Logger); err != nil {
+	if err := prepareExisting(ctx, e, x, d); err != nil {
+		return err
+	}
+	if e.Lab != nil {
+		e.Note("%s", existingNote(x, e.Lab.State.Outside, tables))
+	} else {
+		e.Note("%s", existingHostsNote(x, tables))
+	}
+	return nil
+}
+
+// prepareExisting creates the data set's tables on an existing server with sysbench over
+// TCP, its password in a private file, never on a command line. In the lab it runs from
+// this machine's own namespace, not across the shaped wire, so a slow link does not slow
+// it; on other hosts (no lab) from the client host, across the wire, as that host is the
+// one that reaches the server.
+func prepareExisting(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
+	c := x.Conn()
+	o := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Host: c.Host, Port: c.Port, HidePassword: true}
+	from := "from this machine outside the wire"
+	if e.Lab != nil {
+		// This machine's own namespace; the password file in the lab's directory, which
+		// `wirelab down` removes after a kill -9.
+		o.Launcher = execx.Local{Cgroup: e.Lab.State.Cgroup, Dir: e.Lab.State.TempDir}
+	} else {
+		o.Launcher, from = e.Backend.Launcher(lab.Client), "from the client host, across the wire"
+	}
+	e.Progressf("preparing %d tables x %d rows in %s on %s, %s", d.Tables, d.TableSize, c.DB, x.DSN().Addr(), from)
+	if err := sysbench.Prepare(ctx, SysbenchTo(c, o), e.Logger); err != nil {
 		return fmt.Errorf("prepare data set on %s: %w", x.DSN(), err)
 	}
-	e.Note("%s", existingNote(x, e.Lab.State.Outside, tables))
 	return nil
+}
+
+// existingHostsNote is existingNote for an existing server measured from real hosts.
+func existingHostsNote(x *engine.External, tables []string) string {
+	return fmt.Sprintf("Existing server %s (%s): not started by wirelab, and its host is not logged in to. The client host's sysbench reaches it across the client's shaped NIC, "+
+		"so wire bytes and utilisation mean what they mean with a server wirelab starts. "+
+		"The server's CPU is not measured: a point whose link and client are not saturated is %q, not \"latency\", "+
+		"the machine CPU the verdict weighs is the client host's, and points carry no per-transaction profile (wirelab predict needs the server's CPU). "+
+		"wirelab created %s in %s (prepared from the client host, across the wire) and drops what it created when the run ends.",
+		x.DSN(), x.Version(), metrics.LatencyOrServer, strings.Join(tables, ", "), x.DSN().DB)
 }
 
 // existingNote says in the report what wirelab could and could not measure on an existing

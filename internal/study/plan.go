@@ -34,10 +34,14 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server, not
 		started: time.Now(), Hosts: hostsOf(b)}
 	e.Cores = result.HostCores(e.Hosts)
 	defer st.Teardown()
-	if needs.Servers[0].Existing == nil {
-		if err := driverFor(needs.Data).Prepare(ctx, e, servers[0].Conn(), needs.Servers[0].Host); err != nil {
-			return fmt.Errorf("plan the data set: %w", err)
-		}
+	prepare := func() error { return driverFor(needs.Data).Prepare(ctx, e, servers[0].Conn(), needs.Servers[0].Host) }
+	if x := needs.Servers[0].Existing; x != nil {
+		fmt.Fprintf(notes, "# existing server %s: wirelab logs in to it from this machine, refuses it if %s already has sysbench's tables, and drops the tables it created when the run ends\n",
+			x.DSN(), x.DSN().DB)
+		prepare = func() error { return prepareExisting(ctx, e, x, needs.Data) }
+	}
+	if err := prepare(); err != nil {
+		return fmt.Errorf("plan the data set: %w", err)
 	}
 	if err := st.Setup(ctx, e); err != nil {
 		if !noSummary(err) {

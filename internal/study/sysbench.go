@@ -24,6 +24,7 @@ func (d sysbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, h
 
 // Run runs the cell's workload with the data set's tables, from the cell's client host.
 func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
+	_, existing := e.Servers[0].(*engine.External)
 	o := SysbenchTo(e.Servers[0].Conn(), sysbench.Options{
 		Workload: c.Workload, Tables: d.data.Tables, TableSize: d.data.TableSize, Threads: c.Threads,
 		Time: c.Warmup + c.Duration, RandType: c.RandType, Host: c.target(e), Port: c.port(e),
@@ -31,6 +32,9 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 		Launcher: e.Backend.Launcher(c.ClientHost),
 		// The histogram of the measured seconds only: sysbench resets it after the warm-up.
 		Histogram: true, ResetAfter: c.Warmup,
+		// An existing server's password is a real one: in a private file, not on the
+		// command line (a server wirelab starts has a throw-away one).
+		HidePassword: existing,
 	})
 	sb, err := RunSysbench(ctx, o, onStart, e)
 	return sb.Load(), err

@@ -74,7 +74,9 @@ func NewTransport(o TransportOptions) *Transport {
 			default:
 				c.ClientHost = lab.Client
 			}
-			// Socket paths keep the port too: libpq names its socket file after it.
+			// Socket paths keep the port too: libpq names its socket file after it. Setup
+			// sets the running server's own (a real server host's PostgreSQL is not on the
+			// lab's port).
 			c.Port = o.Bench.port()
 			if path == "local-tcp" {
 				c.Host = "127.0.0.1"
@@ -105,10 +107,12 @@ func (t *Transport) Needs() Needs {
 	return n
 }
 
-// Setup points the socket cells at the server's socket and, for remote-socket, starts the
-// study's two socat hops. MariaDB's clients take the socket file; libpq takes the
-// directory holding .s.PGSQL.<port>, so on PostgreSQL the client-side hop listens inside
-// a directory of its own.
+// Setup points the socket cells at the server's socket, every cell but remote-tcp (which
+// leaves address and port to the server, LoadCell.port) at the server's own port, and,
+// for remote-socket, starts the study's two socat hops. MariaDB's clients take the socket
+// file; libpq takes the directory holding .s.PGSQL.<port>, so on PostgreSQL the
+// client-side hop listens inside a directory of its own, on a file named after the
+// server's port as well.
 func (t *Transport) Setup(ctx context.Context, e *Env) error {
 	conn := e.Servers[0].Conn()
 	remote := path.Join(e.Backend.Dir(lab.Client), "remote-socket")
@@ -122,9 +126,11 @@ func (t *Transport) Setup(ctx context.Context, e *Env) error {
 		c := &t.cells[i]
 		switch c.Transport {
 		case "socket":
-			c.Socket = conn.Socket
+			c.Socket, c.Port = conn.Socket, conn.Port
+		case "local-tcp":
+			c.Port = conn.Port
 		case "remote-socket":
-			c.Socket, needSocat = remoteConn.Socket, true
+			c.Socket, c.Port, needSocat = remoteConn.Socket, conn.Port, true
 		}
 	}
 	if !needSocat {

@@ -92,6 +92,41 @@ func TestTransportSetupStartsEachHopOnItsHost(t *testing.T) {
 	}
 }
 
+// PostgreSQL on a real server host listens on its own port (15432), not the lab's 5432:
+// every row dials that one, the socket rows name the socket file after it
+// (.s.PGSQL.15432 in the server's socket directory), and the remote-socket hops carry the
+// same file name: the server's on the server host, a directory of its own on the client.
+func TestTransportOnAServersOwnPostgresPort(t *testing.T) {
+	tr := NewTransport(TransportOptions{Paths: TransportPaths, Bench: Bench{Threads: []int{1}, Workload: "oltp_read_only", Engine: engine.Postgres}})
+	b := &helperBackend{dirs: map[string]string{lab.Client: "/tmp/wirelab-app", lab.Server: "/tmp/wirelab-db"}}
+	srv := stubServer{conn: engine.Conn{Engine: engine.Postgres, Host: "198.18.21.2", Port: 15432, Socket: "/tmp/wirelab-db/postgres/run"}}
+	e := &Env{Backend: b, Servers: []engine.Server{srv}}
+	if err := tr.Setup(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"server socat-server socat TCP-LISTEN:3307,bind=198.18.21.2,reuseaddr,fork,backlog=1024 UNIX-CONNECT:/tmp/wirelab-db/postgres/run/.s.PGSQL.15432",
+		"client socat-client socat UNIX-LISTEN:/tmp/wirelab-app/remote-socket/.s.PGSQL.15432,fork,reuseaddr,unlink-early,mode=777,backlog=1024 TCP:198.18.21.2:3307",
+	}
+	if strings.Join(b.started, "\n") != strings.Join(want, "\n") {
+		t.Errorf("helpers started:\n%s\nwant:\n%s", strings.Join(b.started, "\n"), strings.Join(want, "\n"))
+	}
+	got := map[string]string{}
+	for _, c := range tr.cells {
+		got[c.Transport] = fmt.Sprintf("%s %s %s:%d", c.ClientHost, c.Socket, c.target(e), c.port(e))
+	}
+	for path, w := range map[string]string{
+		"socket":        "server /tmp/wirelab-db/postgres/run :15432",
+		"local-tcp":     "server  127.0.0.1:15432",
+		"remote-tcp":    "client  198.18.21.2:15432",
+		"remote-socket": "client /tmp/wirelab-app/remote-socket :15432",
+	} {
+		if got[path] != w {
+			t.Errorf("%s: %q, want %q", path, got[path], w)
+		}
+	}
+}
+
 // Without remote-socket nothing is started and socat is not needed; without local-tcp
 // the server need not listen on 127.0.0.1.
 func TestTransportNeedsFollowThePaths(t *testing.T) {

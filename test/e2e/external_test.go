@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -42,23 +41,7 @@ func externalMariaDB(t *testing.T) (port int, srv *mariadb.Server) {
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	dir := filepath.Join(nstest.SharedDir(t, "wlext"), "srv")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err = mariadb.Start(ctx, mariadb.Config{Dir: dir, BindAddress: extAddr, Port: port, BufferPool: "128M",
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	if _, err := srv.Exec(ctx, "CREATE DATABASE wlext; CREATE TABLE wlext.keep (id INT PRIMARY KEY); INSERT INTO wlext.keep VALUES (1);"+
-		"CREATE USER 'wlx'@'%' IDENTIFIED BY 'ext#pw1'; GRANT ALL ON wlext.* TO 'wlx'@'%'"); err != nil {
-		t.Fatal(err)
-	}
-	return port, srv
+	return port, existingOnHost(t, "", extAddr, port)
 }
 
 // machineState is what of this machine's own namespace a lab must leave as it found it:
@@ -108,7 +91,7 @@ func TestServerDSNRunAgainstAnExistingMariaDB(t *testing.T) {
 		t.Errorf("a refused login changed the machine:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 
-	t.Setenv("WIRELAB_SERVER_PASSWORD", "ext#pw1")
+	t.Setenv("WIRELAB_SERVER_PASSWORD", existingPW)
 	wl(t, state, "run", "--server-dsn", dsn, "--rate", "20mbit", "--threads", "4", "--duration", "3s", "--warmup", "1s",
 		"--tables", "1", "--table-size", "1000", "--out", out)
 	b, err := os.ReadFile(filepath.Join(out, "results.json"))
@@ -194,26 +177,13 @@ func TestServerDSNOnAnotherHostSurvivesKill9(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", "wlt-r").Run() })
-	dir := filepath.Join(nstest.SharedDir(t, "wlextr"), "srv")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	srv, err := mariadb.Start(ctx, mariadb.Config{NS: ns, Dir: dir, BindAddress: hostAddr, Port: 3306, BufferPool: "128M",
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	if _, err := srv.Exec(ctx, "CREATE DATABASE wlext; CREATE USER 'wlx'@'%' IDENTIFIED BY 'pw2'; GRANT ALL ON wlext.* TO 'wlx'@'%'"); err != nil {
-		t.Fatal(err)
-	}
+	existingOnHost(t, ns, hostAddr, 3306)
+	confs, _ := filepath.Glob("/tmp/wirelab-*.conf") // a password file in the temp directory
 	state := t.TempDir()
 	before := machineState(t)
 	cmd := exec.Command(bin, "run", "--server-dsn", "wlx@tcp("+hostAddr+":3306)/wlext", "--rate", "20mbit", "--threads", "4",
 		"--duration", "30s", "--warmup", "0s", "--tables", "1", "--table-size", "1000", "--out", t.TempDir())
-	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state, "WIRELAB_SERVER_PASSWORD=pw2")
+	cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state, "WIRELAB_SERVER_PASSWORD="+existingPW)
 	logPath := filepath.Join(t.TempDir(), "stderr")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -248,5 +218,9 @@ func TestServerDSNOnAnotherHostSurvivesKill9(t *testing.T) {
 	assertGone(t, id)
 	if after := machineState(t); after != before {
 		t.Errorf("down after kill -9 left changes on the machine:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// sysbench's password file (its --config-file) was in the lab's directory, gone with it.
+	if after, _ := filepath.Glob("/tmp/wirelab-*.conf"); len(after) > len(confs) {
+		t.Errorf("password files left in /tmp after down: %v (before: %v)", after, confs)
 	}
 }

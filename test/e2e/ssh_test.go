@@ -56,10 +56,11 @@ func inClient(p *nstest.SSHPair, stateDir string, args ...string) *exec.Cmd {
 
 // assertHostsClean fails unless the client's NIC is unshaped, its IFB and delay line gone, no wirelab
 // directory is left on the hosts (they share this machine's /tmp) and nothing of
-// wirelab's runs in either namespace (sshd, which the pair started, may).
-func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string) {
+// wirelab's runs in either namespace (sshd, which the pair started, may, and the
+// processes named in theirs, which the test started).
+func assertHostsClean(t *testing.T, p *nstest.SSHPair, before []string, theirs ...string) {
 	t.Helper()
-	assertClean(t, []clientNIC{{p.NSA, "eth0"}}, []string{p.NSA, p.NSB}, before)
+	assertClean(t, []clientNIC{{p.NSA, "eth0"}}, []string{p.NSA, p.NSB}, before, theirs...)
 }
 
 // clientNIC is a client host's namespace and the NIC wirelab shapes there.
@@ -67,8 +68,8 @@ type clientNIC struct{ ns, nic string }
 
 // assertClean is assertHostsClean for any hosts: every client's NIC unshaped, its IFB
 // and delay line gone; no wirelab directory left; nothing of wirelab's running in any
-// of the namespaces all.
-func assertClean(t *testing.T, clients []clientNIC, all []string, before []string) {
+// of the namespaces all (sshd and the processes named in theirs may).
+func assertClean(t *testing.T, clients []clientNIC, all []string, before []string, theirs ...string) {
 	t.Helper()
 	for _, c := range clients {
 		q, _ := exec.Command("ip", "netns", "exec", c.ns, "tc", "qdisc", "show", "dev", c.nic).CombinedOutput()
@@ -94,7 +95,7 @@ func assertClean(t *testing.T, clients []clientNIC, all []string, before []strin
 			comm, _ := os.ReadFile("/proc/" + pid + "/comm")
 			c := strings.TrimSpace(string(comm))
 			st, _ := os.ReadFile("/proc/" + pid + "/stat")
-			if c == "" || c == "sshd" || strings.Contains(string(st), ") Z ") {
+			if c == "" || c == "sshd" || contains(theirs, c) || strings.Contains(string(st), ") Z ") {
 				continue
 			}
 			t.Errorf("process %s (%s) still runs in %s", pid, c, ns)
