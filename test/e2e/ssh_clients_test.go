@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,28 +21,9 @@ import (
 // of the server's client files, the merged TPS the sum of the
 // clients', and nothing left on any host after the run.
 func TestSSHTwoClients(t *testing.T) {
-	skipUnlessRoot(t)
-	nstest.SkipUnlessSSHD(t)
-	s := nstest.NewSSHStar(t, "198.18.30.1", "198.18.30.11", "198.18.30.12")
-	inv := fmt.Sprintf(`known_hosts: %s
-defaults: {user: root, port: 22, key: %s}
-hosts:
-  - {name: app1, role: client, address: %s, nic: %s}
-  - {name: app2, role: client, address: %s, nic: %s}
-  - {name: db, role: server, address: %s, server: {start: mariadb}}
-`, s.KnownHosts, s.Key, s.ClientAddr[0], nstest.ClientNIC(0), s.ClientAddr[1], nstest.ClientNIC(1), s.ServerAddr)
-	file := filepath.Join(s.Dir, "hosts.yaml")
-	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	s, file, wl := twoClients(t, "198.18.30.1", "198.18.30.11", "198.18.30.12")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
-	state, out := t.TempDir(), t.TempDir()
-	wl := func(args ...string) *exec.Cmd { // wirelab on the first client host, as a user would run it
-		cmd := exec.Command("ip", append([]string{"netns", "exec", s.ClientNS[0], bin}, args...)...)
-		cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
-		return cmd
-	}
-	t.Cleanup(func() { _ = wl("down", "--hosts", file).Run() })
+	out := t.TempDir()
 	start := time.Now()
 	b, err := wl("run", "--hosts", file, "--rate", "20mbit", "--threads", "2,8", "--duration", "4s", "--warmup", "1s",
 		"--tls", "--tables", "1", "--table-size", "1000", "--out", out).CombinedOutput()
@@ -110,9 +92,87 @@ hosts:
 	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
 		t.Errorf("no report: %v", err)
 	}
+	assertStarClean(t, s, before)
+}
+
+// twoClients builds a star of two client hosts and a server on the addresses given and
+// writes its inventory; wl runs wirelab on the first client host, as a user would, and
+// the test's cleanup runs `down --hosts` with it.
+func twoClients(t *testing.T, server, client1, client2 string) (*nstest.SSHStar, string, func(args ...string) *exec.Cmd) {
+	t.Helper()
+	skipUnlessRoot(t)
+	nstest.SkipUnlessSSHD(t)
+	s := nstest.NewSSHStar(t, server, client1, client2)
+	inv := fmt.Sprintf(`known_hosts: %s
+defaults: {user: root, port: 22, key: %s}
+hosts:
+  - {name: app1, role: client, address: %s, nic: %s}
+  - {name: app2, role: client, address: %s, nic: %s}
+  - {name: db, role: server, address: %s, server: {start: mariadb}}
+`, s.KnownHosts, s.Key, s.ClientAddr[0], nstest.ClientNIC(0), s.ClientAddr[1], nstest.ClientNIC(1), s.ServerAddr)
+	file := filepath.Join(s.Dir, "hosts.yaml")
+	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	wl := func(args ...string) *exec.Cmd {
+		cmd := exec.Command("ip", append([]string{"netns", "exec", s.ClientNS[0], bin}, args...)...)
+		cmd.Env = append(os.Environ(), "WIRELAB_STATE_DIR="+state)
+		return cmd
+	}
+	t.Cleanup(func() { _ = wl("down", "--hosts", file).Run() })
+	return s, file, wl
+}
+
+// assertStarClean is assertClean for a star's hosts.
+func assertStarClean(t *testing.T, s *nstest.SSHStar, before []string) {
+	t.Helper()
 	var cs []clientNIC
 	for i, ns := range s.ClientNS {
 		cs = append(cs, clientNIC{ns, nstest.ClientNIC(i)})
 	}
 	assertClean(t, cs, append([]string{s.ServerNS}, s.ClientNS...), before)
+}
+
+// TestSSHTwoClientsKill9Down kills wirelab with SIGKILL while two client hosts load the
+// server through a delayed link: each client's dead-man switch unshapes its own NIC, and
+// `down --hosts` then leaves nothing on any of the three hosts.
+func TestSSHTwoClientsKill9Down(t *testing.T) {
+	s, file, wl := twoClients(t, "198.18.32.1", "198.18.32.11", "198.18.32.12")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	const ttl = 6 * time.Second
+	r := startBG(t, wl("run", "--hosts", file, "--rate", "20mbit", "--rtt", "20ms", "--threads", "4", "--duration", "120s",
+		"--tables", "1", "--table-size", "10000", "--deadman-ttl", ttl.String(), "--out", t.TempDir()))
+	shaped := func(i int) bool {
+		q, _ := exec.Command("ip", "netns", "exec", s.ClientNS[i], "tc", "qdisc", "show", "dev", nstest.ClientNIC(i)).Output()
+		return strings.Contains(string(q), "htb")
+	}
+	loaded := func() bool {
+		return shaped(0) && shaped(1) && sysbenchIn(s.ClientNS[0]) && sysbenchIn(s.ClientNS[1])
+	}
+	r.waitFor(t, loaded, func() string {
+		return fmt.Sprintf("both clients shaped and loading (shaped %v %v, sysbench %v %v)",
+			shaped(0), shaped(1), sysbenchIn(s.ClientNS[0]), sysbenchIn(s.ClientNS[1]))
+	})
+	time.Sleep(2 * time.Second)
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.wait()
+	start := time.Now()
+	for shaped(0) || shaped(1) || delayLineGoneIn(s.ClientNS[0]) != nil || delayLineGoneIn(s.ClientNS[1]) != nil {
+		if time.Since(start) > ttl+3*time.Second {
+			t.Fatalf("a client is still shaped %s after SIGKILL (TTL %s): app1 %v, app2 %v", time.Since(start).Round(time.Second), ttl, shaped(0), shaped(1))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("both clients unshaped by their dead-man switches %s after SIGKILL (TTL %s)", time.Since(start).Round(100*time.Millisecond), ttl)
+	if b, err := wl("down", "--hosts", file).CombinedOutput(); err != nil {
+		t.Fatalf("down --hosts: %v\n%s", err, b)
+	}
+	deadline := time.Now().Add(15 * time.Second) // sysbench ends once its SSH session is gone
+	for (sysbenchIn(s.ClientNS[0]) || sysbenchIn(s.ClientNS[1])) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assertStarClean(t, s, before)
 }

@@ -105,7 +105,14 @@ type bgRun struct {
 
 func startInClient(t *testing.T, p *nstest.SSHPair, state string, args ...string) *bgRun {
 	t.Helper()
-	r := &bgRun{cmd: inClient(p, state, args...), log: &strings.Builder{}, exited: make(chan error, 1)}
+	return startBG(t, inClient(p, state, args...))
+}
+
+// startBG starts cmd in the background, its output kept; the test's cleanup kills it
+// unless it has ended.
+func startBG(t *testing.T, cmd *exec.Cmd) *bgRun {
+	t.Helper()
+	r := &bgRun{cmd: cmd, log: &strings.Builder{}, exited: make(chan error, 1)}
 	r.cmd.Stdout, r.cmd.Stderr = r.log, r.log
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -201,15 +208,7 @@ func delayersIn(ns string) []string {
 }
 
 // sysbenchRuns reports whether sysbench runs in the client host.
-func sysbenchRuns(p *nstest.SSHPair) bool {
-	o, _ := exec.Command("ip", "netns", "pids", p.NSA).Output()
-	for _, pid := range strings.Fields(string(o)) {
-		if c, _ := os.ReadFile("/proc/" + pid + "/comm"); strings.TrimSpace(string(c)) == "sysbench" {
-			return true
-		}
-	}
-	return false
-}
+func sysbenchRuns(p *nstest.SSHPair) bool { return sysbenchIn(p.NSA) }
 
 // delayCounters reads the delay line's rules on the client: packets on the SSH port
 // returned undelayed, and packets queued.
