@@ -139,8 +139,8 @@ func (inv *Inventory) expand(home string) {
 
 var nameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$`)
 
-// Validate checks every host and the roles: exactly one client, exactly one server, any
-// number of replicas. All problems are reported together.
+// Validate checks every host and the roles: exactly one client (or none beside a
+// replica), exactly one server, any number of replicas. All problems are reported together.
 func (inv *Inventory) Validate() error {
 	var errs []error
 	seen := map[string]bool{}
@@ -191,7 +191,9 @@ func (inv *Inventory) Validate() error {
 		}
 		errs = append(errs, h.validateServer(where)...)
 	}
-	if count[Client] != 1 {
+	// No client is fine beside a replica: study replication measures across the replica's
+	// wire, and the studies that need a client say so (TheClient).
+	if count[Client] > 1 || count[Client] == 0 && count[Replica] == 0 {
 		errs = append(errs, fmt.Errorf("hosts: %d with role client; want exactly one", count[Client]))
 	}
 	if count[Server] != 1 {

@@ -65,7 +65,8 @@ func TestInventoryErrorsNameHostAndField(t *testing.T) {
 		{"unknown field", strings.Replace(good, "nic:", "nics:", 1), "field nics not found"},
 		{"no nic", strings.Replace(good, ", nic: eth0", "", 1), "hosts[0] (c): nic: missing"},
 		{"bad role", strings.Replace(good, "role: client", "role: clnt", 1), `hosts[0] (c): role: "clnt"`},
-		{"no client", strings.Replace(good, "role: client", "role: replica, server: {start: mariadb}", 1), "0 with role client"},
+		{"no client", strings.Replace(good, "role: client, address: 198.18.10.1, nic: eth0", "role: server, address: 198.18.10.1, server: {start: mariadb}", 1), "0 with role client"},
+		{"two clients", good + "  - {name: c2, role: client, address: 198.18.10.3, nic: eth0}\n", "2 with role client"},
 		{"port in address", strings.Replace(good, "198.18.10.2", "198.18.10.2:22", 1), "hosts[1] (s): address"},
 		{"duplicate", strings.Replace(good, "name: s,", "name: c,", 1), `"c" is used twice`},
 		{"missing key file", strings.Replace(good, "{user: u}", "{user: u, key: /nonexistent/id}", 1), "hosts[0] (c): key: stat /nonexistent/id"},
@@ -107,5 +108,51 @@ func TestStartPostgres(t *testing.T) {
 	}
 	if s := inv.Role(Server)[0].Server; s.Start != "postgres" {
 		t.Errorf("start %q, want postgres", s.Start)
+	}
+}
+
+// study replication's inventory: a server and a replica with a nic; a client is allowed
+// beside them (and ignored), not required; what the study needs of the replica is named
+// by hosts[i] and field, before anything is contacted.
+func TestReplicaFor(t *testing.T) {
+	const repl = `
+defaults: {user: u}
+hosts:
+  - {name: s, role: server, address: 198.18.10.2, server: {start: mariadb}}
+  - {name: r, role: replica, address: 198.18.10.3, nic: eth1, server: {start: mariadb}}
+`
+	inv, err := Parse([]byte(repl), "")
+	if err != nil {
+		t.Fatalf("an inventory with a replica and no client: %v", err)
+	}
+	if r, err := inv.ReplicaFor("mariadb"); err != nil || r.Name != "r" || r.NIC != "eth1" {
+		t.Errorf("ReplicaFor = %+v, %v", r, err)
+	}
+	if _, err := inv.TheClient(); err == nil || !strings.Contains(err.Error(), "0 with role client") {
+		t.Errorf("TheClient without a client: %v", err)
+	}
+	withClient, err := Parse([]byte(repl+"  - {name: c, role: client, address: 198.18.10.1, nic: eth0}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := withClient.ReplicaFor("mariadb"); err != nil || r.Name != "r" {
+		t.Errorf("ReplicaFor beside a client = %+v, %v", r, err)
+	}
+	for _, c := range []struct{ name, yaml, start, want string }{
+		{"no replica", good, "mariadb", "0 with role replica"},
+		{"no nic", strings.Replace(repl, ", nic: eth1", "", 1), "mariadb", "hosts[1] (r): nic: missing"},
+		{"an existing server", strings.Replace(repl, "nic: eth1, server: {start: mariadb}", `nic: eth1, server: {dsn: "b@tcp(h:3306)/db", password_env: P}`, 1), "mariadb", "hosts[1] (r): server: want {start: mariadb}"},
+		{"another engine", repl, "postgres", "hosts[1] (r): server: start mariadb, and the study's --engine is postgres"},
+		{"two replicas", repl + "  - {name: r2, role: replica, address: 198.18.10.4, nic: eth0, server: {start: mariadb}}\n", "mariadb", "2 with role replica"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inv, err := Parse([]byte(c.yaml), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := inv.ReplicaFor(c.start); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q, got %v", c.want, err)
+			}
+		})
 	}
 }

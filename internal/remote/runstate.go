@@ -48,8 +48,8 @@ pkill -KILL -f "$d/"
 rm -rf -- "$d"`
 
 // Down removes what any wirelab run made on the inventory's hosts: on each host every
-// marked wirelab directory (its processes first), and on the client the NIC's shaping
-// and its dead-man switch. It needs no state from the run (a kill -9 leaves none
+// marked wirelab directory (its processes first: servers' agents, tunnel ends, helpers),
+// and on the client and a replica with a nic the NIC's shaping and its dead-man switch. It needs no state from the run (a kill -9 leaves none
 // behind it), so it works from any machine that reaches the hosts. It tries every host.
 func Down(ctx context.Context, o Options) error {
 	inv := o.Inventory
@@ -76,7 +76,8 @@ func Down(ctx context.Context, o Options) error {
 				errs = append(errs, fmt.Errorf("host %s: clean %s: %w", ih.Name, dir, err))
 			}
 		}
-		if ih.Role == inventory.Client && ih.NIC != "" {
+		// The client's NIC is shaped by run and the studies, the replica's by replication.
+		if (ih.Role == inventory.Client || ih.Role == inventory.Replica) && ih.NIC != "" {
 			if err := hosts.ClearNIC(ctx, h.h, ih.NIC); err != nil {
 				errs = append(errs, err)
 			}

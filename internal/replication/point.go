@@ -79,7 +79,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		conn := src.Conn()
 		opts := study.SysbenchTo(conn, sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
 			Threads: r.o.Threads, Time: ps.Duration, Rate: ps.TargetQPS / QueriesPerTxn, RandType: r.o.RandType,
-			Socket: conn.Socket, NS: e.Lab.State.NS(lab.Server), Cgroup: e.Lab.State.Cgroup})
+			Socket: conn.Socket, Launcher: e.Backend.Launcher(lab.Server)})
 		sb, runErr = study.RunSysbench(runCtx, opts, nil, e)
 		load = time.Since(origin)
 		aborted = errors.Is(context.Cause(runCtx), errAbortLag)
@@ -166,12 +166,17 @@ func (r *Study) settle(ctx context.Context) error {
 	}
 }
 
+// On real hosts (no lab) there is no probe: the points carry no measured RTT.
 func (r *Study) probeRTT(ctx context.Context, e *study.Env) {
 	if r.rttCond != nil && *r.rttCond == e.Cond {
 		return
 	}
 	c := e.Cond
 	r.rttCond, r.rttMs = &c, 0
+	if e.Lab == nil {
+		e.Progressf("wire: %s", c)
+		return
+	}
 	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
 		r.rttMs = stats.Percentile(stats.DurationsMs(rtts), 50)
 	} else {
@@ -269,6 +274,9 @@ func (r *Study) injectFault(ctx context.Context, l *lab.Lab, f Fault) error {
 	case <-ctx.Done():
 		return nil
 	case <-time.After(f.At):
+	}
+	if l == nil {
+		return errors.New("fault: dropping the wire runs in the namespace lab only")
 	}
 	restore, err := DropWire(ctx, l, lab.Replica)
 	if err != nil {

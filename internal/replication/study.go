@@ -120,6 +120,13 @@ func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 		return err
 	}
 	r.pair, r.rep, r.dialect = p, rep, b.dialect
+	if p.Planned { // a dry run: the replication's commands are printed, no heartbeat runs
+		if err := r.rep.Start(ctx, r.o.CatchUpTimeout); err != nil {
+			return err
+		}
+		r.next, r.stop = iter.Pull(r.plan)
+		return nil
+	}
 	if err := CreateHeartbeat(ctx, p.SrcDB, r.dialect); err != nil {
 		return err
 	}
