@@ -228,15 +228,19 @@ func OpenVia(s *mariadb.Server, dial func(context.Context) (net.Conn, error)) (*
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = s.User, s.Password
 	cfg.Net, cfg.Addr = "unix", s.Socket
-	if dial != nil {
-		cfg.Net = "wirelab-socket-" + strconv.FormatInt(dialers.Add(1), 10)
-		mysql.RegisterDialContext(cfg.Net, func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx) })
-	}
 	cfg.DBName = s.DB
 	cfg.Timeout = 5 * time.Second
 	cfg.ReadTimeout = 60 * time.Second
 	cfg.WriteTimeout = 60 * time.Second
 	cfg.InterpolateParams = true
+	if dial != nil {
+		cfg.Net = "wirelab-socket-" + strconv.FormatInt(dialers.Add(1), 10)
+		mysql.RegisterDialContext(cfg.Net, func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx) })
+		// An SSH channel has no deadlines: each call is bounded by its context (the
+		// driver closes the connection when it ends) and a dead SSH connection by its
+		// keepalive.
+		cfg.ReadTimeout, cfg.WriteTimeout = 0, 0
+	}
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", s.Socket, err)

@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
+)
+
+// The replication study on two SSH hosts: B (the pair's server side) runs the source,
+// A the replica, whose NIC is the one shaped; wirelab runs in A's namespace, as it would
+// on the replica machine, and reaches both hosts over SSH only.
+
+// replicaHosts builds the pair and writes study replication's inventory: no client.
+func replicaHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
+	t.Helper()
+	skipUnlessRoot(t)
+	nstest.SkipUnlessSSHD(t)
+	p := nstest.NewSSHPair(t, addrA, addrB)
+	inv := fmt.Sprintf(`known_hosts: %s
+defaults:
+  user: root
+  port: 22
+  key: %s
+hosts:
+  - name: db
+    role: server
+    address: %s
+    server:
+      start: mariadb
+  - name: rep
+    role: replica
+    address: %s
+    nic: eth0
+    server:
+      start: mariadb
+`, p.KnownHosts, p.Key, addrB, addrA)
+	file := filepath.Join(p.Dir, "hosts.yaml")
+	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p, file
+}
+
+// TestSSHReplication runs scenario 3 (wire bytes by load) over the three channels between
+// the two hosts: every point's replica caught up with matching checksums, its replication
+// stream seen on the replica's shaped classes, both servers' CPU read, the tunnel's
+// stream smaller than the native one at the same load, and nothing left on either host.
+func TestSSHReplication(t *testing.T) {
+	p, inv := replicaHosts(t, "198.18.18.1", "198.18.18.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	out := t.TempDir()
+	start := time.Now()
+	b, err := inClient(p, t.TempDir(), "study", "replication", "--hosts", inv, "--scenarios", "3", "--loads", "600",
+		"--duration", "10s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000", "--buffer-pool", "128M", "--out", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("study replication --hosts: %v\n%s", err, b)
+	}
+	t.Logf("study replication --hosts: %s", time.Since(start).Round(time.Second))
+	run := readRun(t, out)
+	if len(run.Points) != 3 {
+		t.Fatalf("%d points, want 3 (one load on each channel)\n%s", len(run.Points), b)
+	}
+	down := map[string]int64{}
+	for _, pt := range run.Points {
+		rs := pt.Replication
+		t.Logf("%s: %.0f QPS, wire down %d B (%.0f B/txn), up %d B, binlog %d B, lag max %.2f s, CPU source %.2f replica %.2f, checksums %v",
+			pt.Channel, pt.QPS, rs.WireDownBytesTotal, rs.WireBytesPerTxn, rs.WireUpBytesTotal, rs.BinlogBytes, rs.LagMaxS, pt.CPUServer, pt.CPUClient, rs.ChecksumOK)
+		switch {
+		case pt.Failed || !rs.ChecksumOK:
+			t.Errorf("%s: failed=%v (%s), checksums match %v", pt.Channel, pt.Failed, pt.FailReason, rs.ChecksumOK)
+		case pt.QPS < 500:
+			t.Errorf("%s: %.0f QPS, want the 600 asked for", pt.Channel, pt.QPS)
+		case rs.WireDownBytesTotal <= 0 || rs.WireUpBytesTotal <= 0:
+			t.Errorf("%s: wire %d B down, %d B up: the replication stream must cross the shaped link", pt.Channel, rs.WireDownBytesTotal, rs.WireUpBytesTotal)
+		case rs.BinlogBytes <= 0 || rs.LagSamples == 0:
+			t.Errorf("%s: binlog %d B, %d lag readings: the source's binlog and the heartbeat must be read", pt.Channel, rs.BinlogBytes, rs.LagSamples)
+		case pt.CPUServer <= 0 || pt.CPUClient <= 0:
+			t.Errorf("%s: CPU source %.2f, replica %.2f: an agent's counters are missing", pt.Channel, pt.CPUServer, pt.CPUClient)
+		}
+		down[pt.Channel] = rs.WireDownBytesTotal
+	}
+	if n, tun := down["native"], down["tunnel"]; n <= 0 || tun <= 0 || float64(tun)/float64(n) >= 1 {
+		t.Errorf("wire bytes tunnel %d ÷ native %d: want < 1 at the same load (zstd over grouped events)", tun, n)
+	} else {
+		t.Logf("tunnel ÷ native wire bytes: %.2f; native-compressed ÷ native: %.2f", float64(tun)/float64(n), float64(down["native-compressed"])/float64(n))
+	}
+	assertHostsClean(t, p, before)
+}
+
+// TestSSHReplicationKill9Down kills wirelab with SIGKILL while the tunnel channel's load
+// runs: both MariaDBs, the tunnel's ends on both hosts and the replica's shaping outlive
+// it, and `wirelab down --hosts` (with the dead-man switch for the shaping) must leave
+// nothing.
+func TestSSHReplicationKill9Down(t *testing.T) {
+	p, inv := replicaHosts(t, "198.18.19.1", "198.18.19.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	state := t.TempDir()
+	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
+	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "3",
+		"--loads", "300", "--duration", "120s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
+		"--buffer-pool", "128M", "--deadman-ttl", "6s", "--out", t.TempDir())
+	up := func() bool {
+		return tunnelRuns(p.NSA, "entry") && tunnelRuns(p.NSB, "exit") && runsIn(p.NSB, "sysbench") &&
+			runsIn(p.NSA, "mariadbd") && runsIn(p.NSB, "mariadbd")
+	}
+	r.waitFor(t, up, func() string {
+		return fmt.Sprintf("the tunnel's load (entry %v, exit %v, sysbench %v, replica %v, source %v)", tunnelRuns(p.NSA, "entry"),
+			tunnelRuns(p.NSB, "exit"), runsIn(p.NSB, "sysbench"), runsIn(p.NSA, "mariadbd"), runsIn(p.NSB, "mariadbd"))
+	})
+	time.Sleep(2 * time.Second)
+	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.wait()
+	if !tunnelRuns(p.NSA, "entry") || !tunnelRuns(p.NSB, "exit") || !runsIn(p.NSA, "mariadbd") || !runsIn(p.NSB, "mariadbd") {
+		t.Fatalf("the tunnel's ends and both servers did not outlive wirelab: nothing for down --hosts to do")
+	}
+	t.Logf("after SIGKILL both MariaDBs and the tunnel's ends still run; down --hosts must stop them")
+	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
+		t.Fatalf("down --hosts: %v\n%s", err, b)
+	}
+	// sysbench ends when its SSH session is gone (its output pipe closes); the dead-man
+	// switch removes the delay line within its TTL, counted from the last renewal.
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && (delayLineGone(p) != nil || runsIn(p.NSB, "sysbench")) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assertHostsClean(t, p, before)
+}
+
+// tunnelRuns reports whether a `wirelab tunnel <role>` runs in network namespace ns.
+func tunnelRuns(ns, role string) bool {
+	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
+	for _, pid := range strings.Fields(string(out)) {
+		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		if strings.Contains(strings.ReplaceAll(string(cmd), "\x00", " "), " tunnel "+role+" ") {
+			return true
+		}
+	}
+	return false
+}
