@@ -37,10 +37,19 @@ func TestExampleInventory(t *testing.T) {
 	if s.Server.Start != "mariadb" || s.PeerAddress() != "10.0.1.6" || s.SSHAddr() != "10.0.0.6:22" {
 		t.Errorf("server: %+v", s)
 	}
-	r := inv.Role(Replica)[0]
-	if r.User != "ops" || r.SSHAddr() != "db2.example.net:2222" || r.Server.PasswordEnv != "WIRELAB_DB2_PASSWORD" {
-		t.Errorf("replica overrides: %+v", r)
+	r, err := inv.ReplicaFor("mariadb")
+	if err != nil || r.User != "ops" || r.SSHAddr() != "db2.example.net:2222" || r.NIC != "eth1" {
+		t.Errorf("replica overrides: %+v, %v", r, err)
 	}
+}
+
+func TestPasswordEnv(t *testing.T) {
+	inv, err := Parse([]byte(strings.Replace(good, "name: s, role: server, address: 198.18.10.2, server: {start: mariadb}",
+		`name: db2, role: server, address: 198.18.10.2, server: {dsn: "b@tcp(h:3306)/db", password_env: WIRELAB_DB2_PASSWORD}`, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := inv.Role(Server)[0]
 	env := map[string]string{"WIRELAB_DB2_PASSWORD": "s3cret"}
 	if pw, err := r.Password(func(k string) string { return env[k] }); err != nil || pw != "s3cret" {
 		t.Errorf("password from env: %q, %v", pw, err)
