@@ -49,18 +49,24 @@ func TestStudyReplicationBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			p, _, errb, f := testProcess(t, true)
-			code := Main(append([]string{"study", "replication"}, c.args...), p)
-			if code != 2 {
-				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
-			}
-			if !strings.Contains(errb.String(), c.want) {
-				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
-			}
-			if len(f.Calls) > 0 {
-				t.Errorf("bad input ran commands: %v", f.Calls)
-			}
+			assertUsage(t, append([]string{"study", "replication"}, c.args...), c.want)
 		})
+	}
+}
+
+// assertUsage runs wirelab with args and wants a usage error naming want, with no
+// command run.
+func assertUsage(t *testing.T, args []string, want string) {
+	t.Helper()
+	p, _, errb, f := testProcess(t, true)
+	if code := Main(args, p); code != 2 {
+		t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q does not name %q", errb.String(), want)
+	}
+	if len(f.Calls) > 0 {
+		t.Errorf("bad input ran commands: %v", f.Calls)
 	}
 }
 
@@ -155,17 +161,7 @@ func TestStudyReplicationHostsRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			p, _, errb, f := testProcess(t, true)
-			code := Main(append([]string{"study", "replication", "--out", t.TempDir()}, c.args...), p)
-			if code != 2 {
-				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
-			}
-			if !strings.Contains(errb.String(), c.want) {
-				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
-			}
-			if len(f.Calls) > 0 {
-				t.Errorf("bad input ran commands: %v", f.Calls)
-			}
+			assertUsage(t, append([]string{"study", "replication", "--out", t.TempDir()}, c.args...), c.want)
 		})
 	}
 }
@@ -179,11 +175,5 @@ func TestRunHostsWantsAClient(t *testing.T) {
 		"  - {name: rep, role: replica, address: 198.18.30.1, nic: eth0, server: {start: mariadb}}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, _, errb, fr := testProcess(t, true)
-	if code := Main([]string{"run", "--hosts", f, "--out", t.TempDir()}, p); code != 2 || !strings.Contains(errb.String(), "0 with role client") {
-		t.Errorf("exit %d, stderr %q: want a usage error naming the missing client", code, errb)
-	}
-	if len(fr.Calls) > 0 {
-		t.Errorf("bad input ran commands: %v", fr.Calls)
-	}
+	assertUsage(t, []string{"run", "--hosts", f, "--out", t.TempDir()}, "0 with role client")
 }

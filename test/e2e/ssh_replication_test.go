@@ -17,35 +17,21 @@ import (
 // A the replica, whose NIC is the one shaped; wirelab runs in A's namespace, as it would
 // on the replica machine, and reaches both hosts over SSH only.
 
-// replicaHosts builds the pair and writes study replication's inventory: no client.
+// replicaHosts builds the pair and writes study replication's inventory: B the server,
+// A the replica, no client.
 func replicaHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
-	t.Helper()
-	skipUnlessRoot(t)
-	nstest.SkipUnlessSSHD(t)
-	p := nstest.NewSSHPair(t, addrA, addrB)
-	inv := fmt.Sprintf(`known_hosts: %s
-defaults:
-  user: root
-  port: 22
-  key: %s
-hosts:
-  - name: db
+	return sshInventory(t, addrA, addrB, `  - name: db
     role: server
-    address: %s
+    address: %[2]s
     server:
       start: mariadb
   - name: rep
     role: replica
-    address: %s
+    address: %[1]s
     nic: eth0
     server:
       start: mariadb
-`, p.KnownHosts, p.Key, addrB, addrA)
-	file := filepath.Join(p.Dir, "hosts.yaml")
-	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, file
+`)
 }
 
 // TestSSHReplication runs scenario 3 (wire bytes by load) over the three channels between
