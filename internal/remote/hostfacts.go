@@ -33,7 +33,7 @@ func (b *Backend) readAllFacts(ctx context.Context) error {
 	for _, x := range []struct {
 		h    *host
 		role string
-	}{{b.client, "client"}, {b.server, "server"}} {
+	}{{b.client, b.far}, {b.server, "server"}} {
 		f, ok, err := b.readFacts(ctx, x.h, x.role)
 		if err != nil {
 			return err
