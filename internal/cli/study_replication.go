@@ -86,9 +86,9 @@ func studyReplication(p *Process, args []string) error {
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,
 // before anything is contacted, what the study does not do there: PostgreSQL (its standby
-// is a base backup the lab takes), scenario 4 (the dropped wire is the lab's iptables
-// rule on the wire host), and `link check` (iperf3 on both hosts), which --check-wire
-// asks for by default and which is then left out, as run and bandwidth leave it out.
+// is a base backup the lab takes) and `link check` (iperf3 on both hosts), which
+// --check-wire asks for by default and which is then left out, as run and bandwidth
+// leave it out.
 func (f *replicationFlags) hostsOptions(p *Process, o *replication.Options) (*remote.Options, error) {
 	if on, err := f.hosts.check(); !on || err != nil {
 		return nil, err
@@ -96,8 +96,6 @@ func (f *replicationFlags) hostsOptions(p *Process, o *replication.Options) (*re
 	switch {
 	case o.Engine != engine.MariaDB:
 		return nil, usagef("--hosts: study replication --engine %s runs in the namespace lab only (its standby is a base backup across the wire, which real hosts do not run yet): drop --engine, or drop --hosts", o.Engine)
-	case slices.Contains(o.Scenarios, 4):
-		return nil, usagef("--hosts: --scenarios %s: scenario 4 (the wire dropped mid-load) runs in the namespace lab only: drop 4 from --scenarios, or drop --hosts", scenarioList(o.Scenarios))
 	case given(f.fs, "check-wire") && o.CheckWire:
 		return nil, usagef("--hosts: --check-wire: the wire check (iperf3 between the hosts) is not run on real hosts: drop --check-wire")
 	}

@@ -152,7 +152,6 @@ func TestStudyReplicationHostsRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"--hosts", good, "--engine", "postgres", "--channels", "native,tunnel"}, "--hosts: study replication --engine postgres runs in the namespace lab only"},
-		{[]string{"--hosts", good, "--scenarios", "3,4"}, "--scenarios 3,4: scenario 4 (the wire dropped mid-load) runs in the namespace lab only"},
 		{[]string{"--hosts", good, "--check-wire"}, "--hosts: --check-wire"},
 		{[]string{"--hosts", good, "--shaper", "netem"}, "--hosts: --shaper does not apply"},
 		{[]string{"--hosts", noNIC}, "hosts[1] (rep): nic: missing"},

@@ -74,7 +74,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 			wg.Go(func() { watchLag(runCtx, lagS, ps.AbortLag, cancel) })
 		}
 		if ps.Fault != nil {
-			wg.Go(func() { faultErr = r.injectFault(runCtx, e.Lab, *ps.Fault) })
+			wg.Go(func() { faultErr = r.injectFault(runCtx, e, *ps.Fault) })
 		}
 		conn := src.Conn()
 		opts := study.SysbenchTo(conn, sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
@@ -268,17 +268,23 @@ func watchLag(ctx context.Context, ls *LagSampler, limit time.Duration, cancel c
 	})
 }
 
-// injectFault drops the replica's link for f.For, f.At into the load.
-func (r *Study) injectFault(ctx context.Context, l *lab.Lab, f Fault) error {
+// injectFault drops the replica's link for f.For, f.At into the load: the lab's rule on
+// its wire host, or the backend's own drop on the replica's host (study.WireDropper).
+func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	select {
 	case <-ctx.Done():
 		return nil
 	case <-time.After(f.At):
 	}
-	if l == nil {
-		return errors.New("fault: dropping the wire runs in the namespace lab only")
+	var restore func() error
+	var err error
+	if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
+		restore, err = d.DropWire(ctx, lab.Replica)
+	} else if e.Lab != nil {
+		restore, err = DropWire(ctx, e.Lab, lab.Replica)
+	} else {
+		err = errors.New("fault: this backend cannot drop the wire")
 	}
-	restore, err := DropWire(ctx, l, lab.Replica)
 	if err != nil {
 		return err
 	}

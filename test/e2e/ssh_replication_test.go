@@ -34,30 +34,31 @@ func replicaHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
 `)
 }
 
-// TestSSHReplication runs scenario 3 (wire bytes by load) over the three channels between
-// the two hosts: every point's replica caught up with matching checksums, its replication
-// stream seen on the replica's shaped classes, both servers' CPU read, the tunnel's
+// TestSSHReplication runs scenario 3 (wire bytes by load) and 4 (the wire dropped for 3 s
+// mid-load) over the three channels between the two hosts: every point's replica caught
+// up with matching checksums, its replication stream seen on the replica's shaped
+// classes, both servers' CPU read, the lag of a fault point past the drop, the tunnel's
 // stream smaller than the native one at the same load, and nothing left on either host.
 func TestSSHReplication(t *testing.T) {
 	p, inv := replicaHosts(t, "198.18.18.1", "198.18.18.2")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	out := t.TempDir()
 	start := time.Now()
-	b, err := inClient(p, t.TempDir(), "study", "replication", "--hosts", inv, "--scenarios", "3", "--loads", "600",
+	b, err := inClient(p, t.TempDir(), "study", "replication", "--hosts", inv, "--scenarios", "3,4", "--loads", "600", "--qps", "600",
 		"--duration", "10s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000", "--buffer-pool", "128M", "--out", out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("study replication --hosts: %v\n%s", err, b)
 	}
 	t.Logf("study replication --hosts: %s", time.Since(start).Round(time.Second))
 	run := readRun(t, out)
-	if len(run.Points) != 3 {
-		t.Fatalf("%d points, want 3 (one load on each channel)\n%s", len(run.Points), b)
+	if len(run.Points) != 6 {
+		t.Fatalf("%d points, want 6 (scenarios 3 and 4 on each channel)\n%s", len(run.Points), b)
 	}
 	down := map[string]int64{}
 	for _, pt := range run.Points {
 		rs := pt.Replication
-		t.Logf("%s: %.0f QPS, wire down %d B (%.0f B/txn), up %d B, binlog %d B, lag max %.2f s, CPU source %.2f replica %.2f, checksums %v",
-			pt.Channel, pt.QPS, rs.WireDownBytesTotal, rs.WireBytesPerTxn, rs.WireUpBytesTotal, rs.BinlogBytes, rs.LagMaxS, pt.CPUServer, pt.CPUClient, rs.ChecksumOK)
+		t.Logf("%s %s: %.0f QPS, wire down %d B (%.0f B/txn), up %d B, binlog %d B, lag max %.2f s, CPU source %.2f replica %.2f, checksums %v",
+			pt.Series, pt.Channel, pt.QPS, rs.WireDownBytesTotal, rs.WireBytesPerTxn, rs.WireUpBytesTotal, rs.BinlogBytes, rs.LagMaxS, pt.CPUServer, pt.CPUClient, rs.ChecksumOK)
 		switch {
 		case pt.Failed || !rs.ChecksumOK:
 			t.Errorf("%s: failed=%v (%s), checksums match %v", pt.Channel, pt.Failed, pt.FailReason, rs.ChecksumOK)
@@ -69,6 +70,13 @@ func TestSSHReplication(t *testing.T) {
 			t.Errorf("%s: binlog %d B, %d lag readings: the source's binlog and the heartbeat must be read", pt.Channel, rs.BinlogBytes, rs.LagSamples)
 		case pt.CPUServer <= 0 || pt.CPUClient <= 0:
 			t.Errorf("%s: CPU source %.2f, replica %.2f: an agent's counters are missing", pt.Channel, pt.CPUServer, pt.CPUClient)
+		}
+		if pt.Series == "fault" {
+			// The replica hears nothing for the drop's 3 s: its lag passes 2 s.
+			if rs.LagMaxS < 2 {
+				t.Errorf("fault %s: lag max %.2f s: the wire was not dropped for 3 s", pt.Channel, rs.LagMaxS)
+			}
+			continue
 		}
 		down[pt.Channel] = rs.WireDownBytesTotal
 	}
