@@ -89,30 +89,39 @@ func TestSSHReplication(t *testing.T) {
 }
 
 // TestSSHReplicationKill9Down kills wirelab with SIGKILL while the tunnel channel's load
-// runs: both MariaDBs, the tunnel's ends on both hosts and the replica's shaping outlive
-// it, and `wirelab down --hosts` (with the dead-man switch for the shaping) must leave
-// nothing.
+// runs with the wire dropped (scenario 4): the dead-man switch must lift the drop within
+// its TTL; both MariaDBs, the tunnel's ends on both hosts and the replica's shaping
+// outlive wirelab, and `wirelab down --hosts` must leave nothing.
 func TestSSHReplicationKill9Down(t *testing.T) {
 	p, inv := replicaHosts(t, "198.18.19.1", "198.18.19.2")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	state := t.TempDir()
 	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
-	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "3",
-		"--loads", "300", "--duration", "120s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
+	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "4",
+		"--qps", "300", "--duration", "120s", "--fault-at", "1s", "--fault-for", "100s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
 		"--buffer-pool", "128M", "--deadman-ttl", "6s", "--out", t.TempDir())
 	up := func() bool {
 		return tunnelRuns(p.NSA, "entry") && tunnelRuns(p.NSB, "exit") && runsIn(p.NSB, "sysbench") &&
-			runsIn(p.NSA, "mariadbd") && runsIn(p.NSB, "mariadbd")
+			runsIn(p.NSA, "mariadbd") && runsIn(p.NSB, "mariadbd") && faultUp(p)
 	}
 	r.waitFor(t, up, func() string {
-		return fmt.Sprintf("the tunnel's load (entry %v, exit %v, sysbench %v, replica %v, source %v)", tunnelRuns(p.NSA, "entry"),
-			tunnelRuns(p.NSB, "exit"), runsIn(p.NSB, "sysbench"), runsIn(p.NSA, "mariadbd"), runsIn(p.NSB, "mariadbd"))
+		return fmt.Sprintf("the tunnel's load with the wire dropped (entry %v, exit %v, sysbench %v, replica %v, source %v, drop %v)",
+			tunnelRuns(p.NSA, "entry"), tunnelRuns(p.NSB, "exit"), runsIn(p.NSB, "sysbench"), runsIn(p.NSA, "mariadbd"),
+			runsIn(p.NSB, "mariadbd"), faultUp(p))
 	})
 	time.Sleep(2 * time.Second)
 	if err := r.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = r.wait()
+	start := time.Now()
+	for faultUp(p) {
+		if time.Since(start) > 6*time.Second+3*time.Second {
+			t.Fatalf("the replica host still drops the wire %s after SIGKILL (TTL 6s)", time.Since(start).Round(time.Second))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("the drop lifted by the dead-man switch %s after SIGKILL", time.Since(start).Round(100*time.Millisecond))
 	if !tunnelRuns(p.NSA, "entry") || !tunnelRuns(p.NSB, "exit") || !runsIn(p.NSA, "mariadbd") || !runsIn(p.NSB, "mariadbd") {
 		t.Fatalf("the tunnel's ends and both servers did not outlive wirelab: nothing for down --hosts to do")
 	}
@@ -126,7 +135,15 @@ func TestSSHReplicationKill9Down(t *testing.T) {
 	for time.Now().Before(deadline) && (delayLineGone(p) != nil || runsIn(p.NSB, "sysbench")) {
 		time.Sleep(200 * time.Millisecond)
 	}
+	if faultUp(p) {
+		t.Errorf("the replica host still drops the wire after down --hosts")
+	}
 	assertHostsClean(t, p, before)
+}
+
+// faultUp reports whether the replica host (A) has the wire fault's chain.
+func faultUp(p *nstest.SSHPair) bool {
+	return exec.Command("ip", "netns", "exec", p.NSA, "iptables", "-w", "-S", "WIRELAB-FAULT").Run() == nil
 }
 
 // tunnelRuns reports whether a `wirelab tunnel <role>` runs in network namespace ns.
