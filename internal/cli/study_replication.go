@@ -24,6 +24,9 @@ Scenarios: 1 lag vs RTT at --qps; 2 max sustainable load (a search to --precisio
 repeated near the limit); 3 wire bandwidth by load with no rate cap; 4 (opt-in)
 drop the wire mid-load and check that replication heals.
 After every point the replica catches up and every table's checksum must match.
+--hosts hosts.yaml (MariaDB): the source on the inventory's server, the replica on its
+replica host (nic: the NIC shaped toward the server, as a client's in run); see
+docs/ssh-hosts.md.
 --quick: RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points, 20 s search probes (≤ 15 min)`
 
 // replicationQuick are --quick's values for the replication study.

@@ -157,3 +157,35 @@ func tunnelRuns(ns, role string) bool {
 	}
 	return false
 }
+
+// TestSSHReplicationCtrlC sends two Ctrl-C while the tunnel channel's load runs: wirelab
+// tears down at once, and nothing is left on either host (both MariaDBs, the tunnel's
+// ends, the shaping, the directories).
+func TestSSHReplicationCtrlC(t *testing.T) {
+	p, inv := replicaHosts(t, "198.18.20.1", "198.18.20.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	state := t.TempDir()
+	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
+	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "3",
+		"--loads", "300", "--duration", "120s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
+		"--buffer-pool", "128M", "--out", t.TempDir())
+	r.waitFor(t, func() bool { return tunnelRuns(p.NSA, "entry") && runsIn(p.NSB, "sysbench") }, func() string {
+		return fmt.Sprintf("the tunnel's load (entry %v, sysbench %v)", tunnelRuns(p.NSA, "entry"), runsIn(p.NSB, "sysbench"))
+	})
+	start := time.Now()
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-r.exited:
+		r.ended = true
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("study replication --hosts did not stop within 2 minutes of a second Ctrl-C:\n%s", r.log)
+	}
+	t.Logf("torn down %s after two Ctrl-C", time.Since(start).Round(100*time.Millisecond))
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && runsIn(p.NSB, "sysbench") {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assertHostsClean(t, p, before)
+}
