@@ -44,8 +44,7 @@ func TestSSHReplication(t *testing.T) {
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	out := t.TempDir()
 	start := time.Now()
-	b, err := inClient(p, t.TempDir(), "study", "replication", "--hosts", inv, "--scenarios", "3,4", "--loads", "600", "--qps", "600",
-		"--duration", "10s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000", "--buffer-pool", "128M", "--out", out).CombinedOutput()
+	b, err := inClient(p, t.TempDir(), replicationArgs(inv, "--scenarios", "3,4", "--loads", "600", "--qps", "600", "--duration", "10s", "--out", out)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("study replication --hosts: %v\n%s", err, b)
 	}
@@ -97,9 +96,8 @@ func TestSSHReplicationKill9Down(t *testing.T) {
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	state := t.TempDir()
 	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
-	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "4",
-		"--qps", "300", "--duration", "120s", "--fault-at", "1s", "--fault-for", "100s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
-		"--buffer-pool", "128M", "--deadman-ttl", "6s", "--out", t.TempDir())
+	r := startInClient(t, p, state, replicationArgs(inv, "--channels", "tunnel", "--scenarios", "4", "--qps", "300",
+		"--duration", "120s", "--fault-at", "1s", "--fault-for", "100s", "--deadman-ttl", "6s", "--out", t.TempDir())...)
 	up := func() bool {
 		return tunnelRuns(p.NSA, "entry") && tunnelRuns(p.NSB, "exit") && runsIn(p.NSB, "sysbench") &&
 			runsIn(p.NSA, "mariadbd") && runsIn(p.NSB, "mariadbd") && faultUp(p)
@@ -146,6 +144,13 @@ func faultUp(p *nstest.SSHPair) bool {
 	return exec.Command("ip", "netns", "exec", p.NSA, "iptables", "-w", "-S", "WIRELAB-FAULT").Run() == nil
 }
 
+// replicationArgs are `study replication --hosts inv` with a small, quick pair (1 table
+// of 1000 rows, a 128M buffer pool, 20 ms RTT) and args.
+func replicationArgs(inv string, args ...string) []string {
+	return append([]string{"study", "replication", "--hosts", inv, "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
+		"--buffer-pool", "128M"}, args...)
+}
+
 // tunnelRuns reports whether a `wirelab tunnel <role>` runs in network namespace ns.
 func tunnelRuns(ns, role string) bool {
 	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
@@ -166,9 +171,8 @@ func TestSSHReplicationCtrlC(t *testing.T) {
 	before, _ := filepath.Glob("/tmp/wirelab-*")
 	state := t.TempDir()
 	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
-	r := startInClient(t, p, state, "study", "replication", "--hosts", inv, "--channels", "tunnel", "--scenarios", "3",
-		"--loads", "300", "--duration", "120s", "--rtt", "20ms", "--tables", "1", "--table-size", "1000",
-		"--buffer-pool", "128M", "--out", t.TempDir())
+	r := startInClient(t, p, state, replicationArgs(inv, "--channels", "tunnel", "--scenarios", "3", "--loads", "300",
+		"--duration", "120s", "--out", t.TempDir())...)
 	r.waitFor(t, func() bool { return tunnelRuns(p.NSA, "entry") && runsIn(p.NSB, "sysbench") }, func() string {
 		return fmt.Sprintf("the tunnel's load (entry %v, sysbench %v)", tunnelRuns(p.NSA, "entry"), runsIn(p.NSB, "sysbench"))
 	})
