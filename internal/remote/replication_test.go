@@ -57,7 +57,7 @@ func TestDryRunReplication(t *testing.T) {
 	}
 	text := out.String()
 	assertPrints(t, text,
-		"rep: ip link show dev eth2", "rep: sh -c 'command -v mariadbd",
+		"rep: ip link show dev eth2", "rep: sh -c 'command -v mariadbd", "rep: sh -c 'command -v ss ", "db: sh -c 'command -v ss ",
 		"rep: tc filter add dev eth2 parent 1: protocol ip prio 5 u32 match ip dst 198.18.21.2/32 flowid 1:1",
 		"db: start mariadb-agent: setsid -f /tmp/wirelab-XXXXXX/wirelab agent mariadb --dir /tmp/wirelab-XXXXXX/mariadb --bind 198.18.21.2 --port 3306 --for 4h0m0s --buffer-pool 128M --server-id 1 --log-bin",
 		"rep: start mariadb-agent: setsid -f /tmp/wirelab-XXXXXX/wirelab agent mariadb --dir /tmp/wirelab-XXXXXX/mariadb --bind 198.18.20.3 --port 3306 --for 4h0m0s --buffer-pool 128M --server-id 2 --log-bin --set slave_net_timeout=10",

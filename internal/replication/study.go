@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,6 +102,7 @@ func (r *Study) Needs() study.Needs {
 		Data:      study.DataSet{Workload: Workload, Tables: o.Tables, TableSize: o.TableSize},
 		Shaper:    o.Shaper,
 		CheckWire: o.CheckWire,
+		Tunnel:    slices.Contains(o.Channels, Tunnel),
 		Spec:      o.spec(),
 		Notes:     o.notes(),
 	}
