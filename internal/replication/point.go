@@ -144,7 +144,6 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	return p, nil
 }
 
-// probeRTT measures the TCP echo round trip replica -> source once per wire.
 // settle waits until the replica has caught up and stays caught up before a point starts.
 // One catch-up that took long leaves the WAL or binlog written meanwhile behind it (a
 // PostgreSQL standby re-streams its current WAL segment after a channel switch, and
@@ -166,7 +165,8 @@ func (r *Study) settle(ctx context.Context) error {
 	}
 }
 
-// On real hosts (no lab) there is no probe: the points carry no measured RTT.
+// probeRTT measures the TCP echo round trip replica -> source once per wire. On real
+// hosts (no lab) there is no probe: the points carry no measured RTT.
 func (r *Study) probeRTT(ctx context.Context, e *study.Env) {
 	if r.rttCond != nil && *r.rttCond == e.Cond {
 		return
