@@ -38,7 +38,7 @@ func replicaOptions(t *testing.T, out *bytes.Buffer) Options {
 
 func replicationStudy(t *testing.T) *replication.Study {
 	t.Helper()
-	o := replication.Options{Channels: replication.Channels, Scenarios: []int{3}, Link: link.Condition{RateBps: 2_000_000, Delay: 10 * time.Millisecond},
+	o := replication.Options{Channels: replication.Channels, Scenarios: []int{3, 4}, LagQPS: 300, Fault: replication.Fault{At: time.Second, For: time.Second}, Link: link.Condition{RateBps: 2_000_000, Delay: 10 * time.Millisecond},
 		Loads: []int{300}, Duration: 3 * time.Second, CatchUpTimeout: time.Minute, Tables: 1, TableSize: 100, Threads: 2,
 		RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{}}
 	return replication.New(o)
@@ -49,7 +49,8 @@ func replicationStudy(t *testing.T) *replication.Study {
 // source's data address, a source and a replica through their agents with their
 // replication settings, CHANGE MASTER to the source's data address run on the replica's
 // own host, every channel's point (the tunnel's ends on both hosts, the sample agents,
-// sysbench on the source's host) and the teardown; the client is never contacted.
+// sysbench on the source's host), iptables checked for scenario 4's drop, and the
+// teardown; the client is never contacted.
 func TestDryRunReplication(t *testing.T) {
 	var out bytes.Buffer
 	if err := DryRun(context.Background(), replicaOptions(t, &out), replicationStudy(t)); err != nil {
@@ -57,7 +58,7 @@ func TestDryRunReplication(t *testing.T) {
 	}
 	text := out.String()
 	assertPrints(t, text,
-		"rep: ip link show dev eth2", "rep: sh -c 'command -v mariadbd", "rep: sh -c 'command -v ss ", "db: sh -c 'command -v ss ",
+		"rep: ip link show dev eth2", "rep: sh -c 'command -v mariadbd", "rep: sh -c 'command -v ss ", "db: sh -c 'command -v ss ", "rep: sh -c 'command -v iptables ",
 		"rep: tc filter add dev eth2 parent 1: protocol ip prio 5 u32 match ip dst 198.18.21.2/32 flowid 1:1",
 		"db: start mariadb-agent: setsid -f /tmp/wirelab-XXXXXX/wirelab agent mariadb --dir /tmp/wirelab-XXXXXX/mariadb --bind 198.18.21.2 --port 3306 --for 4h0m0s --buffer-pool 128M --server-id 1 --log-bin",
 		"rep: start mariadb-agent: setsid -f /tmp/wirelab-XXXXXX/wirelab agent mariadb --dir /tmp/wirelab-XXXXXX/mariadb --bind 198.18.20.3 --port 3306 --for 4h0m0s --buffer-pool 128M --server-id 2 --log-bin --set slave_net_timeout=10",
@@ -76,8 +77,8 @@ func TestDryRunReplication(t *testing.T) {
 	if strings.Contains(text, "app:") {
 		t.Errorf("the client was contacted by a replication study:\n%s", text)
 	}
-	if n := strings.Count(text, "stream: sysbench oltp_write_only") - 2; n != 3 {
-		t.Errorf("%d sysbench runs, want one per channel (3)", n)
+	if n := strings.Count(text, "stream: sysbench oltp_write_only") - 2; n != 6 {
+		t.Errorf("%d sysbench runs, want one per channel and scenario (6)", n)
 	}
 	// The tunnel's ends stop before the servers, the servers before the shaping goes.
 	if i, j, k := strings.Index(text, "stop tunnel-entry"), strings.Index(text, "stop mariadb-agent"), strings.LastIndex(text, "tc qdisc del dev eth2 root"); !(i < j && j < k) {

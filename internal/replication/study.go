@@ -103,9 +103,20 @@ func (r *Study) Needs() study.Needs {
 		Shaper:    o.Shaper,
 		CheckWire: o.CheckWire,
 		Tunnel:    slices.Contains(o.Channels, Tunnel),
+		Programs:  o.programs(),
 		Spec:      o.spec(),
 		Notes:     o.notes(),
 	}
+}
+
+// programs are what the study runs on its hosts besides the servers and sysbench: the
+// fault's iptables on the replica's host (a backend on other machines drops the wire
+// there; the lab's rule is on its own wire host).
+func (o Options) programs() []study.Program {
+	if !slices.Contains(o.Scenarios, 4) {
+		return nil
+	}
+	return []study.Program{{Host: lab.Replica, Name: "iptables", Why: "--scenarios 4 drops the wire with an iptables rule"}}
 }
 
 // Setup makes the replica a copy that follows the source over the native channel (the
