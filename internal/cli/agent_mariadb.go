@@ -13,7 +13,7 @@ type agentMariaDB struct{}
 
 func (agentMariaDB) start(ctx context.Context, c agentServerConfig) (remote.ServerState, func(context.Context) error, error) {
 	srv, err := mariadb.Start(ctx, mariadb.Config{Dir: c.dir, BindAddress: c.bind, Port: c.port,
-		BufferPool: c.bufferPool, Logger: c.log})
+		BufferPool: c.bufferPool, ServerID: c.repl.serverID, LogBin: c.repl.logBin, Extra: c.repl.set, Logger: c.log})
 	if err != nil {
 		return remote.ServerState{}, nil, err
 	}

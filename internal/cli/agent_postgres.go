@@ -18,6 +18,9 @@ import (
 type agentPostgres struct{}
 
 func (agentPostgres) start(ctx context.Context, c agentServerConfig) (remote.ServerState, func(context.Context) error, error) {
+	if c.repl.given() {
+		return remote.ServerState{}, nil, errors.New("--server-id, --log-bin and --set are MariaDB's replication settings; a PostgreSQL agent takes none")
+	}
 	srv, err := postgres.Start(ctx, postgres.Config{Dir: c.dir, BindAddress: c.bind, Port: c.port,
 		SharedBuffers: lab.SharedBuffers(c.bufferPool), Logger: c.log})
 	if err != nil {

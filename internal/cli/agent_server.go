@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -28,8 +29,22 @@ type agentServerConfig struct {
 	dir, bind  string
 	port       int
 	bufferPool string // --buffer-pool's form: 512M, 1G
-	log        *slog.Logger
+	// repl are MariaDB's replication settings (--server-id, --log-bin, --set): a source
+	// and its replica on two hosts, as the lab's replication study starts them.
+	repl agentRepl
+	log  *slog.Logger
 }
+
+// agentRepl are the agent's replication flags; MariaDB's agent takes them, PostgreSQL's
+// refuses them (its replica is built from a base backup, which real hosts do not run).
+type agentRepl struct {
+	serverID int
+	logBin   bool
+	set      map[string]string // more [mysqld] settings, name=value
+}
+
+// given says whether any replication flag was given.
+func (r agentRepl) given() bool { return r.serverID != 0 || r.logBin || len(r.set) > 0 }
 
 // agentEngines are the agents by subcommand, which is the engine's --engine name.
 var agentEngines = map[engine.Kind]agentEngine{
@@ -50,6 +65,17 @@ func cmdAgentServer(p *Process, kind engine.Kind, args []string) error {
 	port := fs.Int("port", remote.Port(kind), "TCP port")
 	bufferPool := fs.String("buffer-pool", "1G", "the data cache (innodb_buffer_pool_size, shared_buffers): "+lab.BufferPoolForm)
 	lifetime := fs.Duration("for", remote.DefaultFor, "stop the server and exit after this long, if nothing stopped it before")
+	repl := agentRepl{set: map[string]string{}}
+	fs.IntVar(&repl.serverID, "server-id", 0, "MariaDB: server_id (a replication source and its replica differ)")
+	fs.BoolVar(&repl.logBin, "log-bin", false, "MariaDB: write a binary log (GTIDs, ROW), as a replication source and replica do")
+	fs.Func("set", "MariaDB: one more [mysqld] setting, name=value (repeatable)", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("want name=value, got %q", v)
+		}
+		repl.set[strings.TrimSpace(k)] = val
+		return nil
+	})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,7 +102,7 @@ func cmdAgentServer(p *Process, kind engine.Kind, args []string) error {
 	}()
 	log := p.Logger.With("component", "agent-"+string(kind))
 	st, stop, err := agentEngines[kind].start(ctx, agentServerConfig{dir: *dir, bind: *bind, port: *port,
-		bufferPool: *bufferPool, log: log})
+		bufferPool: *bufferPool, repl: repl, log: log})
 	if err != nil {
 		err = fmt.Errorf("%s: %w", name, err)
 		if werr := remote.WriteState(*dir, remote.ServerState{Error: err.Error()}); werr != nil {

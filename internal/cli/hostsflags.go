@@ -53,18 +53,8 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	if h == nil {
 		return nil, nil
 	}
-	if !h.given() {
-		for _, n := range []string{"insecure-host-key", "dry-run", "deadman-ttl"} {
-			if given(h.fs, n) {
-				return nil, usagef("--%s applies only with --hosts", n)
-			}
-		}
-		return nil, nil
-	}
-	for _, n := range []string{"server-dsn", "server-password-file", "server-tls-dir", "shaper"} {
-		if given(h.fs, n) {
-			return nil, usagef("--hosts: --%s does not apply on real hosts (the inventory names the server; the client's NIC is shaped with HTB, and netem or wirelab's delay line for delay); drop it", n)
-		}
+	if on, err := h.check(); !on || err != nil {
+		return nil, err
 	}
 	// pgbench's progress comes on its standard error and its latencies in log files, which
 	// the SSH launcher does not bring back: the load on real hosts is sysbench's.
@@ -75,6 +65,38 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	if err != nil {
 		return nil, err
 	}
+	o, err := h.load(p, k)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.Inventory.Clients(); err != nil {
+		return nil, usagef("--hosts: %s: %v", o.Inventory.Path, err)
+	}
+	return o, nil
+}
+
+// check refuses the other host flags without --hosts, and with it the flags real hosts
+// do not take; it says whether --hosts was given.
+func (h *hostsFlags) check() (bool, error) {
+	if !h.given() {
+		for _, n := range []string{"insecure-host-key", "dry-run", "deadman-ttl"} {
+			if given(h.fs, n) {
+				return false, usagef("--%s applies only with --hosts", n)
+			}
+		}
+		return false, nil
+	}
+	for _, n := range []string{"server-dsn", "server-password-file", "server-tls-dir", "shaper"} {
+		if given(h.fs, n) {
+			return true, usagef("--hosts: --%s does not apply on real hosts (the inventory names the server; the client's NIC is shaped with HTB, and netem or wirelab's delay line for delay); drop it", n)
+		}
+	}
+	return true, nil
+}
+
+// load checks the flags every study on hosts shares, loads the inventory and checks that
+// its server starts an engine k server; it contacts nobody.
+func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
 	if *h.ttl < 3*time.Second || *h.ttl > time.Hour {
 		return nil, usagef("--deadman-ttl %s: want 3s..1h, e.g. 30s", *h.ttl)
 	}

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/replication"
 )
 
@@ -22,6 +24,9 @@ Scenarios: 1 lag vs RTT at --qps; 2 max sustainable load (a search to --precisio
 repeated near the limit); 3 wire bandwidth by load with no rate cap; 4 (opt-in)
 drop the wire mid-load and check that replication heals.
 After every point the replica catches up and every table's checksum must match.
+--hosts hosts.yaml (MariaDB): the source on the inventory's server, the replica on its
+replica host (nic: the NIC shaped toward the server, as a client's in run); see
+docs/ssh-hosts.md.
 --quick: RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points, 20 s search probes (≤ 15 min)`
 
 // replicationQuick are --quick's values for the replication study.
@@ -37,6 +42,7 @@ type replicationFlags struct {
 	quick, awake, noWait *bool
 	link                 *link.Flags
 	tunnel               *tunnelFlags
+	hosts                *hostsFlags
 	fs                   *flag.FlagSet // for which flags were given
 }
 
@@ -51,6 +57,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:   link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
 		tunnel: addTunnelFlags(fs, "zstd"),
+		hosts:  addHostsFlags(fs),
 	}
 	fs.Func("rate-cap", "the same as --rate (the wire's cap in scenarios 1, 2 and 4)", func(s string) error { return fs.Set("rate", s) })
 	return f
@@ -59,18 +66,51 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 func studyReplication(p *Process, args []string) error {
 	fs := newFlagSet(p, "study replication", replicationHelp,
 		"wirelab study replication --quick\nwirelab study replication --engine postgres --quick\n"+
-			"wirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s")
+			"wirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s\n"+
+			"wirelab study replication --hosts hosts.yaml --quick --scenarios 3 --dry-run")
 	f := addReplicationFlags(fs)
 	o, out, err := studyPreamble(p, fs, args, "replication", f.quick, replicationQuick, f.out, f.options)
 	if err != nil {
 		return err
 	}
-	if err := preflight(p, o.Shaper, o.Link); err != nil {
+	ho, err := f.hostsOptions(p, &o)
+	if err != nil {
 		return err
+	}
+	if ho == nil {
+		if err := preflight(p, o.Shaper, o.Link); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
 		o.Engine.Title(), replication.ChannelList(o.Channels), scenarioList(o.Scenarios), o.Link, out)
-	return runStudy(p, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+}
+
+// hostsOptions are the real hosts' options with --hosts (nil without), after refusing,
+// before anything is contacted, what the study does not do there: PostgreSQL (its standby
+// is a base backup the lab takes) and `link check` (iperf3 on both hosts), which
+// --check-wire asks for by default and which is then left out, as run and bandwidth
+// leave it out.
+func (f *replicationFlags) hostsOptions(p *Process, o *replication.Options) (*remote.Options, error) {
+	if on, err := f.hosts.check(); !on || err != nil {
+		return nil, err
+	}
+	switch {
+	case o.Engine != engine.MariaDB:
+		return nil, usagef("--hosts: study replication --engine %s runs in the namespace lab only (its standby is a base backup across the wire, which real hosts do not run yet): drop --engine, or drop --hosts", o.Engine)
+	case given(f.fs, "check-wire") && o.CheckWire:
+		return nil, usagef("--hosts: --check-wire: the wire check (iperf3 between the hosts) is not run on real hosts: drop --check-wire")
+	}
+	o.CheckWire = false
+	ho, err := f.hosts.load(p, o.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ho.Inventory.ReplicaFor(string(o.Engine)); err != nil {
+		return nil, usagef("--hosts: %s: %v", ho.Inventory.Path, err)
+	}
+	return ho, nil
 }
 
 // options are the study's Options from every flag, validated before anything touches the

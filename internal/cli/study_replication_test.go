@@ -49,18 +49,24 @@ func TestStudyReplicationBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			p, _, errb, f := testProcess(t, true)
-			code := Main(append([]string{"study", "replication"}, c.args...), p)
-			if code != 2 {
-				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
-			}
-			if !strings.Contains(errb.String(), c.want) {
-				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
-			}
-			if len(f.Calls) > 0 {
-				t.Errorf("bad input ran commands: %v", f.Calls)
-			}
+			assertUsage(t, append([]string{"study", "replication"}, c.args...), c.want)
 		})
+	}
+}
+
+// assertUsage runs wirelab with args and wants a usage error naming want, with no
+// command run.
+func assertUsage(t *testing.T, args []string, want string) {
+	t.Helper()
+	p, _, errb, f := testProcess(t, true)
+	if code := Main(args, p); code != 2 {
+		t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
+	}
+	if !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q does not name %q", errb.String(), want)
+	}
+	if len(f.Calls) > 0 {
+		t.Errorf("bad input ran commands: %v", f.Calls)
 	}
 }
 
@@ -123,4 +129,50 @@ func TestStudyReplicationEngineChannels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With --hosts, what the study does not do on real hosts, and an inventory without what
+// it needs of the replica, are refused by name before anything is contacted.
+func TestStudyReplicationHostsRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		t.Helper()
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte("defaults: {user: root}\nhosts:\n"+body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	const server = "  - {name: db, role: server, address: 198.18.30.2, server: {start: mariadb}}\n"
+	good := write("good.yaml", server+"  - {name: rep, role: replica, address: 198.18.30.1, nic: eth0, server: {start: mariadb}}\n")
+	noNIC := write("nonic.yaml", server+"  - {name: rep, role: replica, address: 198.18.30.1, server: {start: mariadb}}\n")
+	noReplica := write("norep.yaml", server+"  - {name: app, role: client, address: 198.18.30.1, nic: eth0}\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hosts", good, "--engine", "postgres", "--channels", "native,tunnel"}, "--hosts: study replication --engine postgres runs in the namespace lab only"},
+		{[]string{"--hosts", good, "--check-wire"}, "--hosts: --check-wire"},
+		{[]string{"--hosts", good, "--shaper", "netem"}, "--hosts: --shaper does not apply"},
+		{[]string{"--hosts", noNIC}, "hosts[1] (rep): nic: missing"},
+		{[]string{"--hosts", noReplica}, "0 with role replica"},
+		{[]string{"--dry-run"}, "--dry-run applies only with --hosts"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			assertUsage(t, append([]string{"study", "replication", "--out", t.TempDir()}, c.args...), c.want)
+		})
+	}
+}
+
+// An inventory made for study replication (a replica, no client) is refused by the
+// studies that load a server from a client, before anything is contacted.
+func TestRunHostsWantsAClient(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "hosts.yaml")
+	if err := os.WriteFile(f, []byte("defaults: {user: root}\nhosts:\n"+
+		"  - {name: db, role: server, address: 198.18.30.2, server: {start: mariadb}}\n"+
+		"  - {name: rep, role: replica, address: 198.18.30.1, nic: eth0, server: {start: mariadb}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	assertUsage(t, []string{"run", "--hosts", f, "--out", t.TempDir()}, "0 with role client")
 }

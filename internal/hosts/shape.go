@@ -236,7 +236,8 @@ func classPlan(dev string, c link.Condition, netem bool) [][]string {
 }
 
 // UndoShape is what removes any shaping PlanShape made on nic: the delay line's rules
-// (jumps first, for either address family: the peer's is not known here), then the
+// and a wire fault's (jumps first, for either address family: the peer's is not known
+// here), then the
 // delayer, then the root and ingress qdiscs (their classes and filters go with them; the
 // kernel puts the NIC's default root qdisc back) and the IFB device. RemoteLink and
 // `wirelab down --hosts` run it over SSH.
@@ -253,7 +254,10 @@ func UndoFile(nic string) [][]string { return append(undoRules(), undoQdiscs(nic
 // waits for it to release what it holds and exit.
 func StopDelayer(nic string) []string { return retire(delayerPidFile(nic), delayerMark) }
 
-func undoRules() [][]string { return append(queueHooks(false).Undo(), queueHooks(true).Undo()...) }
+// undoRules are the iptables rules' undo: the delay line's and a wire fault's (PlanDrop).
+func undoRules() [][]string {
+	return append(append(queueHooks(false).Undo(), queueHooks(true).Undo()...), UndoDrop()...)
+}
 
 func undoQdiscs(nic string) [][]string {
 	return [][]string{

@@ -149,9 +149,9 @@ func (inv *Inventory) expand(home string) {
 
 var nameRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,62}$`)
 
-// Validate checks every host and the roles: one or more clients (a study that loads the
-// server from one host only refuses more, naming them), exactly one server, any number of
-// replicas. All problems are reported together.
+// Validate checks every host and the roles: one or more clients (or none beside a
+// replica; a study that loads the server from one host only refuses more, naming them),
+// exactly one server, any number of replicas. All problems are reported together.
 func (inv *Inventory) Validate() error {
 	var errs []error
 	seen := map[string]bool{}
@@ -202,7 +202,9 @@ func (inv *Inventory) Validate() error {
 		}
 		errs = append(errs, h.validateServer(where)...)
 	}
-	if count[Client] == 0 {
+	// No client is fine beside a replica: study replication measures across the replica's
+	// wire, and the studies that need a client say so (Clients).
+	if count[Client] == 0 && count[Replica] == 0 {
 		errs = append(errs, errors.New("hosts: none with role client; want at least one"))
 	}
 	if count[Server] != 1 {

@@ -40,10 +40,19 @@ func TestExampleInventory(t *testing.T) {
 	if s.Server.Start != "mariadb" || s.PeerAddress() != "10.0.1.6" || s.SSHAddr() != "10.0.0.6:22" {
 		t.Errorf("server: %+v", s)
 	}
-	r := inv.Role(Replica)[0]
-	if r.User != "ops" || r.SSHAddr() != "db2.example.net:2222" || r.Server.PasswordEnv != "WIRELAB_DB2_PASSWORD" {
-		t.Errorf("replica overrides: %+v", r)
+	r, err := inv.ReplicaFor("mariadb")
+	if err != nil || r.User != "ops" || r.SSHAddr() != "db2.example.net:2222" || r.NIC != "eth1" {
+		t.Errorf("replica overrides: %+v, %v", r, err)
 	}
+}
+
+func TestPasswordEnv(t *testing.T) {
+	inv, err := Parse([]byte(strings.Replace(good, "name: s, role: server, address: 198.18.10.2, server: {start: mariadb}",
+		`name: db2, role: server, address: 198.18.10.2, server: {dsn: "b@tcp(h:3306)/db", password_env: WIRELAB_DB2_PASSWORD}`, 1)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := inv.Role(Server)[0]
 	env := map[string]string{"WIRELAB_DB2_PASSWORD": "s3cret"}
 	if pw, err := r.Password(func(k string) string { return env[k] }); err != nil || pw != "s3cret" {
 		t.Errorf("password from env: %q, %v", pw, err)
@@ -68,7 +77,7 @@ func TestInventoryErrorsNameHostAndField(t *testing.T) {
 		{"unknown field", strings.Replace(good, "nic:", "nics:", 1), "field nics not found"},
 		{"no nic", strings.Replace(good, ", nic: eth0", "", 1), "hosts[0] (c): nic: missing"},
 		{"bad role", strings.Replace(good, "role: client", "role: clnt", 1), `hosts[0] (c): role: "clnt"`},
-		{"no client", strings.Replace(good, "role: client", "role: replica, server: {start: mariadb}", 1), "none with role client; want at least one"},
+		{"no client", strings.Replace(good, "role: client, address: 198.18.10.1, nic: eth0", "role: server, address: 198.18.10.1, server: {start: mariadb}", 1), "none with role client; want at least one"},
 		{"port in address", strings.Replace(good, "198.18.10.2", "198.18.10.2:22", 1), "hosts[1] (s): address"},
 		{"duplicate", strings.Replace(good, "name: s,", "name: c,", 1), `"c" is used twice`},
 		{"missing key file", strings.Replace(good, "{user: u}", "{user: u, key: /nonexistent/id}", 1), "hosts[0] (c): key: stat /nonexistent/id"},
@@ -170,5 +179,51 @@ hosts:
 	named = strings.Replace(named, "role: server,", "role: server, data_address: 198.18.10.2,", 1)
 	if inv, err := Parse([]byte(named), ""); err != nil || inv.Role(Server)[0].Address != "db.example.net" {
 		t.Errorf("named dsn: %v", err)
+	}
+}
+
+// study replication's inventory: a server and a replica with a nic; a client is allowed
+// beside them (and ignored), not required; what the study needs of the replica is named
+// by hosts[i] and field, before anything is contacted.
+func TestReplicaFor(t *testing.T) {
+	const repl = `
+defaults: {user: u}
+hosts:
+  - {name: s, role: server, address: 198.18.10.2, server: {start: mariadb}}
+  - {name: r, role: replica, address: 198.18.10.3, nic: eth1, server: {start: mariadb}}
+`
+	inv, err := Parse([]byte(repl), "")
+	if err != nil {
+		t.Fatalf("an inventory with a replica and no client: %v", err)
+	}
+	if r, err := inv.ReplicaFor("mariadb"); err != nil || r.Name != "r" || r.NIC != "eth1" {
+		t.Errorf("ReplicaFor = %+v, %v", r, err)
+	}
+	if _, err := inv.Clients(); err == nil || !strings.Contains(err.Error(), "0 with role client") {
+		t.Errorf("Clients without a client: %v", err)
+	}
+	withClient, err := Parse([]byte(repl+"  - {name: c, role: client, address: 198.18.10.1, nic: eth0}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := withClient.ReplicaFor("mariadb"); err != nil || r.Name != "r" {
+		t.Errorf("ReplicaFor beside a client = %+v, %v", r, err)
+	}
+	for _, c := range []struct{ name, yaml, start, want string }{
+		{"no replica", good, "mariadb", "0 with role replica"},
+		{"no nic", strings.Replace(repl, ", nic: eth1", "", 1), "mariadb", "hosts[1] (r): nic: missing"},
+		{"an existing server", strings.Replace(repl, "nic: eth1, server: {start: mariadb}", `nic: eth1, server: {dsn: "b@tcp(h:3306)/db", password_env: P}`, 1), "mariadb", "hosts[1] (r): server: want {start: mariadb}"},
+		{"another engine", repl, "postgres", "hosts[1] (r): server: start mariadb, and the study's --engine is postgres"},
+		{"two replicas", repl + "  - {name: r2, role: replica, address: 198.18.10.4, nic: eth0, server: {start: mariadb}}\n", "mariadb", "2 with role replica"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inv, err := Parse([]byte(c.yaml), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := inv.ReplicaFor(c.start); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q, got %v", c.want, err)
+			}
+		})
 	}
 }

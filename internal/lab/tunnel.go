@@ -31,9 +31,16 @@ type TunnelOptions struct {
 	ServerHost string
 }
 
-// TunnelArgv is the command line of one end, with mutual TLS from certDir.
+// TunnelArgv is the command line of one end in the lab, with mutual TLS from certDir.
 func TunnelArgv(self string, role tunnel.Role, certDir string, o TunnelOptions) []string {
-	exit := net.JoinHostPort(HostAddr[Server], strconv.Itoa(TunnelExitPort))
+	return TunnelArgvAt(self, role, certDir, HostAddr[Server], o)
+}
+
+// TunnelArgvAt is the command line of one end whose exit listens on exitAddr (the server
+// host's address across the wire, where the entry dials it) on TunnelExitPort; the entry
+// listens on 127.0.0.1:TunnelEntryPort of its own host.
+func TunnelArgvAt(self string, role tunnel.Role, certDir, exitAddr string, o TunnelOptions) []string {
+	exit := net.JoinHostPort(exitAddr, strconv.Itoa(TunnelExitPort))
 	listen, to := net.JoinHostPort("127.0.0.1", strconv.Itoa(TunnelEntryPort)), exit
 	cert, key := tunnel.EntryCertFile, tunnel.EntryKeyFile
 	if role == tunnel.Exit {

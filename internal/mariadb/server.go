@@ -204,3 +204,15 @@ func findBinary(explicit, name string) (string, error) {
 	}
 	return p, nil
 }
+
+// Attach makes s, a server started elsewhere (by `wirelab agent mariadb` on another host)
+// and described by its exported fields, one this process administers: runner runs the
+// mariadb client where s.Socket is (on that host, as root), so Exec, Rows and the
+// replication calls work on it. Stopping it stays the starter's business.
+func Attach(s *Server, runner execx.Runner) *Server {
+	s.runner = runner
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	return s
+}

@@ -64,21 +64,26 @@ type host struct {
 // switch of its own), sysbench runs on the clients, MariaDB or PostgreSQL (an Engine) on
 // the server, and `wirelab agent sample` on every host streams the per-second wire and
 // CPU counters back. With several clients it is a study.Fleet: a point's threads are
-// split among them.
+// split among them. For the replication study the host across the wire is the
+// inventory's replica instead of its clients: it runs the replica's MariaDB and its NIC
+// is the one shaped.
 type Backend struct {
 	o  Options
 	id string
-	// clients are the inventory's client hosts in file order; links and targets their
+	// clients are the hosts across the wire from the server: the inventory's client hosts
+	// in file order, or its replica when far is lab.Replica; links and targets their
 	// shaping, index for index.
 	clients []*host
+	far     string // the lab role the first of clients stands for: lab.Client or lab.Replica
 	server  *host
 	links   []*hosts.RemoteLink
 	targets []hosts.ShapeTarget
 	cond    link.Condition
 	// engine is the server's, as --engine and the inventory's start: name it.
 	engine Engine
-	// serverPid is the server's main pid on the server host, once started.
-	serverPid int
+	// serverPid is the server's main pid on the server host, once started; farPid the
+	// far host's own server's (the replica), 0 when it runs none.
+	serverPid, farPid int
 	// facts are the client's and server's hosts as their agents read them.
 	facts []result.Host
 	log   *slog.Logger
@@ -107,18 +112,25 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 		return nil, err
 	}
 	inv := o.Inventory
-	cls, sv := inv.Role(inventory.Client), inv.Role(inventory.Server)[0]
 	if err := CheckServer(inv, eng.Spec().Kind); err != nil {
 		return nil, err
 	}
-	if err := checkClients(inv, needs); err != nil {
+	far := needs.Hosts[0]
+	cls, err := farHosts(inv, far, eng.Spec().Kind)
+	if err != nil {
 		return nil, err
+	}
+	sv := inv.Role(inventory.Server)[0]
+	if far == lab.Client {
+		if err := checkClients(inv, needs); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkExisting(inv, needs); err != nil {
 		return nil, err
 	}
 	b := &Backend{o: o, id: "h" + strconv.FormatInt(time.Now().Unix(), 36), cond: needs.Condition, engine: eng,
-		log: o.Logger.With("component", "remote")}
+		far: far, log: o.Logger.With("component", "remote")}
 	fail := func(err error) (*Backend, error) {
 		return nil, errors.Join(err, b.Down(context.WithoutCancel(ctx)))
 	}
@@ -140,7 +152,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	if err != nil {
 		return fail(fmt.Errorf("%s: host %s: the server's data address %q must be an IP address (the shaping matches it): set data_address", inv.Path, sv.Name, sv.PeerAddress()))
 	}
-	if err := b.preflight(ctx, needs.Programs); err != nil {
+	if err := b.preflight(ctx, needs); err != nil {
 		return fail(err)
 	}
 	for i, cl := range cls {
@@ -149,7 +161,9 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 			keep = keepPorts(cl, sv)
 		}
 		b.targets = append(b.targets, hosts.ShapeTarget{Host: cl.Name, NIC: cl.NIC, Peer: peer, Count: true, KeepPorts: keep})
-		if needs.Condition.NeedsDelayLine() {
+		// Replication's scenarios delay the wire (its RTTs) after a start without a
+		// condition, so its delay line is found up front too.
+		if needs.Condition.NeedsDelayLine() || far == lab.Replica {
 			if err := b.detectDelayLine(ctx, i); err != nil {
 				return fail(err)
 			}
@@ -239,20 +253,56 @@ func (b *Backend) detectDelayLine(ctx context.Context, i int) error {
 }
 
 // supported refuses, before anything is made, what this backend does not run, and names
-// the server's engine: it carries a client and one server it starts (the run and
-// bandwidth studies' shape), loaded by sysbench.
+// the server's engine. It carries two shapes: a client and one server it starts (run,
+// bandwidth, transport), loaded by sysbench; or a MariaDB source on the server host and
+// its replica on the replica host (replication), the tunnel's ends included.
 func supported(needs study.Needs) (Engine, error) {
-	if len(needs.Hosts) != 2 || needs.Hosts[0] != lab.Client || len(needs.Servers) != 1 || needs.Servers[0].Host != lab.Server {
-		return nil, errors.New("--hosts: this study needs hosts other than one client and one server; on real hosts wirelab runs `run`, `study bandwidth` and `study transport`")
+	if len(needs.Hosts) > 0 && needs.Hosts[0] == lab.Replica && len(needs.Servers) > 0 && !isMariaDB(needs.Servers[0].DB.Engine) {
+		return nil, errors.New("--hosts: study replication --engine postgres runs in the namespace lab only (its standby is a base backup across the wire, which real hosts do not run yet): drop --engine, or drop --hosts")
+	}
+	if !clientShape(needs) && !replicaShape(needs) {
+		return nil, errors.New("--hosts: this study needs hosts other than one client and one server, or a server and its replica; on real hosts wirelab runs `run`, `study bandwidth`, `study transport` and `study replication`")
 	}
 	sv := needs.Servers[0]
-	if needs.Tunnel {
-		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends run in the namespace lab only: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
+	if needs.Tunnel && !replicaShape(needs) {
+		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends start on real hosts for study replication only so far: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
 	}
 	if d := needs.Data.Driver; d != "" && d != study.DriverSysbench {
 		return nil, fmt.Errorf("--hosts: --driver %s: on real hosts the load is sysbench's; drop --hosts to run %s in the namespace lab", d, d)
 	}
 	return engineOf(sv.DB.Engine)
+}
+
+func isMariaDB(k engine.Kind) bool { return k == "" || k == engine.MariaDB }
+
+// clientShape is run's, bandwidth's and transport's: a client and one server.
+func clientShape(needs study.Needs) bool {
+	return len(needs.Hosts) == 2 && needs.Hosts[0] == lab.Client && needs.Hosts[1] == lab.Server &&
+		len(needs.Servers) == 1 && needs.Servers[0].Host == lab.Server
+}
+
+// replicaShape is replication's: a replica host across the wire from the server, with a
+// server on each (PostgreSQL's study asks for the primary alone: not this shape).
+func replicaShape(needs study.Needs) bool {
+	return len(needs.Hosts) == 2 && needs.Hosts[0] == lab.Replica && needs.Hosts[1] == lab.Server &&
+		len(needs.Servers) == 2 && needs.Servers[0].Host == lab.Server && needs.Servers[1].Host == lab.Replica
+}
+
+// farHosts are the inventory's hosts for role far: its clients, or its replica (which
+// must have a nic and start an engine k server), named by hosts[i] in the error.
+func farHosts(inv *inventory.Inventory, far string, k engine.Kind) ([]inventory.Host, error) {
+	if far == lab.Replica {
+		h, err := inv.ReplicaFor(string(k))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", inv.Path, err)
+		}
+		return []inventory.Host{h}, nil
+	}
+	cs, err := inv.Clients()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", inv.Path, err)
+	}
+	return cs, nil
 }
 
 // CheckServer refuses an inventory whose server is of another engine than k, the
@@ -355,29 +405,42 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 
 // preflight checks, changing nothing, that wirelab is root on every host (directly or
 // through `sudo -n`), that each client's NIC can be shaped and every host has the programs
-// the backend and the study's own helpers (extra) run there.
-func (b *Backend) preflight(ctx context.Context, extra []study.Program) error {
+// the backend and the study's own helpers (needs.Programs) run there.
+func (b *Backend) preflight(ctx context.Context, needs study.Needs) error {
 	for _, h := range b.all() {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
 		}
 	}
 	spec := b.engine.Spec()
+	why, farNeeds := "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
+		program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}
+	if b.far == lab.Replica {
+		why = "the replica host shapes its NIC and runs the replica's " + spec.Kind.Title()
+		farNeeds = append(farNeeds[:2], spec.ReplicaNeeds()...)
+	}
+	if needs.Tunnel {
+		// StartTunnel waits for each end to listen with ss.
+		farNeeds = append(farNeeds, program("ss", "iproute2"))
+	}
 	for _, c := range b.clients {
 		if err := hosts.CheckNIC(ctx, c.h, c.inv.NIC); err != nil {
 			return fmt.Errorf("%s: %w", b.o.Inventory.Path, err)
 		}
-		if err := check(ctx, c.h, "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
-			program("ip", "iproute2"), program("sysbench", "sysbench"), sysbenchDriver(spec.Driver)}); err != nil {
+		if err := check(ctx, c.h, why, farNeeds); err != nil {
 			return err
 		}
 	}
 	if b.server != nil {
-		if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", spec.ServerNeeds); err != nil {
+		serverNeeds := spec.ServerNeeds
+		if needs.Tunnel {
+			serverNeeds = append(slices.Clip(serverNeeds), program("ss", "iproute2"))
+		}
+		if err := check(ctx, b.server.h, "the server runs "+spec.Kind.Title()+" and prepares the data set over its socket", serverNeeds); err != nil {
 			return err
 		}
 	}
-	for _, p := range extra {
+	for _, p := range needs.Programs {
 		h := b.hostOf(p.Host)
 		if _, err := h.h.Run(ctx, "sh", "-c", program(p.Name, p.Name).Check); err != nil {
 			return fmt.Errorf("host %s: %s is not installed (%s): install it (Debian: apt-get install %s), or drop what needs it", h.inv.Name, p.Name, p.Why, p.Name)
@@ -408,9 +471,9 @@ func (b *Backend) Describe() string {
 	for i, c := range b.clients {
 		cls[i] = fmt.Sprintf("%s (%s, NIC %s)", c.inv.Name, c.inv.Address, c.inv.NIC)
 	}
-	word := "client"
+	word := b.far // client or replica
 	if len(cls) > 1 {
-		word = "clients"
+		word += "s"
 	}
 	if b.server == nil {
 		sv := b.o.Inventory.Role(inventory.Server)[0]
@@ -435,7 +498,8 @@ func (b *Backend) Clients() []study.ClientHost {
 func (b *Backend) Lab() *lab.Lab { return nil }
 
 // hostOf is the host of a lab role: the server's for lab.Server, the i-th client's for
-// study.ClientRole(i), the first client's otherwise.
+// study.ClientRole(i), the replica's for lab.Replica when it is the far host, the first
+// far host's otherwise.
 func (b *Backend) hostOf(role string) *host {
 	if role == lab.Server {
 		return b.server
@@ -474,12 +538,6 @@ func (b *Backend) StartHelper(ctx context.Context, role, name string, argv []str
 	}
 	b.track(p)
 	return nil
-}
-
-// StartTunnel implements study.Backend. The tunnel's ends are not started on real hosts
-// yet: Open refuses a study that needs them (Needs.Tunnel), so this is not reached.
-func (b *Backend) StartTunnel(context.Context, string, string, lab.TunnelOptions) (string, error) {
-	return "", errors.New("--hosts: the tunnel's ends are not started on real hosts")
 }
 
 // Shape implements study.Backend: each client's NIC toward the server, each under its
@@ -525,7 +583,7 @@ func (b *Backend) Wire() study.WireState {
 				if len(b.clients) > 1 {
 					nic, ifb = h.inv.Name+":"+nic, h.inv.Name+":"+ifb
 				}
-				out = append(out, link.Directions(c, shapers[i], map[string]string{lab.Server: nic, lab.Client: ifb})...)
+				out = append(out, link.Directions(c, shapers[i], map[string]string{lab.Server: nic, b.far: ifb})...)
 			}
 			return out
 		}}
@@ -554,30 +612,37 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 }
 
 // StartServer implements study.Backend: the engine's server from the host's package in a
-// temp datadir, through `wirelab agent <engine>`, listening on the server's data address
-// (and on 127.0.0.1 when sv.Loopback); its client files (TLS) are copied to every client,
-// where sysbench reads them. A dry run starts the agent on its printing host and returns
-// the server as planned (Plan).
+// temp datadir, through `wirelab agent <engine>`, listening on its host's data address
+// (and on 127.0.0.1 when sv.Loopback). The server host's server has its client files
+// (TLS) copied to every client, where sysbench reads them; the replica host's (sv.Host
+// lab.Replica) is returned as it is. An existing server (sv.Existing) is returned as it
+// is. A dry run starts the agent on its printing host and returns the server as planned
+// (Plan).
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
 	if sv.Existing != nil {
 		return sv.Existing, nil // running already, and not wirelab's to start
 	}
-	o := b.serverOptions(sv)
+	h := b.hostOf(sv.Host)
+	o := b.serverOptions(sv, h)
 	// The server runs as its own OS user (mysql, postgres) and must reach its datadir
 	// inside wirelab's directory (0700 from mktemp): searchable, not listable; its own
 	// files keep their modes.
-	if _, err := b.server.h.Run(ctx, "chmod", "0711", b.server.stage.Dir); err != nil {
-		return nil, fmt.Errorf("let %s's user reach %s: %w", o.Engine.Title(), b.server.stage.Dir, err)
+	if _, err := h.h.Run(ctx, "chmod", "0711", h.stage.Dir); err != nil {
+		return nil, fmt.Errorf("let %s's user reach %s: %w", o.Engine.Title(), h.stage.Dir, err)
 	}
 	start := Start
 	if b.o.DryRun != nil {
 		start = Plan
 	}
-	s, err := start(ctx, b.server.h, o)
+	s, err := start(ctx, h.h, o)
 	if err != nil {
 		return nil, err
 	}
 	b.track(s)
+	if h != b.server {
+		b.farPid = s.Pid()
+		return s, nil
+	}
 	b.serverPid = s.Pid()
 	certs, err := b.copyClientFiles(ctx, s.Conn().CertDir)
 	if err != nil {
@@ -586,17 +651,17 @@ func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Serv
 	return clientView{Server: s, certDir: certs}, nil
 }
 
-// serverOptions is how the server of sv starts on the server host: on the host's data
-// address, and on 127.0.0.1 too when a load driver on the server host reaches it over
-// TCP (sv.Loopback).
-func (b *Backend) serverOptions(sv study.Server) ServerOptions {
+// serverOptions is how the server of sv starts on its host h: on the host's data
+// address, and on 127.0.0.1 too when a load driver on the host reaches it over TCP
+// (sv.Loopback), with sv's replication settings.
+func (b *Backend) serverOptions(sv study.Server, h *host) ServerOptions {
 	k := b.engine.Spec().Kind
-	bind := b.server.inv.PeerAddress()
+	bind := h.inv.PeerAddress()
 	if sv.Loopback {
 		bind += ",127.0.0.1"
 	}
-	return ServerOptions{Engine: k, Agent: b.server.stage.Agent, Dir: path.Join(b.server.stage.Dir, string(k)),
-		Bind: bind, BufferPool: sv.DB.BufferPool}
+	return ServerOptions{Engine: k, Agent: h.stage.Agent, Dir: path.Join(h.stage.Dir, string(k)),
+		Bind: bind, BufferPool: sv.DB.BufferPool, ServerID: sv.DB.ServerID, LogBin: sv.DB.LogBin, Extra: sv.DB.Extra}
 }
 
 // clientCerts is where each client keeps its copy of the server's client files, relative

@@ -43,6 +43,18 @@ type EngineSpec struct {
 	WatchTree bool
 }
 
+// ReplicaNeeds are what a host that runs a replica of the server must have: the server's
+// programs without the load driver, which runs on the source's host.
+func (s EngineSpec) ReplicaNeeds() []Need {
+	var out []Need
+	for _, n := range s.ServerNeeds {
+		if n.What != "sysbench" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Need is one pre-check: a shell test run on the host, and what to install when it fails.
 type Need struct {
 	What    string // what is missing, e.g. "mariadbd", "PostgreSQL's initdb, postgres and psql"

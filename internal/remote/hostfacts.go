@@ -31,7 +31,7 @@ func (b *Backend) readFacts(ctx context.Context, h *host, role string) (result.H
 // study weigh each side against them.
 func (b *Backend) readAllFacts(ctx context.Context) error {
 	for _, h := range b.all() { // an existing server's host is not logged in to, so not known
-		role := "client"
+		role := b.far // the client hosts', or the replica's
 		if h == b.server {
 			role = "server"
 		}

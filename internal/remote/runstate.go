@@ -98,11 +98,12 @@ pkill -KILL -f "$d/"
 rm -rf -- "$d"`
 
 // Down removes what any wirelab run made on the inventory's hosts: on each host every
-// marked wirelab directory (its processes first), and on every client its NIC's shaping
-// and its dead-man switch, and the tables a run recorded on an existing server and did
-// not drop (o.DropExisting). It needs no state from the run on this machine (a kill -9
-// leaves none behind it), so it works from any machine that reaches the hosts. An
-// existing server's host is not logged in to. It tries every host.
+// marked wirelab directory (its processes first: servers' agents, tunnel ends, helpers),
+// on every client and a replica with a nic the NIC's shaping and its dead-man switch, and
+// the tables a run recorded on an existing server and did not drop (o.DropExisting). It
+// needs no state from the run on this machine (a kill -9 leaves none behind it), so it
+// works from any machine that reaches the hosts. An existing server's host is not logged
+// in to. It tries every host.
 func Down(ctx context.Context, o Options) error {
 	inv := o.Inventory
 	b := &Backend{o: o}
@@ -134,7 +135,8 @@ func Down(ctx context.Context, o Options) error {
 				errs = append(errs, fmt.Errorf("host %s: clean %s: %w", ih.Name, dir, err))
 			}
 		}
-		if ih.Role == inventory.Client && ih.NIC != "" {
+		// The client's NIC is shaped by run and the studies, the replica's by replication.
+		if (ih.Role == inventory.Client || ih.Role == inventory.Replica) && ih.NIC != "" {
 			if err := hosts.ClearNIC(ctx, h.h, ih.NIC); err != nil {
 				errs = append(errs, err)
 			}

@@ -94,7 +94,7 @@ func (s *sampler) Start(ctx context.Context) error {
 			feeds = append(feeds, driver)
 			s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
 		} else {
-			wire = append(wire, "--comm", "sysbench")
+			wire = append(wire, b.farWatch()...)
 		}
 		s.run(ctx, c.h, agentArgv(c.stage.Agent, wire...), client)
 		srcs = append(srcs, feedsOf(client, driver))
@@ -130,6 +130,18 @@ func (b *Backend) targetOf(h *host) hosts.ShapeTarget {
 		}
 	}
 	return b.targets[0]
+}
+
+// farWatch are the far host's sample agent's flags for its side's CPU: the replica's
+// mariadbd by its pid when the far host runs one (replication), else sysbench by name.
+func (b *Backend) farWatch() []string {
+	if b.farPid > 0 {
+		return []string{"--pid", strconv.Itoa(b.farPid)}
+	}
+	if b.far == lab.Replica { // a dry run's replica: its pid is not known yet
+		return []string{"--comm", b.engine.Spec().Comms[0]}
+	}
+	return []string{"--comm", "sysbench"}
 }
 
 // serverWatch are the sample agent's flags that pick the server's processes on its host:

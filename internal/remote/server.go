@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +59,11 @@ type ServerOptions struct {
 	// BufferPool is the data cache in --buffer-pool's form (innodb_buffer_pool_size,
 	// shared_buffers); "" = the agent's default (1G).
 	BufferPool string
+	// ServerID, LogBin and Extra are MariaDB's replication settings (lab.DBOptions'): a
+	// source and its replica on two hosts. Zero values leave the agent's defaults.
+	ServerID int
+	LogBin   bool
+	Extra    map[string]string
 	// For is how long the agent keeps the server when nobody stops it (wirelab killed):
 	// then it stops the server and exits. Default 4 h.
 	For          time.Duration
@@ -88,6 +95,15 @@ func (o ServerOptions) agentArgv() []string {
 		"--port", strconv.Itoa(o.Port), "--for", o.For.String()}
 	if o.BufferPool != "" {
 		argv = append(argv, "--buffer-pool", o.BufferPool)
+	}
+	if o.ServerID != 0 {
+		argv = append(argv, "--server-id", strconv.Itoa(o.ServerID))
+	}
+	if o.LogBin {
+		argv = append(argv, "--log-bin")
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.Extra)) {
+		argv = append(argv, "--set", k+"="+o.Extra[k])
 	}
 	return argv
 }
@@ -214,7 +230,12 @@ func (m *Server) alive(ctx context.Context, pid int, comm ...string) bool {
 // logTail is the end of the agent's log as an error's last lines, or "" when it cannot be
 // read (a lab host keeps its own logs).
 func (m *Server) logTail(ctx context.Context, logPath string) string {
-	b, err := m.h.ReadFile(ctx, logPath)
+	return logTail(ctx, m.h, logPath)
+}
+
+// logTail is the end of a log on h as an error's last lines, or "" when it cannot be read.
+func logTail(ctx context.Context, h hosts.Host, logPath string) string {
+	b, err := h.ReadFile(ctx, logPath)
 	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 		return ""
 	}
@@ -222,7 +243,7 @@ func (m *Server) logTail(ctx context.Context, logPath string) string {
 	if len(lines) > logTailLines {
 		lines = lines[len(lines)-logTailLines:]
 	}
-	return "\n" + logPath + " on " + m.h.Name() + ", last lines:\n  " + strings.Join(lines, "\n  ")
+	return "\n" + logPath + " on " + h.Name() + ", last lines:\n  " + strings.Join(lines, "\n  ")
 }
 
 // Kind is the server's engine.

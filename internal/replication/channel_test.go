@@ -2,6 +2,7 @@ package replication
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,9 +35,10 @@ func TestChannelAddr(t *testing.T) {
 		{Native, 5432, "198.18.0.2", 5432, false},
 		{Tunnel, 5432, "127.0.0.1", lab.TunnelEntryPort, false},
 	}
+	entry := "127.0.0.1:" + strconv.Itoa(lab.TunnelEntryPort)
 	for _, tc := range tests {
-		h, p, c := channelAddr(tc.ch, tc.srcPort)
-		if h != tc.host || p != tc.port || c != tc.comp {
+		h, p, c, err := channelAddr(tc.ch, "198.18.0.2", tc.srcPort, entry)
+		if err != nil || h != tc.host || p != tc.port || c != tc.comp {
 			t.Errorf("channelAddr(%s, %d) = %s:%d %v", tc.ch, tc.srcPort, h, p, c)
 		}
 	}

@@ -133,6 +133,11 @@ type LagSampler struct {
 
 // StartLagSampler starts reading; it ends at Stop or when ctx ends.
 func StartLagSampler(ctx context.Context, rep *sql.DB, d Dialect, every time.Duration, origin time.Time) *LagSampler {
+	if rep == nil { // a dry run's replica: nothing to read
+		done := make(chan struct{})
+		close(done)
+		return &LagSampler{origin: origin, cancel: func() {}, done: done}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ls := &LagSampler{origin: origin, cancel: cancel, done: make(chan struct{})}
 	q := d.Read

@@ -3,16 +3,18 @@ package replication
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
+	"net"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/mariadb"
 	"github.com/wirelab/wirelab/internal/study"
@@ -44,20 +46,45 @@ func openMariaDB(_ context.Context, p *Pair, e *study.Env, _ Options) (Replicato
 	if len(e.Servers) < 2 {
 		return nil, fmt.Errorf("replication: want a source and a replica, the session started %d server(s)", len(e.Servers))
 	}
-	src, ok1 := e.Servers[0].(*engine.MariaDBServer)
-	rep, ok2 := e.Servers[1].(*engine.MariaDBServer)
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("replication: the source and the replica must be MariaDB servers, got %s and %s", e.Servers[0].Kind(), e.Servers[1].Kind())
+	src, srcDial, err1 := mariadbOf(e.Servers[0])
+	rep, repDial, err2 := mariadbOf(e.Servers[1])
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("replication: the source and the replica must be MariaDB servers, got %s and %s: %w", e.Servers[0].Kind(), e.Servers[1].Kind(), errors.Join(err1, err2))
 	}
-	p.Source, p.Replica = src, rep
+	p.Source, p.Replica = e.Servers[0], e.Servers[1]
 	var err error
-	if p.SrcDB, err = Open(src.Server); err != nil {
+	if p.SrcDB, err = OpenVia(src, srcDial); errors.Is(err, hosts.ErrNoDial) {
+		p.Planned = true
+		return &mariadbReplicator{p: p, src: src, rep: rep}, nil
+	} else if err != nil {
 		return nil, err
 	}
-	if p.RepDB, err = Open(rep.Server); err != nil {
+	if p.RepDB, err = OpenVia(rep, repDial); err != nil {
 		return nil, err
 	}
-	return &mariadbReplicator{p: p, src: src.Server, rep: rep.Server}, nil
+	return &mariadbReplicator{p: p, src: src, rep: rep}, nil
+}
+
+// remoteMariaDB is a MariaDB on another host (remote.Server): administered through its
+// host (the mariadb client there, as root) and reached by a connection to its socket
+// opened from that host (through SSH), never across the shaped wire.
+type remoteMariaDB interface {
+	MariaDB() (*mariadb.Server, error)
+	DialSocket(ctx context.Context) (net.Conn, error)
+}
+
+// mariadbOf is s as package mariadb administers it and how to reach its socket: a lab
+// server's socket is a file of this machine (dial nil), a remote one's is dialled through
+// its host.
+func mariadbOf(s engine.Server) (*mariadb.Server, func(context.Context) (net.Conn, error), error) {
+	switch m := s.(type) {
+	case *engine.MariaDBServer:
+		return m.Server, nil, nil
+	case remoteMariaDB:
+		srv, err := m.MariaDB()
+		return srv, m.DialSocket, err
+	}
+	return nil, nil, fmt.Errorf("%T is not a MariaDB server", s)
 }
 
 // Start points the replica at the source over the native channel from the start of the
@@ -100,6 +127,10 @@ func (m *mariadbReplicator) Use(ctx context.Context, ch Channel) error {
 	}
 	if err := m.rep.StartSlave(ctx); err != nil {
 		return fmt.Errorf("use channel %s: %w", ch, err)
+	}
+	if m.p.Planned {
+		m.p.using(ch, host, port, compressed)
+		return nil
 	}
 	if err := m.waitIO(ctx, 30*time.Second); err != nil {
 		return fmt.Errorf("use channel %s: %w", ch, err)
@@ -151,19 +182,49 @@ func (m *mariadbReplicator) CatchUp(ctx context.Context, timeout time.Duration) 
 
 // Verify compares CHECKSUM TABLE of every table of the Pair on both servers.
 func (m *mariadbReplicator) Verify(ctx context.Context) error {
+	if m.p.Planned {
+		return nil
+	}
 	return verify(ctx, m.p, func(ctx context.Context, db *sql.DB, ts []Table) (map[string]string, error) {
 		return Checksums(ctx, db, TableNames(ts))
 	})
 }
 
-// LogBytes is the size of the source's binlog files.
-func (m *mariadbReplicator) LogBytes(context.Context) (int64, error) {
-	return BinlogBytes(m.src.DataDir)
+// LogBytes is the size of the source's binlog files, as SHOW BINARY LOGS gives them (the
+// active one at its write position), read on the source's own host.
+func (m *mariadbReplicator) LogBytes(ctx context.Context) (int64, error) {
+	rows, err := m.src.Rows(ctx, "SHOW BINARY LOGS")
+	if err != nil {
+		return 0, fmt.Errorf("binlog size: %w", err)
+	}
+	return BinlogBytes(rows)
+}
+
+// BinlogBytes is the total File_size of SHOW BINARY LOGS' rows; its growth over a point
+// is the binlog rate.
+func BinlogBytes(rows []map[string]string) (int64, error) {
+	var n int64
+	for _, r := range rows {
+		v, err := strconv.ParseInt(r["File_size"], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("binlog size: %s: File_size %q: %w", r["Log_name"], r["File_size"], err)
+		}
+		n += v
+	}
+	return n, nil
 }
 
 // Open connects to a lab MariaDB as its bench user over the unix socket. The socket is a
 // file, so this works from the host namespace and never touches the wire.
-func Open(s *mariadb.Server) (*sql.DB, error) {
+func Open(s *mariadb.Server) (*sql.DB, error) { return OpenVia(s, nil) }
+
+// dialers numbers the dial functions OpenVia registers with the driver (a global
+// registry keyed by network name).
+var dialers atomic.Int64
+
+// OpenVia connects to MariaDB s as its bench user over its unix socket: this machine's
+// file when dial is nil, else the connection dial opens (a remote socket through SSH).
+func OpenVia(s *mariadb.Server, dial func(context.Context) (net.Conn, error)) (*sql.DB, error) {
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Passwd = s.User, s.Password
 	cfg.Net, cfg.Addr = "unix", s.Socket
@@ -172,6 +233,14 @@ func Open(s *mariadb.Server) (*sql.DB, error) {
 	cfg.ReadTimeout = 60 * time.Second
 	cfg.WriteTimeout = 60 * time.Second
 	cfg.InterpolateParams = true
+	if dial != nil {
+		cfg.Net = "wirelab-socket-" + strconv.FormatInt(dialers.Add(1), 10)
+		mysql.RegisterDialContext(cfg.Net, func(ctx context.Context, _ string) (net.Conn, error) { return dial(ctx) })
+		// An SSH channel has no deadlines: each call is bounded by its context (the
+		// driver closes the connection when it ends) and a dead SSH connection by its
+		// keepalive.
+		cfg.ReadTimeout, cfg.WriteTimeout = 0, 0
+	}
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", s.Socket, err)
@@ -216,27 +285,4 @@ func quoteIdents(ns []string) []string {
 		out[i] = "`" + strings.ReplaceAll(n, "`", "``") + "`"
 	}
 	return out
-}
-
-var binlogName = regexp.MustCompile(`^mysql-bin\.[0-9]{6,}$`)
-
-// BinlogBytes is the total size of the binary logs in a server's datadir (mysql-bin.NNNNNN,
-// as lab servers name them); its growth over a point is the binlog rate.
-func BinlogBytes(dataDir string) (int64, error) {
-	ents, err := os.ReadDir(dataDir)
-	if err != nil {
-		return 0, fmt.Errorf("binlog size: %w", err)
-	}
-	var n int64
-	for _, e := range ents {
-		if !binlogName.MatchString(e.Name()) {
-			continue
-		}
-		fi, err := os.Stat(filepath.Join(dataDir, e.Name()))
-		if err != nil {
-			return 0, fmt.Errorf("binlog size: %w", err)
-		}
-		n += fi.Size()
-	}
-	return n, nil
 }

@@ -38,7 +38,8 @@ type Replicator interface {
 }
 
 // Pair is a source in the server host and its replica in the replica host, with SQL
-// handles over their sockets (as the bench user: that SQL never crosses the wire) and
+// handles over their sockets (as the bench user; on real hosts the sockets are reached
+// through the SSH connections: that SQL never crosses the wire) and
 // the channel the replica currently uses. It is what every engine shares; the engine's
 // Replicator fills in Replica and RepDB once the replica exists.
 type Pair struct {
@@ -49,8 +50,11 @@ type Pair struct {
 	Self            string            // wirelab binary, for the tunnel ends
 	Tunnel          lab.TunnelOptions // the tunnel channel's knobs
 	Log             *slog.Logger
-	current         Channel
-	tunnelUp        bool
+	// Planned is a dry run's pair (hosts that print instead of running): no SQL handles,
+	// the servers' admin commands printed by their hosts, nothing waited for or compared.
+	Planned bool
+	current Channel
+	entry   string // the tunnel's entry as the replica's host reaches it, once started
 }
 
 // ErrMismatch means the replica's data differs from the source's.
@@ -67,21 +71,30 @@ func (p *Pair) endpoint(ctx context.Context, ch Channel) (host string, port int,
 			return "", 0, false, err
 		}
 	}
-	host, port, compressed = channelAddr(ch, p.Source.Conn().Port)
-	return host, port, compressed, nil
+	c := p.Source.Conn()
+	return channelAddr(ch, c.Host, c.Port, p.entry)
 }
 
-// channelAddr is where a channel reaches a source listening on srcPort: that port across
-// the wire, or the tunnel's entry on the replica's loopback. compressed is MariaDB's
-// protocol compression, asked for by native-compressed.
-func channelAddr(ch Channel, srcPort int) (host string, port int, compressed bool) {
+// channelAddr is where a channel reaches a source listening on srcHost:srcPort (its
+// address across the wire): that address, or the tunnel's entry (host:port, as the
+// replica's host reaches it). compressed is MariaDB's protocol compression, asked for by
+// native-compressed.
+func channelAddr(ch Channel, srcHost string, srcPort int, entry string) (host string, port int, compressed bool, err error) {
 	switch ch {
 	case Tunnel:
-		return "127.0.0.1", lab.TunnelEntryPort, false
+		h, ps, err := net.SplitHostPort(entry)
+		if err != nil {
+			return "", 0, false, fmt.Errorf("tunnel entry %q: %w", entry, err)
+		}
+		n, err := strconv.Atoi(ps)
+		if err != nil {
+			return "", 0, false, fmt.Errorf("tunnel entry %q: %w", entry, err)
+		}
+		return h, n, false, nil
 	case NativeCompressed:
-		return lab.HostAddr[lab.Server], srcPort, true
+		return srcHost, srcPort, true, nil
 	default:
-		return lab.HostAddr[lab.Server], srcPort, false
+		return srcHost, srcPort, false, nil
 	}
 }
 
@@ -95,18 +108,16 @@ func (p *Pair) using(ch Channel, host string, port int, compressed bool) {
 // the entry in the replica host once; they stay up for the rest of the run and the backend's
 // Down stops them.
 func (p *Pair) startTunnel(ctx context.Context) error {
-	if p.tunnelUp {
+	if p.entry != "" {
 		return nil
-	}
-	if p.Self == "" {
-		return errors.New("tunnel channel: no wirelab binary to start the tunnel ends with")
 	}
 	o := p.Tunnel
 	o.ServerPort = p.Source.Conn().Port
-	if _, err := p.Backend.StartTunnel(ctx, p.Self, lab.Replica, o); err != nil {
+	entry, err := p.Backend.StartTunnel(ctx, p.Self, lab.Replica, o)
+	if err != nil {
 		return fmt.Errorf("tunnel channel: %w", err)
 	}
-	p.tunnelUp = true
+	p.entry = entry
 	return nil
 }
 

@@ -74,12 +74,12 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 			wg.Go(func() { watchLag(runCtx, lagS, ps.AbortLag, cancel) })
 		}
 		if ps.Fault != nil {
-			wg.Go(func() { faultErr = r.injectFault(runCtx, e.Lab, *ps.Fault) })
+			wg.Go(func() { faultErr = r.injectFault(runCtx, e, *ps.Fault) })
 		}
 		conn := src.Conn()
 		opts := study.SysbenchTo(conn, sysbench.Options{Workload: Workload, Tables: r.o.Tables, TableSize: r.o.TableSize,
 			Threads: r.o.Threads, Time: ps.Duration, Rate: ps.TargetQPS / QueriesPerTxn, RandType: r.o.RandType,
-			Socket: conn.Socket, NS: e.Lab.State.NS(lab.Server), Cgroup: e.Lab.State.Cgroup})
+			Socket: conn.Socket, Launcher: e.Backend.Launcher(lab.Server)})
 		sb, runErr = study.RunSysbench(runCtx, opts, nil, e)
 		load = time.Since(origin)
 		aborted = errors.Is(context.Cause(runCtx), errAbortLag)
@@ -144,7 +144,6 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	return p, nil
 }
 
-// probeRTT measures the TCP echo round trip replica -> source once per wire.
 // settle waits until the replica has caught up and stays caught up before a point starts.
 // One catch-up that took long leaves the WAL or binlog written meanwhile behind it (a
 // PostgreSQL standby re-streams its current WAL segment after a channel switch, and
@@ -166,12 +165,18 @@ func (r *Study) settle(ctx context.Context) error {
 	}
 }
 
+// probeRTT measures the TCP echo round trip replica -> source once per wire. On real
+// hosts (no lab) there is no probe: the points carry no measured RTT.
 func (r *Study) probeRTT(ctx context.Context, e *study.Env) {
 	if r.rttCond != nil && *r.rttCond == e.Cond {
 		return
 	}
 	c := e.Cond
 	r.rttCond, r.rttMs = &c, 0
+	if e.Lab == nil {
+		e.Progressf("wire: %s", c)
+		return
+	}
 	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
 		r.rttMs = stats.Percentile(stats.DurationsMs(rtts), 50)
 	} else {
@@ -263,14 +268,23 @@ func watchLag(ctx context.Context, ls *LagSampler, limit time.Duration, cancel c
 	})
 }
 
-// injectFault drops the replica's link for f.For, f.At into the load.
-func (r *Study) injectFault(ctx context.Context, l *lab.Lab, f Fault) error {
+// injectFault drops the replica's link for f.For, f.At into the load: the lab's rule on
+// its wire host, or the backend's own drop on the replica's host (study.WireDropper).
+func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	select {
 	case <-ctx.Done():
 		return nil
 	case <-time.After(f.At):
 	}
-	restore, err := DropWire(ctx, l, lab.Replica)
+	var restore func() error
+	var err error
+	if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
+		restore, err = d.DropWire(ctx, lab.Replica)
+	} else if e.Lab != nil {
+		restore, err = DropWire(ctx, e.Lab, lab.Replica)
+	} else {
+		err = errors.New("fault: this backend cannot drop the wire")
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,9 +102,21 @@ func (r *Study) Needs() study.Needs {
 		Data:      study.DataSet{Workload: Workload, Tables: o.Tables, TableSize: o.TableSize},
 		Shaper:    o.Shaper,
 		CheckWire: o.CheckWire,
+		Tunnel:    slices.Contains(o.Channels, Tunnel),
+		Programs:  o.programs(),
 		Spec:      o.spec(),
 		Notes:     o.notes(),
 	}
+}
+
+// programs are what the study runs on its hosts besides the servers and sysbench: the
+// fault's iptables on the replica's host (a backend on other machines drops the wire
+// there; the lab's rule is on its own wire host).
+func (o Options) programs() []study.Program {
+	if !slices.Contains(o.Scenarios, 4) {
+		return nil
+	}
+	return []study.Program{{Host: lab.Replica, Name: "iptables", Why: "--scenarios 4 drops the wire with an iptables rule"}}
 }
 
 // Setup makes the replica a copy that follows the source over the native channel (the
@@ -120,6 +133,13 @@ func (r *Study) Setup(ctx context.Context, e *study.Env) error {
 		return err
 	}
 	r.pair, r.rep, r.dialect = p, rep, b.dialect
+	if p.Planned { // a dry run: the replication's commands are printed, no heartbeat runs
+		if err := r.rep.Start(ctx, r.o.CatchUpTimeout); err != nil {
+			return err
+		}
+		r.next, r.stop = iter.Pull(r.plan)
+		return nil
+	}
 	if err := CreateHeartbeat(ctx, p.SrcDB, r.dialect); err != nil {
 		return err
 	}

@@ -4,8 +4,9 @@ package result
 // environment.hosts. The namespace lab has one (client and server share this machine);
 // a run over --hosts has one per inventory host.
 type Host struct {
-	// Role is what the host ran: "client", "server", or SharedRole when client and server
-	// shared it (the namespace lab).
+	// Role is what the host ran: "client", "server", "replica" (the replication study's
+	// host across the wire, its client side), or SharedRole when client and server shared
+	// it (the namespace lab).
 	Role string `json:"role"`
 	// Name is the inventory's name for the host ("this machine" in the lab).
 	Name        string `json:"name"`
@@ -41,8 +42,9 @@ func (c Cores) Machine() int {
 }
 
 // HostCores lays out hs: separate when a host has the role "server" and another the role
-// "client", each with a known core count (several client hosts count their cores
-// together: their load drivers' CPU is summed too); otherwise the shared machine's cores (the first
+// "client" (or "replica": the client side of a replication run), each with a known core
+// count (several client hosts count their cores together: their load drivers' CPU is
+// summed too); otherwise the shared machine's cores (the first
 // host's, 0 when hs is empty).
 func HostCores(hs []Host) Cores {
 	var c Cores
@@ -50,7 +52,7 @@ func HostCores(hs []Host) Cores {
 		switch h.Role {
 		case "server":
 			c.Server = h.Cores
-		case "client":
+		case "client", "replica":
 			c.Client += h.Cores
 		}
 	}

@@ -96,3 +96,11 @@ type Sampler interface {
 // Opener builds the backend a study needs once the machine lock is held; owner is
 // the process that holds it, recorded wherever the backend keeps state.
 type Opener func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error)
+
+// WireDropper is a Backend that can make the wire drop every packet to and from a host
+// for a while (replication's fault scenario) on a backend other than the lab, whose own
+// fault is a rule on its wire host. restore ends the drop; it is idempotent and runs also
+// after ctx ended. The backend's Down removes a drop nobody restored.
+type WireDropper interface {
+	DropWire(ctx context.Context, host string) (restore func() error, err error)
+}

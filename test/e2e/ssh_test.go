@@ -18,28 +18,30 @@ import (
 // the client's namespace, as it would on the client machine, and reaches both hosts over
 // SSH only; the server's MariaDB is started through SSH.
 
-// sshHosts builds the pair and writes its inventory; it returns the pair and the file.
+// sshHosts builds the pair and writes its inventory (A the client, B the server); it
+// returns the pair and the file.
 func sshHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
+	return sshInventory(t, addrA, addrB, `  - name: app
+    role: client
+    address: %[1]s
+    nic: eth0
+  - name: db
+    role: server
+    address: %[2]s
+    server:
+      start: mariadb
+`)
+}
+
+// sshInventory builds the pair and writes an inventory of it whose hosts are hostsFmt
+// (%[1]s is A's address, %[2]s B's); it returns the pair and the file.
+func sshInventory(t testing.TB, addrA, addrB, hostsFmt string) (*nstest.SSHPair, string) {
 	t.Helper()
 	skipUnlessRoot(t)
 	nstest.SkipUnlessSSHD(t)
 	p := nstest.NewSSHPair(t, addrA, addrB)
-	inv := fmt.Sprintf(`known_hosts: %s
-defaults:
-  user: root
-  port: 22
-  key: %s
-hosts:
-  - name: app
-    role: client
-    address: %s
-    nic: eth0
-  - name: db
-    role: server
-    address: %s
-    server:
-      start: mariadb
-`, p.KnownHosts, p.Key, addrA, addrB)
+	inv := fmt.Sprintf("known_hosts: %s\ndefaults:\n  user: root\n  port: 22\n  key: %s\nhosts:\n", p.KnownHosts, p.Key) +
+		fmt.Sprintf(hostsFmt, addrA, addrB)
 	file := filepath.Join(p.Dir, "hosts.yaml")
 	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,134 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/tunnel"
+)
+
+// listenWithin bounds how long StartTunnel waits for an end to listen.
+const listenWithin = 15 * time.Second
+
+// StartTunnel implements study.Backend: `wirelab tunnel exit` on the server host,
+// listening on the server's data address (lab.TunnelExitPort) and forwarding to
+// o.ServerHost:o.ServerPort (default: the server's own address and its engine's port),
+// and `wirelab tunnel entry` on entryRole's host on 127.0.0.1:lab.TunnelEntryPort. The
+// WAN leg between them is traffic between the two hosts on a port other than SSH's, so it
+// crosses the shaped link. Mutual TLS: certificates made here (tunnel.GenerateCerts, as
+// the lab makes them), each end given the CA and its own pair, 0600, in a directory of the
+// staged one. Both ends run from the staged wirelab (self is not used: it is this
+// machine's) as helpers: logged in the staged directory, stopped by Down, and by `down
+// --hosts` after a kill -9, as their command lines name that directory.
+func (b *Backend) StartTunnel(ctx context.Context, _ string, entryRole string, o lab.TunnelOptions) (string, error) {
+	entry := b.hostOf(entryRole)
+	if entry == b.server {
+		return "", fmt.Errorf("start tunnel: its entry goes on the host across the wire from the server, not on %s", entryRole)
+	}
+	exitAddr := b.server.inv.PeerAddress()
+	if o.ServerHost == "" {
+		o.ServerHost = exitAddr
+	}
+	if o.ServerPort == 0 {
+		o.ServerPort = b.engine.Spec().Port
+	}
+	certs, err := b.tunnelCerts(exitAddr)
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(certs)
+	ends := []struct {
+		h    *host
+		role tunnel.Role
+		port int
+		pair [2]string
+	}{{b.server, tunnel.Exit, lab.TunnelExitPort, [2]string{tunnel.ExitCertFile, tunnel.ExitKeyFile}},
+		{entry, tunnel.Entry, lab.TunnelEntryPort, [2]string{tunnel.EntryCertFile, tunnel.EntryKeyFile}}}
+	for _, e := range ends {
+		dir := path.Join(e.h.stage.Dir, "tunnel-certs")
+		if err := b.copyCerts(ctx, e.h, certs, dir, tunnel.CAFile, e.pair[0], e.pair[1]); err != nil {
+			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
+		}
+		name := "tunnel-" + string(e.role)
+		logPath := path.Join(e.h.stage.Dir, name+".log")
+		p, err := e.h.h.Start(ctx, name, lab.TunnelArgvAt(e.h.stage.Agent, e.role, dir, exitAddr, o), logPath)
+		if err != nil {
+			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
+		}
+		b.track(p)
+		if err := b.waitListen(ctx, e.h, e.port, p.Pid(), logPath); err != nil {
+			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
+		}
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(lab.TunnelEntryPort)), nil
+}
+
+// tunnelCerts makes the tunnel's CA and both ends' pairs in a private temp directory of
+// this machine (the caller removes it); a dry run makes none and returns "".
+func (b *Backend) tunnelCerts(exitAddr string) (string, error) {
+	if b.o.DryRun != nil {
+		return "", nil
+	}
+	dir, err := os.MkdirTemp("", "wirelab-tunnel-certs-")
+	if err != nil {
+		return "", fmt.Errorf("start tunnel: %w", err)
+	}
+	if err := tunnel.GenerateCerts(dir, []string{exitAddr}); err != nil {
+		return "", errors.Join(fmt.Errorf("start tunnel: %w", err), os.RemoveAll(dir))
+	}
+	return dir, nil
+}
+
+// copyCerts copies files from local directory from to dir on h (0700), each 0600; a dry
+// run prints the copies.
+func (b *Backend) copyCerts(ctx context.Context, h *host, from, dir string, files ...string) error {
+	if _, err := h.h.Run(ctx, "mkdir", "-p", "-m", "0700", dir); err != nil {
+		return err
+	}
+	for _, f := range files {
+		var data []byte
+		if from != "" {
+			var err error
+			if data, err = os.ReadFile(filepath.Join(from, f)); err != nil {
+				return err
+			}
+		}
+		if err := h.h.Copy(ctx, strings.NewReader(string(data)), path.Join(dir, f), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitListen waits until something listens on TCP port on h (`ss -Hltn`), or the process
+// pid is gone, or listenWithin passes; the error then carries the tail of its log. A dry
+// run prints one check.
+func (b *Backend) waitListen(ctx context.Context, h *host, port, pid int, logPath string) error {
+	deadline := time.Now().Add(listenWithin)
+	for {
+		out, err := h.h.Run(ctx, "ss", "-Hltn", "sport = :"+strconv.Itoa(port))
+		if b.o.DryRun != nil || err == nil && strings.TrimSpace(string(out)) != "" {
+			return nil
+		}
+		if st, err := h.h.ReadFile(ctx, "/proc/"+strconv.Itoa(pid)+"/stat"); err != nil || strings.Contains(string(st), ") Z ") {
+			return fmt.Errorf("exited before listening on :%d%s", port, logTail(ctx, h.h, logPath))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening on :%d after %s%s", port, listenWithin, logTail(ctx, h.h, logPath))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
