@@ -47,9 +47,6 @@ func cmdRun(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
-	if ho != nil && *channel == study.ChannelTunnel {
-		return usagef("--hosts: --channel tunnel is not available on real hosts yet (the tunnel's ends would run on both); drop it, or measure the tunnel in the namespace lab")
-	}
 	spec, err := bf.ready(p, "run", shaper, cond, *tls)
 	if err != nil {
 		return err

@@ -77,9 +77,6 @@ func studyBandwidth(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
-	if k, _ := bf.engine.kind(); ho != nil && !k.HasCompression() && slices.Contains(experiments, "n2") {
-		return usagef("--hosts: N2 on %s goes through wirelab's tunnel, whose ends run in the namespace lab only: use --experiments n1,n3, or drop --hosts", k.Title())
-	}
 	slow, fast := base, base
 	slow.RateBps, fast.RateBps = slowBps, fastBps
 	spec, err := bf.ready(p, "bandwidth", shaper, slow, slices.Contains(experiments, "n3"))

@@ -264,9 +264,6 @@ func supported(needs study.Needs) (Engine, error) {
 		return nil, errors.New("--hosts: this study needs hosts other than one client and one server, or a server and its replica; on real hosts wirelab runs `run`, `study bandwidth`, `study transport` and `study replication`")
 	}
 	sv := needs.Servers[0]
-	if needs.Tunnel && !replicaShape(needs) {
-		return nil, errors.New("--hosts: a series goes through wirelab's tunnel (--channel tunnel, or N2 on PostgreSQL, which has no protocol compression), whose ends start on real hosts for study replication only so far: leave the tunnel out (study bandwidth: --experiments n1,n3), or drop --hosts")
-	}
 	if d := needs.Data.Driver; d != "" && d != study.DriverSysbench {
 		return nil, fmt.Errorf("--hosts: --driver %s: on real hosts the load is sysbench's; drop --hosts to run %s in the namespace lab", d, d)
 	}
@@ -343,8 +340,8 @@ func checkDSN(inv *inventory.Inventory, sv inventory.Host, k engine.Kind) error 
 
 // checkExisting matches the study's server with the inventory's: an existing server
 // (dsn) is the one the caller logged in to (Needs.Servers[0].Existing), and a study that
-// runs anything on the server's host (a helper, a load driver over its loopback) cannot
-// measure one, as wirelab does not log in there.
+// runs anything on the server's host (a helper, a load driver over its loopback, the
+// tunnel's exit) cannot measure one, as wirelab does not log in there.
 func checkExisting(inv *inventory.Inventory, needs study.Needs) error {
 	sv, x := inv.Role(inventory.Server)[0], needs.Servers[0].Existing
 	switch {
@@ -354,6 +351,10 @@ func checkExisting(inv *inventory.Inventory, needs study.Needs) error {
 		return fmt.Errorf("%s: host %s names an existing server (server.dsn), but the study was given no login to it", inv.Path, sv.Name)
 	case x == nil:
 		return nil
+	}
+	if needs.Tunnel {
+		return fmt.Errorf("%s: host %s is an existing server (server.dsn): wirelab does not log in to its host, where the tunnel's exit would run; drop --channel tunnel",
+			inv.Path, sv.Name)
 	}
 	onServer := needs.Servers[0].Loopback
 	for _, p := range needs.Programs {

@@ -110,6 +110,11 @@ func TestExistingServerRefusals(t *testing.T) {
 		t.Errorf("a study on the server's host: %v", err)
 	}
 	needs = existingBandwidth().Needs()
+	needs.Tunnel = true
+	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "where the tunnel's exit would run; drop --channel tunnel") {
+		t.Errorf("the tunnel with an existing server: %v", err)
+	}
+	needs = existingBandwidth().Needs()
 	needs.Servers[0].Existing = nil
 	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "no login to it") {
 		t.Errorf("no login: %v", err)

@@ -34,6 +34,13 @@ func (b *Backend) StartTunnel(ctx context.Context, _ string, entryRole string, o
 	if entry == b.server {
 		return "", fmt.Errorf("start tunnel: its entry goes on the host across the wire from the server, not on %s", entryRole)
 	}
+	if b.server == nil {
+		return "", errors.New("start tunnel: its exit would run on an existing server's host, which wirelab does not log in to")
+	}
+	entries := []*host{entry}
+	if entryRole == lab.Client && b.far == lab.Client {
+		entries = b.clients // a split load: every client's sysbench dials its own entry
+	}
 	exitAddr := b.server.inv.PeerAddress()
 	if o.ServerHost == "" {
 		o.ServerHost = exitAddr
@@ -46,13 +53,16 @@ func (b *Backend) StartTunnel(ctx context.Context, _ string, entryRole string, o
 		return "", err
 	}
 	defer os.RemoveAll(certs)
-	ends := []struct {
+	type end struct {
 		h    *host
 		role tunnel.Role
 		port int
 		pair [2]string
-	}{{b.server, tunnel.Exit, lab.TunnelExitPort, [2]string{tunnel.ExitCertFile, tunnel.ExitKeyFile}},
-		{entry, tunnel.Entry, lab.TunnelEntryPort, [2]string{tunnel.EntryCertFile, tunnel.EntryKeyFile}}}
+	}
+	ends := []end{{b.server, tunnel.Exit, lab.TunnelExitPort, [2]string{tunnel.ExitCertFile, tunnel.ExitKeyFile}}}
+	for _, h := range entries {
+		ends = append(ends, end{h, tunnel.Entry, lab.TunnelEntryPort, [2]string{tunnel.EntryCertFile, tunnel.EntryKeyFile}})
+	}
 	for _, e := range ends {
 		dir := path.Join(e.h.stage.Dir, "tunnel-certs")
 		if err := b.copyCerts(ctx, e.h, certs, dir, tunnel.CAFile, e.pair[0], e.pair[1]); err != nil {

@@ -85,3 +85,38 @@ func TestStartTunnelEndExits(t *testing.T) {
 		t.Error("an entry on the server's own host was accepted")
 	}
 }
+
+// With the load split among several client hosts, every client gets an entry on its own
+// loopback (the cells all dial 127.0.0.1:3307 on their host), each with the entry's pair;
+// one exit on the server serves them all.
+func TestStartTunnelOnEveryClient(t *testing.T) {
+	srv, c1, c2 := newFakeHost(), newFakeHost(), newFakeHost()
+	for _, f := range []*fakeHost{srv, c1, c2} {
+		f.answers["ss -Hltn"] = "LISTEN 0 4096 0.0.0.0:1 0.0.0.0:*\n"
+	}
+	b := tunnelBackend(srv, c1)
+	b.far = lab.Client
+	b.clients = append(b.clients, &host{inv: inventory.Host{Name: "app2", Address: "198.18.40.3"}, h: c2,
+		stage: hosts.Staged{Dir: "/tmp/wirelab-c2", Agent: "/tmp/wirelab-c2/wirelab"}})
+	entry, err := b.StartTunnel(context.Background(), "", lab.Client, lab.TunnelOptions{})
+	if err != nil || entry != "127.0.0.1:3307" {
+		t.Fatalf("StartTunnel = %q, %v", entry, err)
+	}
+	for i, c := range []struct {
+		f   *fakeHost
+		dir string
+	}{{c1, "/tmp/wirelab-r"}, {c2, "/tmp/wirelab-c2"}} {
+		if s := strings.Join(c.f.lines(), "\n"); !strings.Contains(s, "start tunnel-entry: "+c.dir+"/wirelab tunnel entry --listen 127.0.0.1:3307 --to 198.18.40.2:4406") {
+			t.Errorf("client %d's entry:\n%s", i+1, s)
+		}
+		if b, err := c.f.ReadFile(context.Background(), c.dir+"/tunnel-certs/"+tunnel.EntryKeyFile); err != nil || !strings.Contains(string(b), "-----BEGIN") {
+			t.Errorf("client %d's entry key: %v", i+1, err)
+		}
+	}
+	if n := strings.Count(strings.Join(srv.lines(), "\n"), "start tunnel-exit"); n != 1 {
+		t.Errorf("%d exits started, want one for every entry", n)
+	}
+	if len(b.procs) != 3 {
+		t.Errorf("%d processes tracked for Down, want the exit and two entries", len(b.procs))
+	}
+}
