@@ -31,8 +31,8 @@ bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity ta
 bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
 	bash scripts/bench-tunnel.sh
 
-bench-ssh: build ## the quick bandwidth study over SSH (two sshd hosts in namespaces) and in the lab, alternating, per point side by side
-	$(GO) test -run '^$$' -bench 'SSHvsLab|SSHTwoClients' -benchtime 1x -timeout 60m ./test/e2e/
+bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one
+	$(GO) test -run '^$$' -bench 'SSHvsLab|SSHTwoClients|SSHReplicationVsLab' -benchtime 1x -timeout 60m ./test/e2e/
 
 bench-link: build ## link fidelity: asked vs measured rate and RTT
 	bash scripts/bench-link.sh
