@@ -29,17 +29,7 @@ func syncArgs(inv string, args ...string) []string {
 func TestSSHSync(t *testing.T) {
 	p, inv := replicaHosts(t, "198.18.26.1", "198.18.26.2")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
-	out := t.TempDir()
-	start := time.Now()
-	b, err := inClient(p, t.TempDir(), syncArgs(inv, "--rtts", "0,20ms", "--duration", "4s", "--out", out)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("study sync --hosts: %v\n%s", err, b)
-	}
-	t.Logf("study sync --hosts: %s", time.Since(start).Round(time.Second))
-	run := readRun(t, out)
-	if len(run.Points) != 4 {
-		t.Fatalf("%d points, want 4 (2 modes × 2 RTTs)\n%s", len(run.Points), b)
-	}
+	run := studyOnHosts(t, p, 4, "2 modes × 2 RTTs", syncArgs(inv, "--rtts", "0,20ms", "--duration", "4s")...)
 	commit := map[string]float64{}
 	for _, pt := range run.Points {
 		ss := pt.Sync
@@ -90,18 +80,7 @@ func TestSSHSyncKill9Down(t *testing.T) {
 	if !runsIn(p.NSA, "mariadbd") || !runsIn(p.NSB, "mariadbd") || !semiSyncOn() {
 		t.Fatalf("both servers, the primary in semi-sync, did not outlive wirelab: nothing for down --hosts to do")
 	}
-	start := time.Now()
-	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
-		t.Fatalf("down --hosts: %v\n%s", err, b)
-	}
-	t.Logf("down --hosts after SIGKILL: %s", time.Since(start).Round(100*time.Millisecond))
-	// sysbench ends when its SSH session is gone; the dead-man switch removes the delay
-	// line within its TTL.
-	deadline := time.Now().Add(15 * time.Second)
-	for time.Now().Before(deadline) && (delayLineGone(p) != nil || runsIn(p.NSB, "sysbench")) {
-		time.Sleep(200 * time.Millisecond)
-	}
-	assertHostsClean(t, p, before)
+	downLeavesNothing(t, p, state, inv, before)
 }
 
 // semiSyncOn reports whether a MariaDB in a wirelab directory (both hosts share this
