@@ -96,3 +96,40 @@ func semiSyncOn() bool {
 	}
 	return false
 }
+
+// TestSSHSyncCtrlC sends one Ctrl-C during the semi-sync point: wirelab finishes that
+// point (its replica checked), keeps both finished points, and tears down everything on
+// both hosts, the primary in semi-sync included.
+func TestSSHSyncCtrlC(t *testing.T) {
+	p, inv := replicaHosts(t, "198.18.28.1", "198.18.28.2")
+	before, _ := filepath.Glob("/tmp/wirelab-*")
+	state, out := t.TempDir(), t.TempDir()
+	t.Cleanup(func() { _ = inClient(p, state, "down", "--hosts", inv).Run() })
+	r := startInClient(t, p, state, syncArgs(inv, "--rtts", "20ms", "--duration", "5s", "--out", out)...)
+	r.waitFor(t, func() bool { return semiSyncOn() && runsIn(p.NSB, "sysbench") }, func() string {
+		return "the semi-sync point's load beside the primary"
+	})
+	start := time.Now()
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-r.exited:
+		r.ended = true
+	case <-time.After(time.Minute):
+		t.Fatalf("study sync --hosts did not stop within a minute of Ctrl-C:\n%s", r.log)
+	}
+	t.Logf("the point finished and torn down %s after Ctrl-C", time.Since(start).Round(100*time.Millisecond))
+	run := readRun(t, out)
+	if !run.Interrupted || len(run.Points) != 2 {
+		t.Fatalf("interrupted=%v with %d points; want async's and the semi-sync point finished and kept, no more", run.Interrupted, len(run.Points))
+	}
+	for _, pt := range run.Points {
+		if pt.Failed || pt.Sync == nil || !pt.Sync.ChecksumOK {
+			t.Errorf("%s: failed=%v (%s), checksums %v", pt.Series, pt.Failed, pt.FailReason, pt.Sync != nil && pt.Sync.ChecksumOK)
+		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && runsIn(p.NSB, "sysbench") {
+		time.Sleep(200 * time.Millisecond)
+	}
+	assertHostsClean(t, p, before)
+}
