@@ -135,7 +135,7 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"study", "transport", "--hosts", hostsFile, "--shaper", "nfqueue"}, "--hosts: --shaper does not apply"},
 		{[]string{"study", "transport", "--hosts", hostsFile, "--engine", "postgres"}, "host db starts mariadb (server: {start: mariadb}), and --engine is postgres"},
 		{[]string{"study", "transport", "--dry-run"}, "--dry-run applies only with --hosts"},
-		{[]string{"study", "sync", "--hosts", hostsFile}, "flag provided but not defined: -hosts"},
+		{[]string{"study", "sync", "--hosts", hostsFile, "--modes", "async"}, "0 with role replica"},
 		{[]string{"study", "sync", "extra"}, `study sync: unexpected argument "extra"`},
 		{[]string{"study", "replication", "extra"}, `study replication: unexpected argument "extra"`},
 		{[]string{"study", "sync", "--quick", "--threads", "0"}, "study sync: --threads"},

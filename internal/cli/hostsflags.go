@@ -117,6 +117,26 @@ func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
 	return o, nil
 }
 
+// replica loads the inventory of a study of a source and its replica (replication,
+// sync) after --hosts is checked: it refuses --check-wire given (`link check`, iperf3 on
+// both hosts, is not run on real hosts, as run and bandwidth leave it out) and otherwise
+// turns the study's default check off (checkWire), and it wants the inventory's replica
+// host for an engine k server. It contacts nobody.
+func (h *hostsFlags) replica(p *Process, k engine.Kind, checkWire *bool) (*remote.Options, error) {
+	if given(h.fs, "check-wire") && *checkWire {
+		return nil, usagef("--hosts: --check-wire: the wire check (iperf3 between the hosts) is not run on real hosts: drop --check-wire")
+	}
+	*checkWire = false
+	ho, err := h.load(p, k)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ho.Inventory.ReplicaFor(string(k)); err != nil {
+		return nil, usagef("--hosts: %s: %v", ho.Inventory.Path, err)
+	}
+	return ho, nil
+}
+
 // run runs st on the hosts (o, from options), or with --dry-run prints what that would do
 // on them; without --hosts (o nil) it runs st in the namespace lab.
 func (h *hostsFlags) run(p *Process, o *remote.Options, st study.Study, m measureOptions) error {

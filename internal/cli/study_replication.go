@@ -89,28 +89,15 @@ func studyReplication(p *Process, args []string) error {
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,
 // before anything is contacted, what the study does not do there: PostgreSQL (its standby
-// is a base backup the lab takes) and `link check` (iperf3 on both hosts), which
-// --check-wire asks for by default and which is then left out, as run and bandwidth
-// leave it out.
+// is a base backup the lab takes) and `link check` (hostsFlags.replica).
 func (f *replicationFlags) hostsOptions(p *Process, o *replication.Options) (*remote.Options, error) {
 	if on, err := f.hosts.check(); !on || err != nil {
 		return nil, err
 	}
-	switch {
-	case o.Engine != engine.MariaDB:
+	if o.Engine != engine.MariaDB {
 		return nil, usagef("--hosts: study replication --engine %s runs in the namespace lab only (its standby is a base backup across the wire, which real hosts do not run yet): drop --engine, or drop --hosts", o.Engine)
-	case given(f.fs, "check-wire") && o.CheckWire:
-		return nil, usagef("--hosts: --check-wire: the wire check (iperf3 between the hosts) is not run on real hosts: drop --check-wire")
 	}
-	o.CheckWire = false
-	ho, err := f.hosts.load(p, o.Engine)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := ho.Inventory.ReplicaFor(string(o.Engine)); err != nil {
-		return nil, usagef("--hosts: %s: %v", ho.Inventory.Path, err)
-	}
-	return ho, nil
+	return f.hosts.replica(p, o.Engine, &o.CheckWire)
 }
 
 // options are the study's Options from every flag, validated before anything touches the

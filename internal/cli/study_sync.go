@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/syncrep"
 )
 
@@ -32,6 +34,10 @@ per-transaction log), wire bytes each way, CPU of the primary and the replica, t
 replica's state; after it the replica catches up and every table's checksum must
 match. Findings: each commit pays X RTT + Y ms; with N threads a mode sustains T TPS at
 R ms (P% of the control); with --target-tps, the RTT at which each mode falls below it.
+--hosts hosts.yaml (MariaDB): the primary on the inventory's server, sysbench beside it,
+the replica on its replica host (nic: the NIC shaped toward the server); --modes is
+required there, a subset of async,semisync-after-sync,semisync-after-commit (Galera and
+PostgreSQL run in the namespace lab only); see docs/ssh-hosts.md.
 --quick: RTTs 0,20ms,100ms; threads 1,8; 6 s points after a 2 s warm-up (≤ 15 min)`
 
 // syncQuick are --quick's values for the sync study.
@@ -47,6 +53,7 @@ type syncFlags struct {
 	tables, tableSize, scale        *int
 	quick, checkWire, awake, noWait *bool
 	link                            *link.Flags
+	hosts                           *hostsFlags
 	fs                              *flag.FlagSet
 }
 
@@ -77,6 +84,7 @@ func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/sync-<time>)"),
 		quick:     fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
 		link:      link.AddFlags(fs),
+		hosts:     addHostsFlags(fs),
 	}
 }
 
@@ -84,20 +92,41 @@ func studySync(p *Process, args []string) error {
 	fs := newFlagSet(p, "study sync", syncHelp,
 		"wirelab study sync --quick\nwirelab study sync --engine postgres --quick\n"+
 			"wirelab study sync --engine postgres --workload tpcb-like --scale 8 --quick\n"+
-			"wirelab study sync --modes async,semisync-after-sync --rtts 0,7ms,20ms --threads 1,32 --target-tps 1000")
+			"wirelab study sync --modes async,semisync-after-sync --rtts 0,7ms,20ms --threads 1,32 --target-tps 1000\n"+
+			"wirelab study sync --hosts hosts.yaml --modes async,semisync-after-sync,semisync-after-commit --quick --dry-run")
 	f := addSyncFlags(fs)
 	o, out, err := studyPreamble(p, fs, args, "sync", f.quick, syncQuick, f.out, f.options)
 	if err != nil {
 		return err
 	}
-	far := o.Link
-	far.Delay = slices.Max(o.RTTs) / 2
-	if err := preflight(p, o.Shaper, far); err != nil {
+	ho, err := f.hostsOptions(p, &o)
+	if err != nil {
 		return err
+	}
+	if ho == nil {
+		far := o.Link
+		far.Delay = slices.Max(o.RTTs) / 2
+		if err := preflight(p, o.Shaper, far); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(p.Stderr, "study sync: %s, modes %s, RTTs %s, threads %s, %s; about %s; results in %s\n",
 		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), *f.rtts, *f.threads, syncWorkload(o), o.Estimate(), out)
-	return runStudy(p, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+}
+
+// hostsOptions are the real hosts' options with --hosts (nil without): the source on the
+// inventory's server, the replica on its replica host. What the study does not run there
+// is refused by name before anything is contacted (syncrep.CheckHosts: PostgreSQL, Galera,
+// --modes left to its default, which includes Galera), and so is `link check`.
+func (f *syncFlags) hostsOptions(p *Process, o *syncrep.Options) (*remote.Options, error) {
+	if on, err := f.hosts.check(); !on || err != nil {
+		return nil, err
+	}
+	if err := syncrep.CheckHosts(*o, given(f.fs, "modes")); err != nil {
+		return nil, &UsageError{err}
+	}
+	return f.hosts.replica(p, engine.MariaDB, &o.CheckWire)
 }
 
 // options validates every flag, naming it, before anything touches the kernel.

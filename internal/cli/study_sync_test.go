@@ -244,3 +244,79 @@ func TestPredictCommitTables(t *testing.T) {
 		t.Errorf("--against on a sync run: %q, want it refused by name", errs)
 	}
 }
+
+// syncInventory writes an inventory of a source (db) and a replica host (rep), study
+// sync's and study replication's, with more hosts in extra.
+func syncInventory(t *testing.T, extra string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "hosts.yaml")
+	if err := os.WriteFile(f, []byte("known_hosts: /nonexistent/known_hosts\ndefaults: {user: root}\nhosts:\n"+
+		"  - {name: db, role: server, address: 198.18.30.2, server: {start: mariadb}}\n"+
+		"  - {name: rep, role: replica, address: 198.18.30.1, nic: eth0, server: {start: mariadb}}\n"+extra), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// With --hosts, what real hosts do not run (PostgreSQL, Galera, --modes left to its
+// default, which includes Galera, the wire check) is refused by name before anything is
+// contacted, and each refusal names what is accepted.
+func TestStudySyncHostsRefusals(t *testing.T) {
+	inv := syncInventory(t, "")
+	const accepted = "a subset of async,semisync-after-sync,semisync-after-commit"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hosts", inv}, "--hosts: --modes is required on real hosts: its default, every MariaDB mode, includes galera and galera-tuned, which run in the namespace lab only; name the modes, " + accepted},
+		{[]string{"--hosts", inv, "--quick"}, "--modes is required on real hosts"},
+		{[]string{"--hosts", inv, "--modes", "async,galera"}, "--hosts: --modes galera: Galera runs in the namespace lab only (a two-node cluster needs two more agents and a cluster bootstrap on the hosts, which are not built); on real hosts --modes takes " + accepted},
+		{[]string{"--hosts", inv, "--modes", "galera,galera-tuned"}, "--modes galera,galera-tuned: Galera runs in the namespace lab only"},
+		{[]string{"--hosts", inv, "--engine", "postgres"}, "--hosts: study sync --engine postgres runs in the namespace lab only (the standby is a base backup of the primary taken on the replica host"},
+		{[]string{"--hosts", inv, "--engine", "postgres", "--modes", "pg-on"}, "study sync --engine postgres runs in the namespace lab only"},
+		{[]string{"--hosts", inv, "--modes", "async", "--check-wire"}, "--hosts: --check-wire"},
+		{[]string{"--hosts", inv, "--modes", "async", "--shaper", "netem"}, "--hosts: --shaper does not apply"},
+		{[]string{"--hosts", syncInventory(t, "  - {name: rep2, role: replica, address: 198.18.30.3, nic: eth0, server: {start: mariadb}}\n"), "--modes", "async"}, "role replica"},
+		{[]string{"--dry-run"}, "--dry-run applies only with --hosts"},
+		{[]string{"--deadman-ttl", "10s"}, "--deadman-ttl applies only with --hosts"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			assertUsage(t, append([]string{"study", "sync", "--out", t.TempDir()}, c.args...), c.want)
+		})
+	}
+}
+
+// `study sync --hosts --dry-run` with the modes named prints the plan of the modes asked
+// for, the load on the server host, and runs nothing on this machine.
+func TestStudySyncHostsDryRun(t *testing.T) {
+	inv := syncInventory(t, "")
+	p, out, errb, f := testProcess(t, true)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Self = self
+	code := Main([]string{"study", "sync", "--hosts", inv, "--dry-run", "--modes", "semisync-after-sync", "--rtts", "0,20ms",
+		"--threads", "1", "--duration", "3s", "--tables", "1", "--table-size", "100", "--out", filepath.Join(t.TempDir(), "out")}, p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	text := out.String()
+	for _, want := range []string{"rep: tc qdisc", "AFTER_SYNC", "rpl_semi_sync_master_enabled = OFF",
+		"db: stream: sysbench oltp_write_only --db-driver=mysql --mysql-socket=", "rep: rm -rf -- /tmp/wirelab-XXXXXX"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+	// async is added as the control: two modes at two RTTs.
+	if n := strings.Count(text, "stream: sysbench oltp_write_only --db-driver=mysql") - 2; n != 4 {
+		t.Errorf("%d sysbench runs, want 4 (async and semisync-after-sync at 0 and 20ms):\n%s", n, text)
+	}
+	if strings.Contains(text, "AFTER_COMMIT") {
+		t.Errorf("a mode not asked for is in the plan:\n%s", text)
+	}
+	if len(f.Calls) > 0 {
+		t.Errorf("a dry run ran commands here: %v", f.Lines())
+	}
+}

@@ -64,7 +64,7 @@ type host struct {
 // switch of its own), sysbench runs on the clients, MariaDB or PostgreSQL (an Engine) on
 // the server, and `wirelab agent sample` on every host streams the per-second wire and
 // CPU counters back. With several clients it is a study.Fleet: a point's threads are
-// split among them. For the replication study the host across the wire is the
+// split among them. For the replication and sync studies the host across the wire is the
 // inventory's replica instead of its clients: it runs the replica's MariaDB and its NIC
 // is the one shaped.
 type Backend struct {
@@ -255,13 +255,13 @@ func (b *Backend) detectDelayLine(ctx context.Context, i int) error {
 // supported refuses, before anything is made, what this backend does not run, and names
 // the server's engine. It carries two shapes: a client and one server it starts (run,
 // bandwidth, transport), loaded by sysbench; or a MariaDB source on the server host and
-// its replica on the replica host (replication), the tunnel's ends included.
+// its replica on the replica host (replication, sync), the tunnel's ends included.
 func supported(needs study.Needs) (Engine, error) {
 	if len(needs.Hosts) > 0 && needs.Hosts[0] == lab.Replica && len(needs.Servers) > 0 && !isMariaDB(needs.Servers[0].DB.Engine) {
 		return nil, errors.New("--hosts: study replication --engine postgres runs in the namespace lab only (its standby is a base backup across the wire, which real hosts do not run yet): drop --engine, or drop --hosts")
 	}
 	if !clientShape(needs) && !replicaShape(needs) {
-		return nil, errors.New("--hosts: this study needs hosts other than one client and one server, or a server and its replica; on real hosts wirelab runs `run`, `study bandwidth`, `study transport` and `study replication`")
+		return nil, errors.New("--hosts: this study needs hosts other than one client and one server, or a server and its replica; on real hosts wirelab runs `run`, `study bandwidth`, `study transport`, `study replication` and `study sync`'s MariaDB modes")
 	}
 	sv := needs.Servers[0]
 	if d := needs.Data.Driver; d != "" && d != study.DriverSysbench {

@@ -148,7 +148,7 @@ func TestOpenRefusesWhatRealHostsDoNotRun(t *testing.T) {
 	}
 	needs := bandwidth(engine.MariaDB).Needs()
 	needs.Hosts = []string{"replica", "server"}
-	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "`study transport` and `study replication`") {
+	if _, err := Open(context.Background(), o, needs); err == nil || !strings.Contains(err.Error(), "`study transport`, `study replication` and `study sync`") {
 		t.Errorf("a replica study on real hosts: %v, want a refusal naming the studies that run there", err)
 	}
 	if out.Len() != 0 && strings.Contains(out.String(), "tc qdisc replace") {

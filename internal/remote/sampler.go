@@ -23,7 +23,9 @@ const firstLineWithin = 15 * time.Second
 // the server (the database server's CPU and the machine's) for one measurement, and turns
 // their cumulative counters into the same per-second samples as the lab's sampler. When
 // the load driver runs on the server host (transport's socket and local-TCP paths), a
-// third agent there watches sysbench, whose CPU is still the client side's. When the load
+// third agent there watches sysbench, whose CPU is still the client side's; across from a
+// replica host (the sync study) the server host's agent counts sysbench with the server,
+// and the replica host's agent its replica's server as the client side. When the load
 // is split among several clients (Sides.Clients), each of them runs an agent for its own
 // wire and sysbench, the server one agent for all: each client's samples are kept
 // (study.ClientSampler) and Stop returns their sum. An existing server's host runs no
@@ -76,6 +78,7 @@ func (s *sampler) Start(ctx context.Context) error {
 		return metrics.Feeds{Wire: wire, ClientCPU: clientCPU, ServerCPU: server, Machine: server}
 	}
 	var srcs []metrics.Feeds
+	var serverExtra []string // more processes the server host's agent counts as the server side
 	if len(s.clients) > 1 {
 		for _, role := range s.clients {
 			h := b.hostOf(role)
@@ -89,18 +92,24 @@ func (s *sampler) Start(ctx context.Context) error {
 		client := metrics.NewFeed()
 		wire, driver := wireArgs(b.targets[0].NIC), client
 		feeds = append(feeds, client)
-		if s.driver == lab.Server {
+		switch {
+		case s.driver == lab.Server && b.far == lab.Replica:
+			// The sync study's load beside the primary: the driver is the server side's,
+			// the replica's server the client side's, as the lab's Sides count them.
+			wire = append(wire, b.farWatch()...)
+			serverExtra = []string{"--comm", "sysbench"}
+		case s.driver == lab.Server:
 			driver = metrics.NewFeed()
 			feeds = append(feeds, driver)
 			s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
-		} else {
+		default:
 			wire = append(wire, b.farWatch()...)
 		}
 		s.run(ctx, c.h, agentArgv(c.stage.Agent, wire...), client)
 		srcs = append(srcs, feedsOf(client, driver))
 	}
 	if b.server != nil {
-		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, serverWatch(b.engine.Spec(), b.serverPid)...), server)
+		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, append(serverWatch(b.engine.Spec(), b.serverPid), serverExtra...)...), server)
 	}
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come

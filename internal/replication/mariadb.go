@@ -87,6 +87,14 @@ func mariadbOf(s engine.Server) (*mariadb.Server, func(context.Context) (net.Con
 	return nil, nil, fmt.Errorf("%T is not a MariaDB server", s)
 }
 
+// MariaDBOf is s, a MariaDB of the lab or of a real host, as package mariadb administers
+// it (a real host's through its mariadb client over SSH): what another study of the Pair
+// (the sync study's semi-sync modes) sets and reads on the source and the replica.
+func MariaDBOf(s engine.Server) (*mariadb.Server, error) {
+	m, _, err := mariadbOf(s)
+	return m, err
+}
+
 // Start points the replica at the source over the native channel from the start of the
 // source's binlog (GTID, empty slave position), so the replica replays everything the
 // source has written — the sysbench prepare included — rather than building its own copy.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
-	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
@@ -39,7 +38,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	if !ok {
 		return result.Point{}, fmt.Errorf("measure: %T is not a replication point", c)
 	}
-	r.probeRTT(ctx, e)
+	r.rtt.Measure(ctx, e, "source")
 	p := r.basePoint(e, ps)
 	if r.pair.Current() != ps.Channel {
 		if err := r.rep.Use(ctx, ps.Channel); err != nil {
@@ -165,26 +164,6 @@ func (r *Study) settle(ctx context.Context) error {
 	}
 }
 
-// probeRTT measures the TCP echo round trip replica -> source once per wire. On real
-// hosts (no lab) there is no probe: the points carry no measured RTT.
-func (r *Study) probeRTT(ctx context.Context, e *study.Env) {
-	if r.rttCond != nil && *r.rttCond == e.Cond {
-		return
-	}
-	c := e.Cond
-	r.rttCond, r.rttMs = &c, 0
-	if e.Lab == nil {
-		e.Progressf("wire: %s", c)
-		return
-	}
-	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
-		r.rttMs = stats.Percentile(stats.DurationsMs(rtts), 50)
-	} else {
-		e.Logger.Warn("RTT probe across the wire failed", "err", err)
-	}
-	e.Progressf("wire: %s (TCP echo RTT %.2f ms, replica→source)", c, r.rttMs)
-}
-
 func (r *Study) basePoint(e *study.Env, ps PointSpec) result.Point {
 	p := e.BasePoint("replication", ps.Scenario)
 	p.TLS = ps.Channel == Tunnel
@@ -192,7 +171,7 @@ func (r *Study) basePoint(e *study.Env, ps PointSpec) result.Point {
 	p.Transport, p.Channel, p.Workload, p.Threads = "tcp", string(ps.Channel), Workload, r.o.Threads
 	p.DurationS = ps.Duration.Seconds()
 	p.Replication = &result.ReplicationStats{RTTMs: float64(ps.Link.RTT()) / float64(time.Millisecond),
-		TargetQPS: float64(ps.TargetQPS), RTTMeasuredMs: r.rttMs}
+		TargetQPS: float64(ps.TargetQPS), RTTMeasuredMs: r.rtt.Ms}
 	return p
 }
 

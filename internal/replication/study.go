@@ -73,12 +73,11 @@ type Study struct {
 
 	// The scenarios run as a sequence the Session pulls point by point; done is every
 	// point measured so far, so a search can read its last result.
-	next    func() (PointSpec, bool)
-	stop    func()
-	done    []result.Point
-	rttCond *link.Condition // the wire the last RTT probe measured
-	rttMs   float64
-	e       *study.Env
+	next func() (PointSpec, bool)
+	stop func()
+	done []result.Point
+	rtt  RTTProbe
+	e    *study.Env
 }
 
 // New returns the study for o.

@@ -18,10 +18,10 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 	if !ok {
 		return result.Point{}, fmt.Errorf("measure: %T is not a sync point", c)
 	}
-	s.probeRTT(ctx, e)
+	s.rtt.Measure(ctx, e, "primary")
 	m := sc.mode
 	base := e.BasePoint(Name, m.Name())
-	base.Sync = &result.SyncStats{Mode: m.Name(), Control: m.Control(), RTTMs: ms(sc.rtt), RTTMeasuredMs: s.rttMs}
+	base.Sync = &result.SyncStats{Mode: m.Name(), Control: m.Control(), RTTMs: ms(sc.rtt), RTTMeasuredMs: s.rtt.Ms}
 	g, galeraCell := m.(galeraMode)
 	if galeraCell {
 		if err := s.galeraStage(ctx, e, g); err != nil {

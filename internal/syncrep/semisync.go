@@ -2,6 +2,7 @@ package syncrep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/mariadb"
+	"github.com/wirelab/wirelab/internal/replication"
 )
 
 // semiSync is MariaDB's semi-synchronous replication (built into 10.3+): a commit waits
@@ -37,14 +39,14 @@ func (semiSync) State(ctx context.Context, t *Target) (State, error) {
 	return semiSyncState(ctx, t)
 }
 
-// mariadbPair is the pair's two MariaDB servers.
+// mariadbPair is the pair's two MariaDB servers, in the lab or on real hosts.
 func mariadbPair(t *Target) (src, rep *mariadb.Server, err error) {
-	s, ok1 := t.Pair.Source.(*engine.MariaDBServer)
-	r, ok2 := t.Pair.Replica.(*engine.MariaDBServer)
-	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("a MariaDB mode needs a MariaDB primary and replica")
+	s, err1 := replication.MariaDBOf(t.Pair.Source)
+	r, err2 := replication.MariaDBOf(t.Pair.Replica)
+	if err1 != nil || err2 != nil {
+		return nil, nil, fmt.Errorf("a MariaDB mode needs a MariaDB primary and replica: %w", errors.Join(err1, err2))
 	}
-	return s.Server, r.Server, nil
+	return s, r, nil
 }
 
 // semiSyncSQL are the statements for the primary and for the replica that turn semi-sync
@@ -73,6 +75,9 @@ func setSemiSync(ctx context.Context, t *Target, on bool, wait string, timeout t
 	}
 	if _, err := rep.Exec(ctx, rs); err != nil {
 		return fmt.Errorf("semi-sync on the replica: %w", err)
+	}
+	if t.Pair.Planned {
+		return nil // a dry run: the statements are printed; no primary answers
 	}
 	want := 0
 	if on {
@@ -116,8 +121,8 @@ func masterStatus(ctx context.Context, src *mariadb.Server) (map[string]string, 
 // semiSyncState reads the primary's semi-sync status and counters.
 func semiSyncState(ctx context.Context, t *Target) (State, error) {
 	src, _, err := mariadbPair(t)
-	if err != nil {
-		return State{}, err
+	if err != nil || t.Pair.Planned {
+		return State{}, err // a dry run's primary answers nothing
 	}
 	st, err := masterStatus(ctx, src)
 	if err != nil {

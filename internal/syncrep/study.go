@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
-	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/replication"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
-	"github.com/wirelab/wirelab/internal/stats"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -33,8 +31,7 @@ type Study struct {
 	t    *Target
 	// applied is the mode and wire the pair is in; a cell with another one applies its mode.
 	applied string
-	rttCond *link.Condition
-	rttMs   float64
+	rtt     replication.RTTProbe
 }
 
 // cell is one point: a closed-loop cell of the study's workload, its mode and RTT.
@@ -237,19 +234,4 @@ func (s *Study) Teardown() {
 		s.pair = nil
 	}
 	_ = s.closeGalera(context.Background())
-}
-
-// probeRTT measures the TCP echo round trip replica → primary once per wire.
-func (s *Study) probeRTT(ctx context.Context, e *study.Env) {
-	if s.rttCond != nil && *s.rttCond == e.Cond {
-		return
-	}
-	c := e.Cond
-	s.rttCond, s.rttMs = &c, 0
-	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
-		s.rttMs = stats.Percentile(stats.DurationsMs(rtts), 50)
-	} else {
-		e.Logger.Warn("RTT probe across the wire failed", "err", err)
-	}
-	e.Progressf("wire: %s (TCP echo RTT %.2f ms, replica→primary)", c, s.rttMs)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/nstest"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // The replication study on two SSH hosts: B (the pair's server side) runs the source,
@@ -42,17 +43,8 @@ func replicaHosts(t testing.TB, addrA, addrB string) (*nstest.SSHPair, string) {
 func TestSSHReplication(t *testing.T) {
 	p, inv := replicaHosts(t, "198.18.18.1", "198.18.18.2")
 	before, _ := filepath.Glob("/tmp/wirelab-*")
-	out := t.TempDir()
-	start := time.Now()
-	b, err := inClient(p, t.TempDir(), replicationArgs(inv, "--scenarios", "3,4", "--loads", "600", "--qps", "600", "--duration", "10s", "--out", out)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("study replication --hosts: %v\n%s", err, b)
-	}
-	t.Logf("study replication --hosts: %s", time.Since(start).Round(time.Second))
-	run := readRun(t, out)
-	if len(run.Points) != 6 {
-		t.Fatalf("%d points, want 6 (scenarios 3 and 4 on each channel)\n%s", len(run.Points), b)
-	}
+	run := studyOnHosts(t, p, 6, "scenarios 3 and 4 on each channel",
+		replicationArgs(inv, "--scenarios", "3,4", "--loads", "600", "--qps", "600", "--duration", "10s")...)
 	down := map[string]int64{}
 	for _, pt := range run.Points {
 		rs := pt.Replication
@@ -124,17 +116,27 @@ func TestSSHReplicationKill9Down(t *testing.T) {
 		t.Fatalf("the tunnel's ends and both servers did not outlive wirelab: nothing for down --hosts to do")
 	}
 	t.Logf("after SIGKILL both MariaDBs and the tunnel's ends still run; down --hosts must stop them")
+	downLeavesNothing(t, p, state, inv, before)
+	if faultUp(p) {
+		t.Errorf("the replica host still drops the wire after down --hosts")
+	}
+}
+
+// downLeavesNothing runs `wirelab down --hosts inv` after a kill -9 and fails the test
+// unless nothing of wirelab's is left on either host (before: the wirelab directories
+// there were before the test).
+func downLeavesNothing(t *testing.T, p *nstest.SSHPair, state, inv string, before []string) {
+	t.Helper()
+	start := time.Now()
 	if b, err := inClient(p, state, "down", "--hosts", inv).CombinedOutput(); err != nil {
 		t.Fatalf("down --hosts: %v\n%s", err, b)
 	}
+	t.Logf("down --hosts after SIGKILL: %s", time.Since(start).Round(100*time.Millisecond))
 	// sysbench ends when its SSH session is gone (its output pipe closes); the dead-man
 	// switch removes the delay line within its TTL, counted from the last renewal.
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) && (delayLineGone(p) != nil || runsIn(p.NSB, "sysbench")) {
 		time.Sleep(200 * time.Millisecond)
-	}
-	if faultUp(p) {
-		t.Errorf("the replica host still drops the wire after down --hosts")
 	}
 	assertHostsClean(t, p, before)
 }
@@ -142,6 +144,26 @@ func TestSSHReplicationKill9Down(t *testing.T) {
 // faultUp reports whether the replica host (A) has the wire fault's chain.
 func faultUp(p *nstest.SSHPair) bool {
 	return exec.Command("ip", "netns", "exec", p.NSA, "iptables", "-w", "-S", "WIRELAB-FAULT").Run() == nil
+}
+
+// studyOnHosts runs the study args name (`study NAME ...`) in the client's namespace with
+// --out a new directory, logs how long it took and returns its results, failing the test
+// unless it ends well with want points (what they are: why).
+func studyOnHosts(t *testing.T, p *nstest.SSHPair, want int, why string, args ...string) result.Run {
+	t.Helper()
+	out := t.TempDir()
+	start := time.Now()
+	b, err := inClient(p, t.TempDir(), append(args, "--out", out)...).CombinedOutput()
+	name := strings.Join(args[:2], " ") + " --hosts"
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, b)
+	}
+	t.Logf("%s: %s", name, time.Since(start).Round(time.Second))
+	run := readRun(t, out)
+	if len(run.Points) != want {
+		t.Fatalf("%d points, want %d (%s)\n%s", len(run.Points), want, why, b)
+	}
+	return run
 }
 
 // replicationArgs are `study replication --hosts inv` with a small, quick pair (1 table
