@@ -83,7 +83,7 @@ func (s *sampler) Start(ctx context.Context) error {
 		for _, role := range s.clients {
 			h := b.hostOf(role)
 			f := metrics.NewFeed()
-			s.run(ctx, h.h, agentArgv(h.stage.Agent, append(wireArgs(b.targetOf(h).NIC), "--comm", "sysbench")...), f)
+			s.run(ctx, h.h, agentArgv(h.stage.Agent, append(wireArgs(b.targetOf(h).NIC), b.farWatch()...)...), f)
 			feeds = append(feeds, f)
 			srcs = append(srcs, feedsOf(f, f))
 		}

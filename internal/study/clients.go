@@ -170,11 +170,7 @@ func mergeLoads(loads []*Load) *Load {
 	if len(loads) == 1 {
 		return loads[0]
 	}
-	n := math.MaxInt
-	for _, ld := range loads {
-		n = min(n, len(ld.Ticks))
-	}
-	out := &Load{Ticks: make([]Tick, n)}
+	out := &Load{Ticks: make([]Tick, commonTicks(loads))}
 	for i := range out.Ticks {
 		t := &out.Ticks[i]
 		var latSum float64
@@ -193,6 +189,16 @@ func mergeLoads(loads []*Load) *Load {
 	}
 	out.Totals = mergeTotals(loads)
 	return out
+}
+
+// commonTicks is how many seconds every client reported: what the merge and each
+// client's own figures are cut to.
+func commonTicks(loads []*Load) int {
+	n := math.MaxInt
+	for _, ld := range loads {
+		n = min(n, len(ld.Ticks))
+	}
+	return n
 }
 
 // mergeTotals sums the clients' summaries (nil when one has none); see mergeLoads.
@@ -234,10 +240,7 @@ type ClientSampler interface {
 // point's TPS is the sum of the clients'), its percentiles from its own histogram, its
 // host's cores from hosts (by name, role client).
 func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metrics.Sample, hosts []result.Host) []result.ClientLoad {
-	n := math.MaxInt
-	for _, ld := range loads {
-		n = min(n, len(ld.Ticks))
-	}
+	n := commonTicks(loads)
 	out := make([]result.ClientLoad, len(parts))
 	for i, pt := range parts {
 		q := result.Point{DurationS: c.Duration.Seconds(), WarmupS: c.Warmup.Seconds()}
