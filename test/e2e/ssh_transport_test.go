@@ -65,7 +65,12 @@ func sshTransport(t *testing.T, p *nstest.SSHPair, inv string, extra ...string) 
 		got[name] = pt
 		t.Logf("%s: %.1f TPS, latency avg %.1f ms, wire up %.0f B/s down %.0f B/s, CPU server %.2f client %.2f",
 			name, pt.TPS, pt.LatAvgMs, pt.WireBytesPerSUp, pt.WireBytesPerSDown, pt.CPUServer, pt.CPUClient)
-		if pt.Failed || pt.TPS <= 0 || pt.CPUServer <= 0 || pt.CPUClient <= 0 {
+		// Both sides' CPU is seen where the load keeps them busy (the rows on the server
+		// host, thousands of TPS). Across the 10 ms link one thread runs ~3 TPS: its
+		// sysbench can use less than one 10 ms clock tick of CPU in a 3 s point, which
+		// the agent reads as 0 (one CI run did), so there a reading is not required.
+		busy := pt.TPS >= 100
+		if pt.Failed || pt.TPS <= 0 || busy && (pt.CPUServer <= 0 || pt.CPUClient <= 0) {
 			t.Errorf("%s: failed=%v (%s), TPS %.1f, CPU server %.2f client %.2f", name, pt.Failed, pt.FailReason,
 				pt.TPS, pt.CPUServer, pt.CPUClient)
 		}
