@@ -139,27 +139,39 @@ done
 # One sysbench thread's round trip: oltp_point_select is one query, one packet each way,
 # so a transaction is one round trip; RTTs alternate so drift falls on every cell alike.
 # WORKLOAD+CC runs WORKLOAD with the TCP congestion control CC on both hosts' routes
-# (congctl), in place of the kernel's default: BBR paces a reply of several segments.
-congctl() { # CC ("" = the kernel's default): the client's and server's default routes use it
+# (congctl) in place of the lab's own (cubic unless the kernel lacks it): BBR paces a reply
+# of several segments. Each host's route is put back as the lab set it.
+declare -A lab_route=()
+for h in client server; do lab_route[$h]=$("$WIRELAB" exec "$h" -- ip route show default); done
+congctl() { # CC ("" = the lab's own routes)
 	local h gw
 	for h in client server; do
-		gw=$("$WIRELAB" exec "$h" -- ip route show default | awk '{print $3}')
-		"$WIRELAB" exec "$h" -- ip route replace default via "$gw" dev eth0 ${1:+congctl "$1"}
+		if [[ -z $1 ]]; then
+			# shellcheck disable=SC2086 # the saved route is a list of words
+			"$WIRELAB" exec "$h" -- ip route replace ${lab_route[$h]}
+			continue
+		fi
+		gw=$(awk '{print $3}' <<<"${lab_route[$h]}")
+		"$WIRELAB" exec "$h" -- ip route replace default via "$gw" dev eth0 congctl "$1"
 	done
 }
 sb_tps() { # RTT WORKLOAD[+CC]: TPS and QPS of one thread over LOAD_S seconds
 	local wl=${2%%+*} cc=
 	[[ $2 == *+* ]] && cc=${2#*+}
 	"$WIRELAB" link set --rtt "$1" >/dev/null
-	congctl "$cc"
+	[[ -z $cc ]] || congctl "$cc"
 	"$WIRELAB" exec client -- sh -c "${SB/oltp_read_only/$wl} --threads=1 --time=$LOAD_S run" >"$work/sb1-$1-$2.log" 2>&1
 	[[ -z $cc ]] || congctl ""
 	awk '/transactions:/ { gsub(/\(/, "", $3); t = $3 } /queries:/ && !/performed/ { gsub(/\(/, "", $3); q = $3 } END { print t, q }' "$work/sb1-$1-$2.log"
 }
+lab_cc=$(grep -o 'congctl [a-z0-9_]*' <<<"${lab_route[client]}" | cut -d' ' -f2 || true)
+lab_cc_text=${lab_cc:-"the kernel's default"}
+workloads=(oltp_point_select oltp_read_only)
+grep -qw bbr /proc/sys/net/ipv4/tcp_available_congestion_control && [[ $lab_cc != bbr ]] && workloads+=(oltp_read_only+bbr)
 declare -A inv=() tpsl=() qps1=()
 for round in 1 2; do
 	for rtt in 0 1ms 10ms; do
-		for wl in oltp_point_select oltp_read_only oltp_read_only+cubic; do
+		for wl in "${workloads[@]}"; do
 			read -r t q <<<"$(sb_tps "$rtt" "$wl")"
 			inv[$rtt-$wl]=$(awk -v a="${inv[$rtt-$wl]:-0}" -v t="$t" 'BEGIN{print a + 1 / t / 2}')
 			tpsl[$rtt-$wl]="${tpsl[$rtt-$wl]:+${tpsl[$rtt-$wl]}, }$t"
@@ -168,7 +180,7 @@ for round in 1 2; do
 	done
 done
 rt_rows=()
-for wl in oltp_point_select oltp_read_only oltp_read_only+cubic; do
+for wl in "${workloads[@]}"; do
 	for rtt in 1ms 10ms; do
 		rt_rows+=("$(awk -v wl="$wl" -v i0="${inv[0-$wl]}" -v i="${inv[$rtt-$wl]}" -v rts="${qps1[$rtt-$wl]}" -v r="${rtt%ms}" \
 			-v t0="${tpsl[0-$wl]}" -v t="${tpsl[$rtt-$wl]}" -v l="$(load)" 'BEGIN {
@@ -234,13 +246,13 @@ awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
 	echo
 	echo "$LOAD_S s at one thread, twice per RTT, alternating; seen = (mean 1/TPS − mean 1/TPS at --rtt 0) ÷ queries per"
 	echo "transaction. oltp_point_select is one query and one packet each way: its round trip is the wire's. oltp_read_only's"
-	echo "16 queries include four range scans with replies of ~12.6 KB (9 segments). The kernel's congestion control here is"
-	echo "$(cat /proc/sys/net/ipv4/tcp_congestion_control); BBR, without the fq qdisc, paces its own sends at a rate derived from"
+	echo "16 queries include four range scans with replies of ~12.6 KB (9 segments). The lab's hosts use $lab_cc_text"
+	echo "(\`wirelab up\` without \`--tcp-congestion\`; this kernel's own default is $(cat /proc/sys/net/ipv4/tcp_congestion_control)). The \`+bbr\` rows"
+	echo "run the same with bbr on both hosts' routes: BBR, without the fq qdisc, paces its own sends at a rate derived from"
 	echo "its bandwidth estimate, which a request/reply flow keeps low: at 10 ms a range reply left the server in 5 bursts over"
-	echo "~2.5 ms (a capture, by hand). That is TCP's doing, not the delay line's, and netem would see it too. The"
-	echo "\`+cubic\` rows run the same with cubic on both hosts' routes (\`ip route ... congctl cubic\`), which sends the"
-	echo "reply at once; what remains above the asked RTT there is the server's and sysbench's own time per query after"
-	echo "10 ms idle (a capture shows point selects answered ~0.2 ms later than at --rtt 0), not explained."
+	echo "~2.5 ms (a capture, by hand). That is TCP's doing, not the delay line's, and netem would see it too. What remains"
+	echo "above the asked RTT with cubic is the server's and sysbench's own time per query after 10 ms idle (a capture shows"
+	echo "point selects answered ~0.2 ms later than at --rtt 0), not explained."
 	echo
 	echo "| workload | asked | TPS at 0 | TPS | queries/txn | seen ms | error ms | allowed | within | load |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"

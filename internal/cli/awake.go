@@ -53,7 +53,8 @@ func keepAwake(p *Process, asked bool) (desc string, release func()) {
 // builds a lab takes.
 func addCongestionFlag(fs *flag.FlagSet) *string {
 	return fs.String("tcp-congestion", "", "the lab hosts' TCP congestion control, set on their routes: "+lab.CongestionForm+
-		"; bbr paces a reply of several segments over time where cubic sends it at once, which lengthens a delayed round trip")
+		" (the default of Linux distributions, where database servers usually run; the report names the one used); "+
+		"bbr paces a reply of several segments over time where cubic sends it at once, which lengthens a delayed round trip")
 }
 
 // checkCongestion refuses a congestion control the kernel lacks, and one asked for real

@@ -7,8 +7,19 @@ import (
 	"strings"
 )
 
+// LabCongestion is the congestion control the lab's hosts use when none is asked for:
+// cubic, the default of the kernel's own configuration and of Linux distributions, where a
+// database server usually runs. The lab machine's own default is the lab box's choice, not
+// the user's servers' (this kind of box defaults to bbr, which without the fq qdisc paces
+// a reply of several segments over part of a delayed round trip).
+const LabCongestion = "cubic"
+
+// KernelCongestion asks for the kernel's own default congestion control.
+const KernelCongestion = "kernel"
+
 // CongestionForm is how --tcp-congestion is spelled, for flag help and errors.
-const CongestionForm = `a congestion control this kernel has (/proc/sys/net/ipv4/tcp_available_congestion_control), e.g. cubic or bbr; "" = the kernel's default`
+const CongestionForm = `a congestion control this kernel has (/proc/sys/net/ipv4/tcp_available_congestion_control), e.g. cubic or bbr; ` +
+	`"kernel" = this kernel's default; unset = ` + LabCongestion + ` where the kernel has it`
 
 // availableCongestion is where the kernel lists the congestion controls it has; a
 // variable so tests can point it elsewhere.
@@ -19,29 +30,63 @@ var availableCongestion = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 var defaultCongestion = "/proc/sys/net/ipv4/tcp_congestion_control"
 
 // CheckCongestion refuses a congestion control the kernel does not have, naming the ones
-// it has; "" (the kernel's default) is always accepted. It reads only /proc, so callers
-// run it before anything is created.
+// it has; "" (the lab's default) and "kernel" are always accepted. It reads only /proc, so
+// callers run it before anything is created.
 func CheckCongestion(name string) error {
-	if name == "" {
+	if name == "" || name == KernelCongestion {
 		return nil
 	}
-	b, err := os.ReadFile(availableCongestion)
+	have, err := availableCongestions()
 	if err != nil {
 		return fmt.Errorf("--tcp-congestion %s: cannot list this kernel's congestion controls: %w", name, err)
 	}
-	have := strings.Fields(string(b))
 	if !slices.Contains(have, name) {
-		return fmt.Errorf("--tcp-congestion %q: this kernel has %s; want one of them, or \"\" for its default", name, strings.Join(have, ", "))
+		return fmt.Errorf("--tcp-congestion %q: this kernel has %s; want one of them, %q for its default, or leave it unset for %s",
+			name, strings.Join(have, ", "), KernelCongestion, LabCongestion)
 	}
 	return nil
 }
 
-// Congestion is the congestion control the lab's connections use: the one asked for, or
-// the kernel's default ("" when it cannot be read).
-func Congestion(asked string) string {
-	if asked != "" {
-		return asked
+// ResolveCongestion names the congestion control the lab's hosts get for what was asked:
+// "" is LabCongestion where the kernel has it and the kernel's default where it does not;
+// "kernel" is the kernel's default; any other name is itself, once CheckCongestion
+// accepts it. It returns "" only when the kernel's default was wanted and cannot be read:
+// the routes then carry no congestion control of their own.
+func ResolveCongestion(asked string) (string, error) {
+	if err := CheckCongestion(asked); err != nil {
+		return "", err
 	}
+	switch asked {
+	case KernelCongestion:
+		return kernelCongestion(), nil
+	case "":
+		if have, err := availableCongestions(); err == nil && slices.Contains(have, LabCongestion) {
+			return LabCongestion, nil
+		}
+		return kernelCongestion(), nil
+	}
+	return asked, nil
+}
+
+// Congestion is the congestion control a lab's connections use, from its state: the one
+// the lab set on its routes, or for a lab whose state names none, the kernel's default
+// ("" when it cannot be read).
+func Congestion(set string) string {
+	if set != "" {
+		return set
+	}
+	return kernelCongestion()
+}
+
+func availableCongestions() ([]string, error) {
+	b, err := os.ReadFile(availableCongestion)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(b)), nil
+}
+
+func kernelCongestion() string {
 	b, err := os.ReadFile(defaultCongestion)
 	if err != nil {
 		return ""

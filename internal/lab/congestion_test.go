@@ -18,7 +18,7 @@ func TestCheckCongestionNamesWhatTheKernelHas(t *testing.T) {
 	old := availableCongestion
 	availableCongestion = avail
 	t.Cleanup(func() { availableCongestion = old })
-	for _, ok := range []string{"", "cubic", "bbr"} {
+	for _, ok := range []string{"", "kernel", "cubic", "bbr"} {
 		if err := CheckCongestion(ok); err != nil {
 			t.Errorf("CheckCongestion(%q): %v", ok, err)
 		}
@@ -29,14 +29,42 @@ func TestCheckCongestionNamesWhatTheKernelHas(t *testing.T) {
 	}
 }
 
-func TestCongestionIsTheAskedOneOrTheKernelDefault(t *testing.T) {
-	def := filepath.Join(t.TempDir(), "default")
-	if err := os.WriteFile(def, []byte("bbr\n"), 0o644); err != nil {
-		t.Fatal(err)
+// kernelFiles points the kernel's congestion files at temporary ones for one test.
+func kernelFiles(t *testing.T, available, def string) {
+	t.Helper()
+	dir := t.TempDir()
+	for path, body := range map[*string]string{&availableCongestion: available, &defaultCongestion: def} {
+		old := *path
+		*path = filepath.Join(dir, strings.ReplaceAll(filepath.Base(old), "/", "_"))
+		if err := os.WriteFile(*path, []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { *path = old })
 	}
-	old := defaultCongestion
-	defaultCongestion = def
-	t.Cleanup(func() { defaultCongestion = old })
+}
+
+func TestResolveCongestion(t *testing.T) {
+	kernelFiles(t, "reno bbr cubic", "bbr")
+	for asked, want := range map[string]string{"": "cubic", "kernel": "bbr", "bbr": "bbr", "reno": "reno", "cubic": "cubic"} {
+		got, err := ResolveCongestion(asked)
+		if err != nil || got != want {
+			t.Errorf("ResolveCongestion(%q) = %q, %v; want %q", asked, got, err, want)
+		}
+	}
+	if _, err := ResolveCongestion("vegas"); err == nil || !strings.Contains(err.Error(), "--tcp-congestion") {
+		t.Errorf("ResolveCongestion(vegas) = %v; want a refusal naming the flag", err)
+	}
+}
+
+func TestResolveCongestionWithoutCubicTakesTheKernelDefault(t *testing.T) {
+	kernelFiles(t, "reno bbr", "bbr")
+	if got, err := ResolveCongestion(""); err != nil || got != "bbr" {
+		t.Errorf("ResolveCongestion(\"\") without cubic = %q, %v; want the kernel's default bbr", got, err)
+	}
+}
+
+func TestCongestionOfALabThatSetNoneIsTheKernelDefault(t *testing.T) {
+	kernelFiles(t, "reno bbr cubic", "bbr")
 	if got := Congestion(""); got != "bbr" {
 		t.Errorf("Congestion(\"\") = %q; want the kernel's default bbr", got)
 	}

@@ -70,8 +70,9 @@ type State struct {
 	WireIfaces map[string]string `json:"wire_ifaces"` // role -> wire-host iface facing it
 	Condition  link.Condition    `json:"condition"`
 	Shaper     string            `json:"shaper"`
-	// Congestion is the TCP congestion control asked for on the hosts' routes; "" = the
-	// kernel's default.
+	// Congestion is the TCP congestion control set on the hosts' routes; "" = none set
+	// (the kernel's default: a lab built before the lab had a default of its own, or a
+	// kernel default that could not be read).
 	Congestion string `json:"congestion,omitempty"`
 	ReadBack   string `json:"read_back,omitempty"`
 	TempDir    string `json:"temp_dir"`

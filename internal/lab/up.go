@@ -24,7 +24,8 @@ type Options struct {
 	Condition link.Condition
 	Shaper    string // "" = detect
 	// Congestion is the TCP congestion control every host's connections use (set on its
-	// default route); "" = the kernel's default. Checked with CheckCongestion.
+	// default route): "" = LabCongestion, "kernel" = the kernel's default. Resolved with
+	// ResolveCongestion.
 	Congestion string
 	StateDir   string // /run/wirelab
 	Self       string // the wirelab binary, for helpers started inside hosts
@@ -103,7 +104,8 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 			return nil, fmt.Errorf("lab host %q: want one of client, server, replica", h)
 		}
 	}
-	if err := CheckCongestion(o.Congestion); err != nil {
+	congestion, err := ResolveCongestion(o.Congestion)
+	if err != nil {
 		return nil, err
 	}
 	if o.Outside != nil && !slices.Contains(hosts, Server) {
@@ -116,7 +118,7 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 		RunID: o.RunID, Created: time.Now().UTC(),
 		Namespaces: map[string]string{}, WireIfaces: map[string]string{},
 		Condition: o.Condition, Path: filepath.Join(o.StateDir, o.RunID+".json"), Owner: o.Owner,
-		Congestion: o.Congestion,
+		Congestion: congestion,
 	}
 	if _, err := os.Stat(st.Path); err == nil {
 		return nil, fmt.Errorf("lab %s already exists (%s)", o.RunID, st.Path)

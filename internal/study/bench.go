@@ -22,7 +22,7 @@ type Bench struct {
 	Engine            engine.Kind // the server's kind; "" = MariaDB
 	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
 	Shaper            string      // how delay is made ("" = auto)
-	Congestion        string      // the lab hosts' TCP congestion control ("" = the kernel's default)
+	Congestion        string      // the lab hosts' TCP congestion control (the forms lab.ResolveCongestion takes)
 	// Existing is a server to measure instead of starting one; nil = the lab starts one.
 	Existing *engine.External
 }

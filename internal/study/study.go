@@ -65,8 +65,8 @@ type Needs struct {
 	// Condition is the wire the lab starts with; Shaper how delay is made ("" = auto).
 	Condition link.Condition
 	Shaper    string
-	// Congestion is the TCP congestion control of the lab's hosts ("" = the kernel's
-	// default); a lab option, not the wire's.
+	// Congestion is the TCP congestion control of the lab's hosts, as asked (the forms
+	// lab.ResolveCongestion takes); a lab option, not the wire's.
 	Congestion string
 	// CheckWire runs `link check` after every change of the wire and records it on the
 	// following points.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,16 +119,22 @@ func TestUpIperfSysbenchDown(t *testing.T) {
 			SumReceived struct {
 				BitsPerSecond float64 `json:"bits_per_second"`
 			} `json:"sum_received"`
+			SenderCongestion string `json:"sender_tcp_congestion"`
 		} `json:"end"`
 	}
 	if err := json.Unmarshal([]byte(js), &ip); err != nil {
 		t.Fatalf("iperf3 json: %v\n%s", err, js)
 	}
+	// The lab's hosts use cubic unless asked otherwise, whatever the machine's default.
+	if avail, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control"); err == nil &&
+		slices.Contains(strings.Fields(string(avail)), "cubic") && ip.End.SenderCongestion != "cubic" {
+		t.Errorf("iperf3's sender in the client host used %q; want the lab's default cubic", ip.End.SenderCongestion)
+	}
 	got := ip.End.SumReceived.BitsPerSecond
 	if got < 50e6*0.93 || got > 50e6*1.07 {
 		t.Errorf("iperf3 through a 50mbit wire: %.2f Mbit/s, want within 7%% of 50", got/1e6)
 	}
-	t.Logf("iperf3: %.2f Mbit/s through 50mbit", got/1e6)
+	t.Logf("iperf3: %.2f Mbit/s through 50mbit, congestion control %s", got/1e6, ip.End.SenderCongestion)
 
 	// A 3 s sysbench point from the client host, with the lab's environment.
 	sb := wl(t, state, "exec", "client", "--", "sh", "-c",
