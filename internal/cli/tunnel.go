@@ -68,14 +68,15 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	}[role]
 	summary := map[tunnel.Role]string{
 		tunnel.Exit:  "accept tunnel entries and relay each connection to the server",
-		tunnel.Entry: "accept clients and relay them to the exit: each over its own WAN connection, or all over one (--mux on)",
+		tunnel.Entry: "accept clients and relay them to the exit: each over its own WAN connection, or over a few shared ones (--mux on)",
 	}[role]
 	fs := newFlagSet(p, "tunnel "+string(role), summary, example)
 	listen := fs.String("listen", "", "address to listen on, host:port (required; no wildcard without --allow-wildcard)")
 	to := fs.String("to", "", "address to dial for every connection, host:port (required)")
 	compress := fs.String("compress", string(tunnel.Auto), "auto (compress while the WAN is the bottleneck), zstd or off")
 	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best). Codec: "+tunnel.Codec)
-	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = every client connection over one WAN connection sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
+	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = client connections over up to --links WAN connections (mux links), each sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
+	links := fs.Int("links", 0, fmt.Sprintf("entry with --mux on: mux links at most, 1..%d; a client goes to the link with the fewest and a new link opens only while every link has one, so each link has its own relay thread at both ends (0 = one per CPU, here %d)", tunnel.MaxLinks, tunnel.DefaultLinks()))
 	window := &sizeFlag{}
 	fs.Var(window, "window", "zstd window per direction, a power of two like 16MiB (default: "+tunnel.FormatSize(tunnel.DefaultMuxWindow)+" with --mux on, "+tunnel.FormatSize(tunnel.LongMuxWindow)+" there at levels 10+, "+tunnel.FormatSize(tunnel.DefaultWindow)+" per connection without)")
 	group := &sizeFlag{tunnel.DefaultGroupMaxSize}
@@ -118,7 +119,7 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 		return usagef("tunnel %s: %w", role, err)
 	}
 	cfg := tunnel.Config{
-		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Window: int(window.n),
+		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Links: *links, Window: int(window.n),
 		GroupMaxSize: int(group.n), GroupTimeout: *timeout, AllowWildcard: *wildcard,
 		Logger: p.Logger.With("cmd", "tunnel"),
 	}

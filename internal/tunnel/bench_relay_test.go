@@ -24,12 +24,12 @@ import (
 // transport study runs them) or a tunnel entry+exit with mutual TLS: one WAN connection per
 // client (tunnel) or one mux link (mux), inside this process or, with -proc, as two
 // `wirelab tunnel` processes (the lab's layout: their CPU is their own; -p1 with
-// GOMAXPROCS=1, -goroutines without the relay loop). "cpu-us/op" is
+// GOMAXPROCS=1, -goroutines without the relay loop, -1link with the entry's --links 1). "cpu-us/op" is
 // this process plus every relay process per query; subtract the direct row for the relay's
 // share. ns/op is wall time per query of all clients together.
 func BenchmarkRelay(b *testing.B) {
-	for _, clients := range []int{2, 32} {
-		for _, name := range []string{"direct", "socat", "tunnel", "mux", "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines"} {
+	for _, clients := range []int{1, 2, 32} {
+		for _, name := range []string{"direct", "socat", "tunnel", "mux", "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines", "mux-proc-1link"} {
 			b.Run(fmt.Sprintf("%s/c=%d", name, clients), func(b *testing.B) { benchRelay(b, name, clients) })
 		}
 	}
@@ -61,15 +61,18 @@ func benchRelay(b *testing.B, name string, clients int) {
 		mux := map[string]MuxMode{"tunnel": MuxOff, "mux": MuxOn}[name]
 		entry, _ := pair(b, addr, Auto, mux, entryTLS, exitTLS)
 		addr = entry.Addr().String()
-	case "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines":
-		var env []string
+	case "tunnel-proc", "mux-proc", "tunnel-proc-p1", "mux-proc-p1", "mux-proc-goroutines", "mux-proc-1link":
+		var env, entryArgs []string
+		if name == "mux-proc-1link" {
+			entryArgs = []string{"--links", "1"}
+		}
 		if strings.HasSuffix(name, "-p1") {
 			env = []string{"GOMAXPROCS=1"}
 		}
 		if strings.HasSuffix(name, "-goroutines") {
 			env = []string{"WIRELAB_TUNNEL_LOOP=off"} // the mux link without its relay loop
 		}
-		addr, relays = tunnelProcs(b, addr, map[bool]string{false: "off", true: "on"}[strings.HasPrefix(name, "mux")], env...)
+		addr, relays = tunnelProcs(b, addr, map[bool]string{false: "off", true: "on"}[strings.HasPrefix(name, "mux")], entryArgs, env...)
 	}
 	conns := make([]net.Conn, clients)
 	for i := range conns {
@@ -146,7 +149,7 @@ func TestMain(m *testing.M) {
 
 // tunnelProcs builds bin/wirelab once and runs an exit (to server) and an entry with
 // mutual TLS as processes; it returns the entry's address.
-func tunnelProcs(b *testing.B, server, mux string, env ...string) (string, []*exec.Cmd) {
+func tunnelProcs(b *testing.B, server, mux string, entryArgs []string, env ...string) (string, []*exec.Cmd) {
 	b.Helper()
 	wirelabOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "wirelab-bench")
@@ -166,8 +169,12 @@ func tunnelProcs(b *testing.B, server, mux string, env ...string) (string, []*ex
 	_, _, certs := testCerts(b)
 	exitAddr, entryAddr := freePort(b), freePort(b)
 	start := func(role, listen, to string) *exec.Cmd {
-		cmd := exec.Command(wirelabBin, "tunnel", role, "--listen", listen, "--to", to, "--mux", mux,
-			"--tls-cert", certs+"/"+role+".pem", "--tls-key", certs+"/"+role+"-key.pem", "--tls-ca", certs+"/ca.pem")
+		args := []string{"tunnel", role, "--listen", listen, "--to", to, "--mux", mux,
+			"--tls-cert", certs + "/" + role + ".pem", "--tls-key", certs + "/" + role + "-key.pem", "--tls-ca", certs + "/ca.pem"}
+		if role == "entry" {
+			args = append(args, entryArgs...)
+		}
+		cmd := exec.Command(wirelabBin, args...)
 		cmd.Env = append(os.Environ(), env...)
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"strconv"
 	"time"
 )
@@ -97,6 +98,13 @@ const (
 // costs about a tenth of the TPS of one connection per client on an unshaped wire.
 const DefaultMux = MuxOn
 
+// DefaultLinks is an entry's Config.Links when 0: one mux link per CPU, so that as many
+// clients' round trips can be relayed at once as the machine has cores.
+func DefaultLinks() int { return runtime.NumCPU() }
+
+// MaxLinks bounds Config.Links.
+const MaxLinks = 64
+
 // ParseMux parses the --mux value.
 func ParseMux(s string) (MuxMode, error) {
 	switch m := MuxMode(s); m {
@@ -143,6 +151,9 @@ type Config struct {
 	Level int
 	// Mux is the entry's WAN layout (MuxOff when empty). An exit serves both layouts.
 	Mux MuxMode
+	// Links is how many mux links an entry spreads its clients over, at most; 0 means
+	// DefaultLinks. One link per client at most (linkDialer).
+	Links int
 	// Window is the zstd window of each direction, a power of two; 0 means DefaultWindow,
 	// or DefaultMuxWindow on a mux link.
 	Window       int
@@ -201,6 +212,9 @@ func (c Config) normalize() (Config, error) {
 	if err := c.checkMux(); err != nil {
 		return c, err
 	}
+	if c.Links == 0 {
+		c.Links = DefaultLinks()
+	}
 	if c.GroupMaxSize == 0 {
 		c.GroupMaxSize = DefaultGroupMaxSize
 	}
@@ -235,10 +249,16 @@ func (c Config) normalize() (Config, error) {
 	return c, nil
 }
 
-// checkMux validates the mux layout and the zstd window.
+// checkMux validates the mux layout, the number of links and the zstd window.
 func (c Config) checkMux() error {
 	if _, err := ParseMux(string(c.Mux)); err != nil {
 		return err
+	}
+	if c.Links < 0 || c.Links > MaxLinks {
+		return configErr("--links %d: want 1..%d, or 0 for one per CPU", c.Links, MaxLinks)
+	}
+	if c.Links > 0 && (c.Role != Entry || c.Mux != MuxOn) {
+		return configErr("--links %d: an entry's mux links; only with --mux on on an entry", c.Links)
 	}
 	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
 		return configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))

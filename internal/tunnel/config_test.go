@@ -57,6 +57,11 @@ func TestConfigValidation(t *testing.T) {
 		{"window not a power of two", func(c *Config) { c.Window = 3 << 20 }, "--window"},
 		{"window too large", func(c *Config) { c.Window = 2 * MaxWindow }, "--window"},
 		{"window 16MiB", func(c *Config) { c.Window = 16 << 20 }, ""},
+		{"links negative", func(c *Config) { c.Links = -1 }, "--links -1: want 1..64"},
+		{"links too many", func(c *Config) { c.Links = MaxLinks + 1 }, "--links 65"},
+		{"links without the mux", func(c *Config) { c.Mux = MuxOff; c.Links = 2 }, "only with --mux on"},
+		{"links on an exit", func(c *Config) { c.Role = Exit; c.Links = 2 }, "only with --mux on on an entry"},
+		{"links 4", func(c *Config) { c.Links = 4 }, ""},
 		{"group negative", func(c *Config) { c.GroupMaxSize = -5 }, "--group-max-size"},
 		{"group too large", func(c *Config) { c.GroupMaxSize = MaxGroupSize + 1 }, "--group-max-size"},
 		{"timeout negative", func(c *Config) { c.GroupTimeout = -1 }, "--group-timeout"},
@@ -86,7 +91,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout {
+	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Links != DefaultLinks() || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }

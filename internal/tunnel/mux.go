@@ -61,6 +61,7 @@ type muxLink struct {
 	cancel  context.CancelFunc
 	wake    chan struct{} // hands the writer role to the writer goroutine
 	loop    *relayLoop    // moves the bytes on one thread; nil: on goroutines
+	clients int           // entry: clients linkDialer gave this link and not yet back (under linkDialer.mu)
 
 	fr      *framer // writer role only
 	maxSize int

@@ -9,20 +9,42 @@ import (
 	"sync"
 )
 
-// linkDialer holds the entry's mux link: dialled for the first client, shared by every
-// later one, dialled again for the next client once it failed (its clients were reset).
+// linkDialer holds the entry's mux links: up to Config.Links of them, each with its own
+// relay thread at each end and its own zstd history per direction. A client goes to the
+// link with the fewest clients; a new link is dialled only when every live one already has
+// a client and fewer than Links are open, so one connection (a replication stream) keeps
+// one link and its whole history, and concurrent clients get threads of their own: one
+// relay thread serving two request/reply clients makes each wait for the other (at 2
+// clients, ~0.7× a two-socat relay's queries per second with one link, socat's with two,
+// docs/bench-tunnel.md). A failed link is dialled again for the next client.
 type linkDialer struct {
-	mu   sync.Mutex
-	link *muxLink
+	mu    sync.Mutex
+	links []*muxLink
 }
 
-// muxLink returns a live link, dialling one if needed. Concurrent first clients wait for the
-// same dial instead of opening several links.
+// muxLink returns a live link for one more client, dialling one if needed; the caller gives
+// the client back with release. Concurrent first clients wait for the same dial instead of
+// opening several links.
 func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
 	t.links.mu.Lock()
 	defer t.links.mu.Unlock()
-	if l := t.links.link; l != nil && !l.failed() {
-		return l, nil
+	live := t.links.links[:0]
+	for _, l := range t.links.links {
+		if !l.failed() {
+			live = append(live, l)
+		}
+	}
+	clear(t.links.links[len(live):])
+	t.links.links = live
+	var least *muxLink
+	for _, l := range live {
+		if least == nil || l.clients < least.clients {
+			least = l
+		}
+	}
+	if least != nil && (least.clients == 0 || len(live) >= t.cfg.Links) {
+		least.clients++
+		return least, nil
 	}
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
@@ -34,13 +56,21 @@ func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
 		return nil, errors.New("tunnel is shutting down")
 	}
 	l := newMuxLink(t, wan, sock)
-	t.links.link = l
-	t.log.Info("tunnel mux link open", "to", t.cfg.To)
+	l.clients = 1
+	t.links.links = append(t.links.links, l)
+	t.log.Info("tunnel mux link open", "to", t.cfg.To, "links", len(t.links.links))
 	t.wg.Go(func() {
 		l.run()
 		t.untrack(wan)
 	})
 	return l, nil
+}
+
+// release gives back a client muxLink counted on l.
+func (t *Tunnel) release(l *muxLink) {
+	t.links.mu.Lock()
+	l.clients--
+	t.links.mu.Unlock()
 }
 
 // handleMuxEntry relays one client as a stream of the mux link.
@@ -65,6 +95,7 @@ func (t *Tunnel) handleMuxEntry(ctx context.Context, client net.Conn) {
 			}
 			return
 		}
+		defer t.release(l)
 		l.adopt(client)
 		st = l.open(client)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -227,5 +228,88 @@ func TestMuxSchedulerFullFrame(t *testing.T) {
 	}
 	if s, _ := frameShares(t, m); s[2] != 100 {
 		t.Fatalf("second frame shares %v, want the second stream's 100 bytes", s)
+	}
+}
+
+// linkClients is the entry's mux links' client counts, in the order the links opened.
+func linkClients(entry *running) []int {
+	entry.links.mu.Lock()
+	defer entry.links.mu.Unlock()
+	var n []int
+	for _, l := range entry.links.links {
+		n = append(n, l.clients)
+	}
+	return n
+}
+
+// TestMuxLinksAClientEachUpToLinks: an entry opens a new mux link only while every open
+// one has a client, up to Links; later clients go to the link with the fewest, and a
+// client that leaves is given back. Every client's round trips come back whole.
+func TestMuxLinksAClientEachUpToLinks(t *testing.T) {
+	exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Auto, Mux: MuxOn})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Auto, Mux: MuxOn, Links: 2})
+	dial := func() net.Conn {
+		t.Helper()
+		c, err := net.Dial("tcp", entry.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if err := pingPong(c, 20); err != nil { // the stream is open once a reply came back
+			t.Fatal(err)
+		}
+		return c
+	}
+	want := func(want ...int) {
+		t.Helper()
+		if got := linkClients(entry); !slices.Equal(got, want) {
+			t.Fatalf("links' clients = %v, want %v", got, want)
+		}
+	}
+	a := dial()
+	want(1)
+	b := dial()
+	want(1, 1)
+	c := dial()
+	want(2, 1)
+	a.Close()
+	b.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Equal(linkClients(entry), []int{1, 0}) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	want(1, 0)
+	d := dial()
+	want(1, 1) // the idle link, not a third one
+	for _, cl := range []net.Conn{c, d} {
+		if err := pingPong(cl, 20); err != nil {
+			t.Fatal(err)
+		}
+		cl.Close()
+	}
+}
+
+// TestMuxLinksOneClientOneLink: one client keeps one link, and so the whole zstd history,
+// however many links the entry may open.
+func TestMuxLinksOneClientOneLink(t *testing.T) {
+	exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Auto, Mux: MuxOn})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Auto, Mux: MuxOn, Links: 8})
+	for range 3 { // one after the other
+		c, err := net.Dial("tcp", entry.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if err := pingPong(c, 20); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		deadline := time.Now().Add(5 * time.Second)
+		for !slices.Equal(linkClients(entry), []int{0}) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if got := linkClients(entry); !slices.Equal(got, []int{0}) {
+		t.Errorf("links' clients after three clients one at a time = %v, want one link, [0]", got)
 	}
 }

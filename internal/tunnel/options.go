@@ -14,6 +14,7 @@ type Knobs struct {
 	Compress     Mode
 	Level        int // 0 = auto
 	Mux          MuxMode
+	Links        int   // the entry's mux links at most; 0 = one per CPU of the entry's host
 	Window       int64 // zstd window per direction; 0 = the tunnel's default for Mux
 	GroupMaxSize int64
 	GroupTimeout time.Duration
@@ -23,7 +24,7 @@ type Knobs struct {
 // refused before a lab exists rather than by a tunnel end that fails to start.
 func (k Knobs) Validate() error {
 	cfg := Config{Role: Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: k.Compress,
-		Level: k.Level, Mux: k.Mux, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout}
+		Level: k.Level, Mux: k.Mux, Links: k.Links, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("--tunnel-*: %w", err)
 	}
@@ -44,6 +45,9 @@ func (k Knobs) Args(role Role) []string {
 	if k.Mux != "" && role == Entry {
 		a = append(a, "--mux", string(k.Mux))
 	}
+	if k.Links > 0 && role == Entry {
+		a = append(a, "--links", strconv.Itoa(k.Links))
+	}
 	if k.Window > 0 {
 		a = append(a, "--window", FormatSize(k.Window))
 	}
@@ -59,6 +63,7 @@ func (k Knobs) Args(role Role) []string {
 // Flags are the --tunnel-* flags of a command that runs both ends.
 type Flags struct {
 	compress, level, mux, window, group string
+	links                               int
 	timeout                             time.Duration
 }
 
@@ -68,6 +73,7 @@ func AddFlags(fs *flag.FlagSet, compress Mode) *Flags {
 	fs.StringVar(&f.compress, "tunnel-compress", string(compress), "with the tunnel channel: auto, zstd or off")
 	fs.StringVar(&f.level, "tunnel-level", "auto", "with the tunnel channel: zstd level, auto or 1..22")
 	fs.StringVar(&f.mux, "tunnel-mux", string(DefaultMux), "with the tunnel channel: on = all client connections over one WAN connection, off = one each")
+	fs.IntVar(&f.links, "tunnel-links", 0, "with the tunnel channel and --tunnel-mux on: the entry's WAN connections at most, a client each until all are used (0 = one per CPU of the entry's host)")
 	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)")
 	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
 	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a group waits for more bytes")
@@ -90,6 +96,13 @@ func (f *Flags) Knobs() (Knobs, error) {
 	if k.Mux, err = ParseMux(f.mux); err != nil {
 		return k, fmt.Errorf("--tunnel-mux: %w", err)
 	}
+	if f.links < 0 || f.links > MaxLinks {
+		return k, fmt.Errorf("--tunnel-links %d: want 1..%d, or 0 for one per CPU of the entry's host", f.links, MaxLinks)
+	}
+	if f.links > 0 && k.Mux != MuxOn {
+		return k, fmt.Errorf("--tunnel-links %d: the entry's mux links; only with --tunnel-mux on", f.links)
+	}
+	k.Links = f.links
 	if f.window != "" {
 		if k.Window, err = ParseSize(f.window); err != nil {
 			return k, fmt.Errorf("--tunnel-window: %w", err)

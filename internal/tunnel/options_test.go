@@ -42,6 +42,9 @@ func TestFlagsKnobs(t *testing.T) {
 		{[]string{"--tunnel-mux", "maybe"}, "--tunnel-mux"},
 		{[]string{"--tunnel-window", "3MiB"}, "--window"},
 		{[]string{"--tunnel-group-max-size", "lots"}, "--tunnel-group-max-size"},
+		{[]string{"--tunnel-links", "-1"}, "--tunnel-links"},
+		{[]string{"--tunnel-links", "65"}, "--tunnel-links"},
+		{[]string{"--tunnel-links", "2", "--tunnel-mux", "off"}, "--tunnel-links"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
@@ -52,12 +55,12 @@ func TestFlagsKnobs(t *testing.T) {
 
 // Args leaves the tunnel's defaults to the end it starts and gives --mux to the entry only.
 func TestKnobsArgs(t *testing.T) {
-	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}
-	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --window 128MiB --group-max-size 256KiB --group-timeout 5ms"; got != want {
+	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}
+	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms"; got != want {
 		t.Errorf("entry args %q, want %q", got, want)
 	}
-	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") {
-		t.Errorf("exit args %q name --mux", got)
+	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") || strings.Contains(got, "--links") {
+		t.Errorf("exit args %q name --mux or --links", got)
 	}
 	if got := (Knobs{}).Args(Entry); len(got) != 0 {
 		t.Errorf("zero knobs give args %q, want none", got)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -90,6 +91,27 @@ func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
 }
 
 // relayLoopOff: WIRELAB_TUNNEL_LOOP=off runs mux links on goroutines (for comparison).
+// loops counts the process's running relay loops; procsSet says GOMAXPROCS came from the
+// environment, which loopProcs then leaves alone.
+var (
+	loops    atomic.Int32
+	procsSet = os.Getenv("GOMAXPROCS") != ""
+)
+
+// loopProcs counts a relay loop in (+1) or out (-1) and sets GOMAXPROCS to the CPUs plus
+// one for every loop after the first. A loop's thread spends its waits in epoll_wait, a
+// system call that holds its P until the runtime's monitor takes it back; with two loops
+// and no P to spare, every return from a wait handed Ps between threads, and two links in
+// one process relayed fewer queries than one. One loop on two CPUs leaves a P idle and
+// relayed more with no extra P than with one (docs/bench-tunnel.md).
+func loopProcs(delta int32) {
+	n := loops.Add(delta)
+	if procsSet {
+		return
+	}
+	runtime.GOMAXPROCS(runtime.NumCPU() + max(int(n)-1, 0))
+}
+
 func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
 
 func (l *relayLoop) ctl(op, fd int, events uint32, kind int32, id uint32) error {
@@ -205,6 +227,8 @@ func (l *relayLoop) close() {
 func (l *relayLoop) run() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	loopProcs(1)
+	defer loopProcs(-1)
 	defer l.close()
 	m := l.m
 	l.dec = newFrameDecoder(&l.frame)

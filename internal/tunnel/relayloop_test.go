@@ -62,13 +62,15 @@ func TestRelayLoop(t *testing.T) {
 			}
 			wg.Wait()
 			entry.links.mu.Lock()
-			l := entry.links.link
+			links := append([]*muxLink(nil), entry.links.links...)
 			entry.links.mu.Unlock()
-			if l == nil {
+			if len(links) == 0 {
 				t.Fatal("entry has no mux link")
 			}
-			if got := l.loop != nil; got != tc.wantLoop {
-				t.Errorf("relay loop running: %v, want %v", got, tc.wantLoop)
+			for _, l := range links {
+				if got := l.loop != nil; got != tc.wantLoop {
+					t.Errorf("relay loop running: %v, want %v", got, tc.wantLoop)
+				}
 			}
 			waitIdle(t, entry.Tunnel, exit.Tunnel)
 		})

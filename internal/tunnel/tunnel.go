@@ -34,7 +34,7 @@ type Tunnel struct {
 	open  map[net.Conn]struct{}
 	shut  bool
 	rpool sync.Pool  // *bufio.Reader for the WAN side
-	links linkDialer // the entry's mux link (mux_ends.go)
+	links linkDialer // the entry's mux links (mux_ends.go)
 }
 
 // New validates cfg and listens on cfg.Listen.
