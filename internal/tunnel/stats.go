@@ -53,10 +53,12 @@ type Stats struct {
 // MuxStats describe the mux links of this end (zero without the mux).
 type MuxStats struct {
 	Links        int64 // WAN connections carrying streams, opened or accepted
-	Level        int   // zstd level of the last zstd frame sent
-	LevelChanges int64 // level changes by --level auto
+	Level        int   // zstd level of the last zstd frame sent, on whichever link sent it
+	LevelChanges int64 // level changes by --level auto, all links
 	Window       int   // zstd window of this end's sending direction
-	LinkRate     int64 // bytes/s the WAN delivers, as --level auto reckons it (0: not measured)
+	// LinkRate is the bytes/s a WAN connection delivers as --level auto reckons it, the
+	// last link to decide (0: not measured); with several links each reckons its own share.
+	LinkRate int64
 }
 
 // ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
