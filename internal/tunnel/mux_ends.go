@@ -49,6 +49,12 @@ func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
 	wan, sock, err := t.dialExit(hctx, muxPreface)
+	if err != nil && least != nil && ctx.Err() == nil {
+		// A further link is a gain, not a need: the open ones still carry the client.
+		t.log.Warn("tunnel mux link not opened; the client shares an open one", "err", err)
+		least.clients++
+		return least, nil
+	}
 	if err != nil {
 		return nil, err
 	}

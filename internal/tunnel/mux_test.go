@@ -3,6 +3,8 @@ package tunnel
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -311,5 +313,39 @@ func TestMuxLinksOneClientOneLink(t *testing.T) {
 	}
 	if got := linkClients(entry); !slices.Equal(got, []int{0}) {
 		t.Errorf("links' clients after three clients one at a time = %v, want one link, [0]", got)
+	}
+}
+
+// TestMuxLinksADialThatFailsSharesAnOpenLink: when a further link cannot be dialled, the
+// client goes to an open link instead of being refused.
+func TestMuxLinksADialThatFailsSharesAnOpenLink(t *testing.T) {
+	exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Auto, Mux: MuxOn})
+	var dials atomic.Int32
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Auto, Mux: MuxOn, Links: 2,
+		dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if dials.Add(1) > 1 {
+				return nil, errors.New("refused for the test")
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, addr)
+		}})
+	var conns []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", entry.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		if err := pingPong(c, 20); err != nil {
+			t.Fatalf("client %d: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+	}
+	if got := linkClients(entry); !slices.Equal(got, []int{2}) {
+		t.Errorf("links' clients = %v, want both clients on the one link that opened, [2]", got)
+	}
+	if s := entry.Stats(); s.Failed != 0 {
+		t.Errorf("entry counted %d failed clients, want 0", s.Failed)
 	}
 }
