@@ -33,37 +33,32 @@ var defaultCongestion = "/proc/sys/net/ipv4/tcp_congestion_control"
 // it has; "" (the lab's default) and "kernel" are always accepted. It reads only /proc, so
 // callers run it before anything is created.
 func CheckCongestion(name string) error {
-	if name == "" || name == KernelCongestion {
-		return nil
-	}
-	have, err := availableCongestions()
-	if err != nil {
-		return fmt.Errorf("--tcp-congestion %s: cannot list this kernel's congestion controls: %w", name, err)
-	}
-	if !slices.Contains(have, name) {
-		return fmt.Errorf("--tcp-congestion %q: this kernel has %s; want one of them, %q for its default, or leave it unset for %s",
-			name, strings.Join(have, ", "), KernelCongestion, LabCongestion)
-	}
-	return nil
+	_, err := ResolveCongestion(name)
+	return err
 }
 
 // ResolveCongestion names the congestion control the lab's hosts get for what was asked:
 // "" is LabCongestion where the kernel has it and the kernel's default where it does not;
-// "kernel" is the kernel's default; any other name is itself, once CheckCongestion
-// accepts it. It returns "" only when the kernel's default was wanted and cannot be read:
-// the routes then carry no congestion control of their own.
+// "kernel" is the kernel's default; any other name is itself, if the kernel has it (else
+// an error naming the flag and what the kernel has). It returns "" only when the kernel's
+// default was wanted and cannot be read: the routes then carry no congestion control of
+// their own.
 func ResolveCongestion(asked string) (string, error) {
-	if err := CheckCongestion(asked); err != nil {
-		return "", err
+	if asked == KernelCongestion {
+		return kernelCongestion(), nil
 	}
-	switch asked {
-	case KernelCongestion:
+	b, err := os.ReadFile(availableCongestion)
+	have := strings.Fields(string(b))
+	switch {
+	case asked == "" && err == nil && slices.Contains(have, LabCongestion):
+		return LabCongestion, nil
+	case asked == "":
 		return kernelCongestion(), nil
-	case "":
-		if have, err := availableCongestions(); err == nil && slices.Contains(have, LabCongestion) {
-			return LabCongestion, nil
-		}
-		return kernelCongestion(), nil
+	case err != nil:
+		return "", fmt.Errorf("--tcp-congestion %s: cannot list this kernel's congestion controls: %w", asked, err)
+	case !slices.Contains(have, asked):
+		return "", fmt.Errorf("--tcp-congestion %q: this kernel has %s; want one of them, %q for its default, or leave it unset for %s",
+			asked, strings.Join(have, ", "), KernelCongestion, LabCongestion)
 	}
 	return asked, nil
 }
@@ -76,14 +71,6 @@ func Congestion(set string) string {
 		return set
 	}
 	return kernelCongestion()
-}
-
-func availableCongestions() ([]string, error) {
-	b, err := os.ReadFile(availableCongestion)
-	if err != nil {
-		return nil, err
-	}
-	return strings.Fields(string(b)), nil
 }
 
 func kernelCongestion() string {

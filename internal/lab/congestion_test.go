@@ -35,7 +35,7 @@ func kernelFiles(t *testing.T, available, def string) {
 	dir := t.TempDir()
 	for path, body := range map[*string]string{&availableCongestion: available, &defaultCongestion: def} {
 		old := *path
-		*path = filepath.Join(dir, strings.ReplaceAll(filepath.Base(old), "/", "_"))
+		*path = filepath.Join(dir, filepath.Base(old))
 		if err := os.WriteFile(*path, []byte(body+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
