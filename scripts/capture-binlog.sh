@@ -30,9 +30,10 @@ sysbench oltp_write_only $sb --threads=8 prepare >/dev/null
 mariadb --socket="$sock" -uroot -e 'flush binary logs'
 (for _ in $(seq $((secs * 10))); do echo "REPLACE INTO sbtest.hb VALUES (1, NOW(6));"; sleep 0.1; done) |
 	mariadb --socket="$sock" -uroot &
+hb=$!
 # shellcheck disable=SC2086
 sysbench oltp_write_only $sb --threads=4 --rate=$((qps / 6)) --time="$secs" run | grep -E "transactions:|queries:"
-wait
+wait "$hb" # not a bare wait: mariadbd is a background job of this shell too
 mariadb --socket="$sock" -uroot -e 'flush binary logs'
 cp "$d/data/mysql-bin.000001" "$out/prepare.binlog"
 cp "$d/data/mysql-bin.000002" "$out/write.binlog"

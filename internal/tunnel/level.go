@@ -33,9 +33,9 @@ import (
 // its preemptions): then the level only moves up. A change of level starts a new zstd
 // stream and loses the history, so a new level is held at least levelHold.
 //
-// The levels are klauspost's four encoders. Level 11 (best) is several times slower than
-// 7, so it fits only slow links; the calibration decides where.
-var adaptLevels = []int{1, 3, 7, 11}
+// The ladder is the codec's (codec.go): klauspost's four encoders, and with cgo libzstd's
+// 11, 13 and 16 on top. Each step up is several times slower than the one below, so the
+// strong levels fit only slow links; the calibration decides where.
 
 const (
 	// levelEvery is the least time between two level decisions.
@@ -75,8 +75,9 @@ type levelCal struct {
 // levelPolicy picks the zstd level of a mux link's sender. One goroutine at a time uses it
 // (the framer's holder).
 type levelPolicy struct {
-	idx int        // index in adaptLevels
-	cal []levelCal // per adaptLevels entry; nil until the first calibration
+	levels []int      // the ladder, weakest first
+	idx    int        // index in levels
+	cal    []levelCal // per levels entry; nil until the first calibration
 	// live figures of the current level, decayed (liveDecay)
 	liveRaw, liveWire, liveEnc float64
 	intEnc                     float64 // encoder seconds since the last decision
@@ -85,11 +86,14 @@ type levelPolicy struct {
 	linkRate                   float64 // bytes/s, decaying maximum of the drain rate
 	linkAcked                  uint64
 	linkAt                     time.Time
-	ceiling                    int // adaptLevels index not to reach before ceilingTo
+	ceiling                    int // levels index not to reach before ceilingTo
 	ceilingTo                  time.Time
 }
 
-func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
+// newLevelPolicy climbs levels (weakest first) from the first.
+func newLevelPolicy(levels []int) *levelPolicy {
+	return &levelPolicy{levels: levels, ceiling: len(levels)}
+}
 
 // observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time.
 func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
@@ -123,9 +127,9 @@ func (l *levelPolicy) observeLink(acked uint64, now time.Time) {
 	l.linkAcked, l.linkAt = acked, now
 }
 
-// calibrated sets the levels' calibration (one entry per adaptLevels entry).
+// calibrated sets the levels' calibration (one entry per levels entry).
 func (l *levelPolicy) calibrated(c []levelCal) {
-	if len(c) == len(adaptLevels) {
+	if len(c) == len(l.levels) {
 		l.cal = c
 	}
 }
@@ -137,13 +141,13 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	}
 	elapsed := now.Sub(l.last)
 	if elapsed < levelEvery {
-		return adaptLevels[l.idx], false, ""
+		return l.levels[l.idx], false, ""
 	}
 	busy := l.intEnc / elapsed.Seconds()
 	backlogged := l.qAll > 0 && 2*l.qYes >= l.qAll
 	l.intEnc, l.qYes, l.qAll, l.last = 0, 0, 0, now
 	if now.After(l.ceilingTo) {
-		l.ceiling = len(adaptLevels)
+		l.ceiling = len(l.levels)
 	}
 	prev := l.idx
 	ready := l.cal != nil && l.linkRate > 0 && now.Sub(l.changedAt) >= levelHold
@@ -165,10 +169,10 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	}
 	l.liveRaw, l.liveWire, l.liveEnc = l.liveRaw*liveDecay, l.liveWire*liveDecay, l.liveEnc*liveDecay
 	if l.idx == prev {
-		return adaptLevels[l.idx], false, ""
+		return l.levels[l.idx], false, ""
 	}
 	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt = 0, 0, 0, now
-	return adaptLevels[l.idx], true, why
+	return l.levels[l.idx], true, why
 }
 
 // levelInputs are the figures pickLevel decides from.
@@ -197,7 +201,8 @@ func (l *levelPolicy) levelInputs() levelInputs {
 }
 
 // pickLevel returns the index of the level to use: the strongest below the ceiling whose
-// speed is at least levelKeep × the raw rate the link drains at it, or the current one
+// speed is at least levelKeep × the raw rate the link drains at it and whose calibrated
+// ratio beats every weaker level chosen on the way up, or the current one
 // while it still makes levelHoldK × and nothing stronger qualifies.
 func pickLevel(in levelInputs) int {
 	fits := func(i int, k float64) bool {
@@ -210,7 +215,10 @@ func pickLevel(in levelInputs) int {
 	}
 	best := 0
 	for i := 1; i < min(len(in.cal), in.ceiling); i++ {
-		if fits(i, levelKeep) {
+		// A stronger level that compresses this traffic no better than a weaker one that
+		// fits costs CPU for nothing (klauspost's 3 against 1 on binlog rows; libzstd's
+		// btopt on some text).
+		if fits(i, levelKeep) && in.cal[i].ratio > in.cal[best].ratio {
 			best = i
 		}
 	}

@@ -24,8 +24,8 @@ const (
 // TestPickLevel: the strongest level whose speed (calibrated × avail) is at least levelKeep ×
 // the raw rate the link drains at it; the current level is kept down to levelHoldK ×.
 func TestPickLevel(t *testing.T) {
-	if len(adaptLevels) != len(testCal) {
-		t.Fatalf("adaptLevels %v: the test calibration has %d levels", adaptLevels, len(testCal))
+	if len(goLevels) != len(testCal) {
+		t.Fatalf("goLevels %v: the test calibration has %d levels", goLevels, len(testCal))
 	}
 	for _, tc := range []struct {
 		name string
@@ -45,15 +45,23 @@ func TestPickLevel(t *testing.T) {
 		{"starved everywhere: level 1", levelInputs{cur: idxOf7, avail: 0.01, linkRate: 20 * mbit}, idxOf1},
 		// the live ratio is twice the calibration's: level 7 drains 9×, 45 MB/s > 40.
 		{"live ratio scales the need", levelInputs{cur: idxOf1, avail: halfACPU, liveRatio: 6, linkRate: 20 * mbit}, idxOf3},
+		// level 11 fits at 2 Mbit but compresses worse than 7: 7.
+		{"a stronger level with a worse ratio: skipped", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 2 * mbit,
+			cal: []levelCal{{400e6, 3}, {200e6, 3.3}, {80e6, 4.5}, {20e6, 4.4}}}, idxOf7},
+		// level 3 compresses worse than 1 (as on binlog rows): at 100 Mbit, 1.
+		{"level 3 below level 1's ratio: 1", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 100 * mbit,
+			cal: []levelCal{{400e6, 3}, {200e6, 2.9}, {80e6, 4.5}, {20e6, 5}}}, idxOf1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in
-			in.cal = testCal
+			if in.cal == nil {
+				in.cal = testCal
+			}
 			if in.ceiling == 0 {
 				in.ceiling = noCeil
 			}
 			if got := pickLevel(in); got != tc.want {
-				t.Fatalf("pickLevel = level %d, want %d", adaptLevels[got], adaptLevels[tc.want])
+				t.Fatalf("pickLevel = level %d, want %d", goLevels[got], goLevels[tc.want])
 			}
 		})
 	}
@@ -69,7 +77,7 @@ type levelClock struct {
 }
 
 func newLevelClock(t *testing.T) *levelClock {
-	c := &levelClock{t: t, l: newLevelPolicy(), at: time.Unix(1000, 0)}
+	c := &levelClock{t: t, l: newLevelPolicy(goLevels), at: time.Unix(1000, 0)}
 	c.l.observeLink(0, c.at)
 	c.l.decide(c.at)
 	return c
@@ -166,7 +174,7 @@ func TestLevelPolicy(t *testing.T) {
 // TestLevelLinkRate: the drain rate is acked bytes per second over spans of at least
 // linkEvery, its maximum aged with linkHalfLife; a counter that goes back restarts it.
 func TestLevelLinkRate(t *testing.T) {
-	l := newLevelPolicy()
+	l := newLevelPolicy(goLevels)
 	at := time.Unix(1000, 0)
 	l.observeLink(1000, at)
 	l.observeLink(2000, at.Add(linkEvery/2))
@@ -198,11 +206,11 @@ func TestCalibrate(t *testing.T) {
 	for i := 0; b.Len() < calibSample; i++ {
 		fmt.Fprintf(&b, "row %d|%d|name-%d|%d\n", i, i*7%1000, i%50, i*31)
 	}
-	cal := calibrate(b.Bytes()[:calibSample], adaptLevels)
+	cal := calibrate(b.Bytes()[:calibSample], codec.levels)
 	for i, c := range cal {
-		t.Logf("level %d: %.0f MB/s of CPU, ratio %.2f", adaptLevels[i], c.speed/1e6, c.ratio)
+		t.Logf("level %d: %.0f MB/s of CPU, ratio %.2f", codec.levels[i], c.speed/1e6, c.ratio)
 		if c.speed <= 0 || c.ratio < 1.5 {
-			t.Errorf("level %d: speed %.0f B/s ratio %.2f", adaptLevels[i], c.speed, c.ratio)
+			t.Errorf("level %d: speed %.0f B/s ratio %.2f", codec.levels[i], c.speed, c.ratio)
 		}
 	}
 	cr := newCalibrator()
@@ -214,7 +222,7 @@ func TestCalibrate(t *testing.T) {
 	cr.add(b.Bytes(), at)
 	got := <-cr.out
 	cr.running = false
-	if len(got) != len(adaptLevels) {
+	if len(got) != len(codec.levels) {
 		t.Fatalf("calibration has %d levels", len(got))
 	}
 	cr.add(b.Bytes(), at.Add(calibEvery/2))
