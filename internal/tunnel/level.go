@@ -33,8 +33,8 @@ import (
 // its preemptions): then the level only moves up. A change of level starts a new zstd
 // stream and loses the history, so a new level is held at least levelHold.
 //
-// The ladder is the codec's (codec.go): klauspost's four encoders, and with cgo libzstd's
-// 11, 13 and 16 on top. Each step up is several times slower than the one below, so the
+// The ladder is the codec's (codec.go): klauspost's four encoders, or with cgo their first
+// three and libzstd's 13. Each step up is several times slower than the one below, so the
 // strong levels fit only slow links; the calibration decides where.
 
 const (
