@@ -201,8 +201,7 @@ func (l *levelPolicy) levelInputs() levelInputs {
 }
 
 // pickLevel returns the index of the level to use: the strongest below the ceiling whose
-// speed is at least levelKeep × the raw rate the link drains at it and whose calibrated
-// ratio beats every weaker level chosen on the way up, or the current one
+// speed is at least levelKeep × the raw rate the link drains at it, or the current one
 // while it still makes levelHoldK × and nothing stronger qualifies.
 func pickLevel(in levelInputs) int {
 	fits := func(i int, k float64) bool {
@@ -215,10 +214,10 @@ func pickLevel(in levelInputs) int {
 	}
 	best := 0
 	for i := 1; i < min(len(in.cal), in.ceiling); i++ {
-		// A stronger level that compresses this traffic no better than a weaker one that
-		// fits costs CPU for nothing (klauspost's 3 against 1 on binlog rows; libzstd's
-		// btopt on some text).
-		if fits(i, levelKeep) && in.cal[i].ratio > in.cal[best].ratio {
+		// The calibrated ratios are not compared with each other: the sample is encoded
+		// without history, while the strong levels earn their ratio from the long window
+		// (on binlog rows the pure-Go best encoder calibrates no better than level 1).
+		if fits(i, levelKeep) {
 			best = i
 		}
 	}

@@ -45,12 +45,9 @@ func TestPickLevel(t *testing.T) {
 		{"starved everywhere: level 1", levelInputs{cur: idxOf7, avail: 0.01, linkRate: 20 * mbit}, idxOf1},
 		// the live ratio is twice the calibration's: level 7 drains 9×, 45 MB/s > 40.
 		{"live ratio scales the need", levelInputs{cur: idxOf1, avail: halfACPU, liveRatio: 6, linkRate: 20 * mbit}, idxOf3},
-		// level 11 fits at 2 Mbit but compresses worse than 7: 7.
-		{"a stronger level with a worse ratio: skipped", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 2 * mbit,
-			cal: []levelCal{{400e6, 3}, {200e6, 3.3}, {80e6, 4.5}, {20e6, 4.4}}}, idxOf7},
-		// level 3 compresses worse than 1 (as on binlog rows): at 100 Mbit, 1.
-		{"level 3 below level 1's ratio: 1", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 100 * mbit,
-			cal: []levelCal{{400e6, 3}, {200e6, 2.9}, {80e6, 4.5}, {20e6, 5}}}, idxOf1},
+		// level 11 calibrates below 7's ratio (a sample without history) and still fits: 11.
+		{"a calibrated ratio below a weaker level's: still chosen", levelInputs{cur: idxOf1, avail: halfACPU, linkRate: 2 * mbit,
+			cal: []levelCal{{400e6, 3}, {200e6, 3.3}, {80e6, 4.5}, {20e6, 4.4}}}, idxOf11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.in
