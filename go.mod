@@ -22,7 +22,6 @@ require (
 	github.com/go-pdf/fpdf v0.8.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/valyala/gozstd v1.24.0 // indirect
 	golang.org/x/image v0.11.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

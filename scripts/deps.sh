@@ -10,7 +10,7 @@ declare -A pkgs=(
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
   [setpriv]=util-linux [ping]=iputils-ping [sshd]=openssh-server [ssh-keygen]=openssh-client
-  [rsync]=rsync [gcc]=gcc
+  [rsync]=rsync
 )
 # PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
 # /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a

@@ -11,7 +11,7 @@ import (
 	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
-var tunnelUsage = `wirelab tunnel: a WAN channel that groups and compresses MySQL traffic
+const tunnelUsage = `wirelab tunnel: a WAN channel that groups and compresses MySQL traffic
 
 Usage:
   wirelab tunnel exit  --listen ADDR --to SERVER [flags]   near the server / replication source
@@ -74,7 +74,7 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	listen := fs.String("listen", "", "address to listen on, host:port (required; no wildcard without --allow-wildcard)")
 	to := fs.String("to", "", "address to dial for every connection, host:port (required)")
 	compress := fs.String("compress", string(tunnel.Auto), "auto (compress while the WAN is the bottleneck), zstd or off")
-	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22. Codec: "+tunnel.Codec)
+	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best). Codec: "+tunnel.Codec)
 	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = client connections over up to --links WAN connections (mux links), each sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
 	links := fs.Int("links", 0, fmt.Sprintf("entry with --mux on: mux links at most, 1..%d; a client goes to the link with the fewest and a new link opens only while every link has one, so each link has its own relay thread at both ends (0 = one per CPU, here %d)", tunnel.MaxLinks, tunnel.DefaultLinks()))
 	window := &sizeFlag{}

@@ -3,9 +3,11 @@ package tunnel
 import (
 	"runtime"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
-// A calibration measures what each level of the codec's ladder costs on the link's own traffic: the
+// A calibration measures what each of adaptLevels costs on the link's own traffic: the
 // framer keeps the first calibSample raw bytes it sends (every calibEvery, a fresh sample),
 // and a goroutine encodes them at each level on a thread of its own, timed in that
 // thread's CPU time, so the figures compare the levels, not the box's load at the moment.
@@ -44,7 +46,7 @@ func (c *calibrator) add(p []byte, now time.Time) {
 	}
 	sample := c.sample
 	c.sample, c.last, c.running = nil, now, true
-	go func() { c.out <- calibrate(sample, codec.levels) }()
+	go func() { c.out <- calibrate(sample, adaptLevels) }()
 }
 
 // poll returns a finished calibration, if any.
@@ -59,33 +61,25 @@ func (c *calibrator) poll() ([]levelCal, bool) {
 }
 
 // calibrate encodes sample at each level and returns each one's speed (raw bytes per
-// second of thread CPU time) and ratio. Each level's stream is opened and fed the sample's
-// first calibWarm bytes untimed (its tables are allocated there), then times the rest as
-// the link encodes: written and flushed. A level whose encoder cannot be opened gets
-// speed 0 (never chosen).
+// second of thread CPU time) and ratio. A level whose encoder cannot be made gets speed 0
+// (never chosen).
 func calibrate(sample []byte, levels []int) []levelCal {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	out := make([]levelCal, len(levels))
-	warm, timed := sample[:min(calibWarm, len(sample))], sample[min(calibWarm, len(sample)):]
-	dst := &appendBuf{b: make([]byte, 0, len(sample)+len(sample)/8)}
+	dst := make([]byte, 0, len(sample)+len(sample)/8)
 	for i, lvl := range levels {
-		enc, err := codec.open(dst, lvl, calibSample)
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(lvl)),
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(calibSample), zstd.WithEncoderCRC(false))
 		if err != nil {
 			continue
 		}
-		_, werr := enc.Write(warm)
-		ferr := enc.Flush()
-		dst.b = dst.b[:0]
+		enc.EncodeAll(sample[:min(calibWarm, len(sample))], dst[:0])
 		t0 := threadCPU()
-		_, werr2 := enc.Write(timed)
-		ferr2 := enc.Flush()
+		dst = enc.EncodeAll(sample, dst[:0])
 		dt := max(threadCPU()-t0, time.Microsecond)
-		enc.Close()
-		if werr != nil || ferr != nil || werr2 != nil || ferr2 != nil {
-			continue
-		}
-		out[i] = levelCal{speed: float64(len(timed)) / dt.Seconds(), ratio: float64(len(timed)) / float64(max(len(dst.b), 1))}
+		_ = enc.Close()
+		out[i] = levelCal{speed: float64(len(sample)) / dt.Seconds(), ratio: float64(len(sample)) / float64(max(len(dst), 1))}
 	}
 	return out
 }

@@ -59,26 +59,29 @@ const (
 	// tables of the fastest to better encoders reach, at 16 MiB of memory per direction and
 	// end. The best encoder reaches further: LongMuxWindow.
 	DefaultMuxWindow = 16 << 20
-	// LongMuxWindow is the window of a mux link's strong levels (10-22: the pure-Go best
-	// encoder, or libzstd's own levels with cgo) when --window is not given. The level policy
-	// picks them where the link, not the CPU, is the limit, and there the window decides
-	// the ratio: those encoders find matches as far
+	// LongMuxWindow is the window of a mux link's best encoder (levels 10-22) when --window
+	// is not given. The level policy picks that encoder where the link, not the CPU, is the
+	// limit, and there the window decides the ratio: the best encoder finds matches as far
 	// back as the window reaches, so a row image the link carried minutes ago (the
 	// before-image of an UPDATE, a row read again) is sent as a reference. On a captured
 	// binlog stream of oltp_write_only whose table (19 MB of rows) had passed before, 4 KiB
 	// frames at level 11 read 2.94x with the 16 MiB window and 4.00x with 64 MiB
-	// (BenchmarkCaptureWindow). Memory: the pure-Go encoder reserves twice the window,
-	// libzstd the window and its match tables, the receiver's decoder up to the window,
-	// touched only as history accumulates.
+	// (BenchmarkCaptureWindow). Memory: the encoder reserves twice the window and the
+	// receiver's decoder up to the window, touched only as history accumulates.
 	LongMuxWindow = 128 << 20
 	// MaxWindow bounds --window; a receiver accepts any stream up to it.
 	MaxWindow = 256 << 20
 )
 
-// Codec names the zstd implementation the sender encodes with and how it maps levels
-// (`tunnel --help` says it): libzstd's own levels from 10 up where the binary was built with
-// cgo, klauspost's pure-Go encoders below that and everywhere without cgo (codec.go).
-var Codec = codec.name
+// Codec names the zstd implementation the sender encodes with (`tunnel --help` says it):
+// pure Go, so the tunnel builds and runs without cgo. Its levels are four encoders. libzstd
+// (through a cgo binding) was measured against them and not adopted: on a captured binlog
+// stream with the table's rows in the window its 13 and 16 compressed 9% and 17% better
+// than level 11, but in the replication study, alternating with this encoder, the tunnel
+// with libzstd 13 sustained the same load and carried the binlog no better near the
+// link's limit (16 stepped down there on a saturated box, and a change of level loses the
+// window's history). docs/bench-tunnel.md has the figures.
+const Codec = "pure-Go zstd (github.com/klauspost/compress)"
 
 // MuxMode says whether an entry carries all client connections over one WAN connection.
 type MuxMode string
@@ -143,9 +146,8 @@ type Config struct {
 	Listen   string // host:port; a wildcard host needs AllowWildcard
 	To       string // host:port dialled for every accepted connection
 	Compress Mode   // auto (default when empty), zstd or off
-	// Level is a zstd level 1..22 as Codec maps it: 1-9 onto klauspost's encoders (1-2
-	// fastest, 3-5 default, 6-9 better), 10-22 libzstd's own levels with cgo, else
-	// klauspost's best.
+	// Level is a zstd level 1..22, mapped onto klauspost's four encoders with
+	// zstd.EncoderLevelFromZstd: 1-2 fastest, 3-5 default, 6-9 better, 10-22 best.
 	// 0 (auto) is DefaultLevel without the mux; on a mux link the level follows the link
 	// (level.go).
 	Level int

@@ -43,17 +43,16 @@ type appendBuf struct{ b []byte }
 
 func (a *appendBuf) Write(p []byte) (int, error) { a.b = append(a.b, p...); return len(p), nil }
 
-// frameEncoder builds one frame at a time into a reused buffer. The zstd stream is opened
-// on first use and kept, so its window spans all zstd frames, until setLevel changes the
-// encoder.
+// frameEncoder builds one frame at a time into a reused buffer. The zstd encoder is created
+// on first use and kept, so its window spans all zstd frames, until setLevel changes it.
 type frameEncoder struct {
 	level  int // zstd level 1..22
 	window int
-	// longWindow, when set, is the window of the strong levels (10-22) instead of window:
-	// see LongMuxWindow.
+	// longWindow, when set, is the window of the best encoder (levels 10-22) instead of
+	// window: see LongMuxWindow.
 	longWindow int
-	enc        zstdStream
-	fresh      bool // enc was opened since the last zstd frame: the next one is frameZstdNew
+	enc        *zstd.Encoder
+	fresh      bool // enc was created since the last zstd frame: the next one is frameZstdNew
 	out        appendBuf
 	typ        frameType
 	raw        int
@@ -75,7 +74,7 @@ func newFrameEncoder(level, window int) *frameEncoder {
 // setLevel makes later zstd frames use level. A different encoder starts a new stream, so
 // the history is lost: callers change levels rarely.
 func (e *frameEncoder) setLevel(level int) {
-	if !codec.same(level, e.level) {
+	if zstd.EncoderLevelFromZstd(level) != zstd.EncoderLevelFromZstd(e.level) {
 		e.close()
 	}
 	e.level = level
@@ -83,7 +82,7 @@ func (e *frameEncoder) setLevel(level int) {
 
 // windowSize is the window the encoder uses at its current level.
 func (e *frameEncoder) windowSize() int {
-	if e.longWindow > 0 && e.level >= longFromLevel {
+	if e.longWindow > 0 && zstd.EncoderLevelFromZstd(e.level) == zstd.SpeedBestCompression {
 		return e.longWindow
 	}
 	return e.window
@@ -94,9 +93,13 @@ func (e *frameEncoder) begin(t frameType) error {
 	e.typ, e.raw, e.crc = t, 0, 0
 	e.out.b = append(e.out.b[:0], make([]byte, headerLen)...)
 	if t == frameZstd && e.enc == nil {
-		enc, err := codec.open(&e.out, e.level, e.windowSize())
+		// Not WithLowerEncoderMem: its history buffer is the window plus one block, so the
+		// encoder moves the whole window down every 128 KiB of input (with a 16 MiB window,
+		// 128 bytes copied per byte encoded). Twice the window moves it once per window.
+		enc, err := zstd.NewWriter(&e.out, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(e.level)),
+			zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(e.windowSize()), zstd.WithEncoderCRC(false))
 		if err != nil {
-			return err
+			return fmt.Errorf("create zstd encoder: %w", err)
 		}
 		e.enc, e.fresh = enc, true
 	}
@@ -138,7 +141,7 @@ func (e *frameEncoder) finish() ([]byte, error) {
 // close releases the encoder.
 func (e *frameEncoder) close() {
 	if e.enc != nil {
-		e.enc.Close()
+		e.enc.Reset(nil)
 		e.enc = nil
 	}
 }

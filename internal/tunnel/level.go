@@ -33,9 +33,9 @@ import (
 // its preemptions): then the level only moves up. A change of level starts a new zstd
 // stream and loses the history, so a new level is held at least levelHold.
 //
-// The ladder is the codec's (codec.go): klauspost's four encoders, or with cgo their first
-// three and libzstd's 13. Each step up is several times slower than the one below, so the
-// strong levels fit only slow links; the calibration decides where.
+// The levels are klauspost's four encoders. Level 11 (best) is several times slower than
+// 7, so it fits only slow links; the calibration decides where.
+var adaptLevels = []int{1, 3, 7, 11}
 
 const (
 	// levelEvery is the least time between two level decisions.
@@ -75,9 +75,8 @@ type levelCal struct {
 // levelPolicy picks the zstd level of a mux link's sender. One goroutine at a time uses it
 // (the framer's holder).
 type levelPolicy struct {
-	levels []int      // the ladder, weakest first
-	idx    int        // index in levels
-	cal    []levelCal // per levels entry; nil until the first calibration
+	idx int        // index in adaptLevels
+	cal []levelCal // per adaptLevels entry; nil until the first calibration
 	// live figures of the current level, decayed (liveDecay)
 	liveRaw, liveWire, liveEnc float64
 	intEnc                     float64 // encoder seconds since the last decision
@@ -86,14 +85,11 @@ type levelPolicy struct {
 	linkRate                   float64 // bytes/s, decaying maximum of the drain rate
 	linkAcked                  uint64
 	linkAt                     time.Time
-	ceiling                    int // levels index not to reach before ceilingTo
+	ceiling                    int // adaptLevels index not to reach before ceilingTo
 	ceilingTo                  time.Time
 }
 
-// newLevelPolicy climbs levels (weakest first) from the first.
-func newLevelPolicy(levels []int) *levelPolicy {
-	return &levelPolicy{levels: levels, ceiling: len(levels)}
-}
+func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
 
 // observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time.
 func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
@@ -127,9 +123,9 @@ func (l *levelPolicy) observeLink(acked uint64, now time.Time) {
 	l.linkAcked, l.linkAt = acked, now
 }
 
-// calibrated sets the levels' calibration (one entry per levels entry).
+// calibrated sets the levels' calibration (one entry per adaptLevels entry).
 func (l *levelPolicy) calibrated(c []levelCal) {
-	if len(c) == len(l.levels) {
+	if len(c) == len(adaptLevels) {
 		l.cal = c
 	}
 }
@@ -141,13 +137,13 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	}
 	elapsed := now.Sub(l.last)
 	if elapsed < levelEvery {
-		return l.levels[l.idx], false, ""
+		return adaptLevels[l.idx], false, ""
 	}
 	busy := l.intEnc / elapsed.Seconds()
 	backlogged := l.qAll > 0 && 2*l.qYes >= l.qAll
 	l.intEnc, l.qYes, l.qAll, l.last = 0, 0, 0, now
 	if now.After(l.ceilingTo) {
-		l.ceiling = len(l.levels)
+		l.ceiling = len(adaptLevels)
 	}
 	prev := l.idx
 	ready := l.cal != nil && l.linkRate > 0 && now.Sub(l.changedAt) >= levelHold
@@ -169,10 +165,10 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	}
 	l.liveRaw, l.liveWire, l.liveEnc = l.liveRaw*liveDecay, l.liveWire*liveDecay, l.liveEnc*liveDecay
 	if l.idx == prev {
-		return l.levels[l.idx], false, ""
+		return adaptLevels[l.idx], false, ""
 	}
 	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt = 0, 0, 0, now
-	return l.levels[l.idx], true, why
+	return adaptLevels[l.idx], true, why
 }
 
 // levelInputs are the figures pickLevel decides from.
@@ -214,9 +210,6 @@ func pickLevel(in levelInputs) int {
 	}
 	best := 0
 	for i := 1; i < min(len(in.cal), in.ceiling); i++ {
-		// The calibrated ratios are not compared with each other: the sample is encoded
-		// without history, while the strong levels earn their ratio from the long window
-		// (on binlog rows the pure-Go best encoder calibrates no better than level 1).
 		if fits(i, levelKeep) {
 			best = i
 		}

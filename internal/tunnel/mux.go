@@ -84,9 +84,9 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
 	m.fr.policy.probed = m.fr.probe != nil
 	if cfg.Level == 0 && m.fr.probe != nil {
-		m.fr.level, m.fr.cal, m.fr.log = newLevelPolicy(codec.levels), newCalibrator(), m.log
+		m.fr.level, m.fr.cal, m.fr.log = newLevelPolicy(), newCalibrator(), m.log
 		m.fr.policy.levelled = true
-		m.fr.enc.setLevel(codec.levels[0])
+		m.fr.enc.setLevel(adaptLevels[0])
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	t.c.window.Store(int64(m.fr.enc.windowSize()))

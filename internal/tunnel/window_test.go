@@ -59,7 +59,6 @@ func TestLongWindowAtBestLevel(t *testing.T) {
 		wantWind int
 	}{
 		{11, true, 2 << 20},
-		{16, true, 2 << 20}, // libzstd's btopt with cgo, the pure-Go best without
 		{7, false, 256 << 10},
 	} {
 		e := newFrameEncoder(tc.level, 256<<10)
@@ -152,8 +151,6 @@ func BenchmarkCaptureWindow(b *testing.B) {
 			{"level11-16MiB", 11, 16 << 20, false},
 			{"level11-16MiB-history", 11, 16 << 20, true},
 			{"level11-128MiB-history", 11, 128 << 20, true},
-			{"level13-128MiB-history", 13, 128 << 20, true},
-			{"level16-128MiB-history", 16, 128 << 20, true},
 		} {
 			b.Run(FormatSize(int64(frame))+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(raw))
