@@ -76,7 +76,7 @@ const (
 // Codec names the zstd implementation the sender encodes with (`tunnel --help` says it):
 // pure Go, so the tunnel builds and runs without cgo. Its levels are four encoders. libzstd
 // (through a cgo binding) was measured against them and not adopted: on a captured binlog
-// stream with the table's rows in the window its 13 and 16 compressed 9% and 17% better
+// stream with the table's rows in the window its 13 and 16 compressed 9% and 16% better
 // than level 11, but in the replication study, alternating with this encoder, the tunnel
 // with libzstd 13 sustained the same load and carried the binlog no better near the
 // link's limit (16 stepped down there on a saturated box, and a change of level loses the
