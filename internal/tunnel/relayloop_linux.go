@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -113,6 +114,17 @@ func loopProcs(delta int32) {
 }
 
 func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
+
+// loopYieldEvery is how often a busy loop passes through the Go scheduler. The runtime's
+// monitor thread (sysmon) treats a goroutine that has not been scheduled for 10 ms as
+// running too long; a loop waits in epoll_wait, a system call, never in the scheduler, so
+// after its first 10 ms the monitor took its P back on nearly every look that found it in
+// a system call (~600 times a second per loop in a runtime trace; a runtime built to count
+// why gave "running too long" for 98% of them) and restarted its own polling at 20 µs each
+// time: ~2600-2900 wake-ups a second per process, each a timer interrupt. A yield every 5 ms, well inside the 10, keeps the
+// monitor asleep (~100-130 wake-ups a second) for a hand-off of the locked thread 200
+// times a second (docs/bench-tunnel.md).
+const loopYieldEvery = 5 * time.Millisecond
 
 func (l *relayLoop) ctl(op, fd int, events uint32, kind int32, id uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: kind, Pad: int32(id)}
@@ -235,7 +247,12 @@ func (l *relayLoop) run() error {
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)
 	l.wanMore = true // whatever the handshake and the preface read left buffered
+	lastYield := time.Now()
 	for {
+		if now := time.Now(); now.Sub(lastYield) >= loopYieldEvery {
+			runtime.Gosched()
+			lastYield = now
+		}
 		wait := -1
 		if l.wanMore {
 			wait = 0
