@@ -120,7 +120,7 @@ func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
 // running too long; a loop waits in epoll_wait, a system call, never in the scheduler, so
 // after its first 10 ms the monitor took its P back on nearly every look that found it in
 // a system call (~600 times a second per loop in a runtime trace; a runtime built to count
-// why gave "running too long" for 98% of them) and restarted its own polling at 20 µs each
+// why gave "running too long" for 93-98% of them) and restarted its own polling at 20 µs each
 // time: ~2600-2900 wake-ups a second per process, each a timer interrupt. A yield every 5 ms, well inside the 10, keeps the
 // monitor asleep (~100-130 wake-ups a second) for a hand-off of the locked thread 200
 // times a second (docs/bench-tunnel.md).
