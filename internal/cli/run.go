@@ -5,6 +5,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 func cmdRun(p *Process, args []string) error {
@@ -16,7 +17,7 @@ func cmdRun(p *Process, args []string) error {
 	compression := fs.Bool("compression", false, "MySQL protocol compression (sysbench --mysql-compression=on, zlib); MariaDB only")
 	tls := fs.Bool("tls", false, "TLS between the load driver and the server (sysbench --mysql-ssl=on; sslmode=require on PostgreSQL)")
 	channel := fs.String("channel", study.ChannelDirect, "direct, or tunnel: the load driver reaches the server through wirelab's tunnel (entry in the client host, exit in the server host)")
-	tf := addTunnelFlags(fs, "auto")
+	tf := addTunnelFlags(fs, "auto", tunnel.GroupWait{})
 	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

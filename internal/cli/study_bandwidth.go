@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 const bandwidthHelp = `the Percona 2019 study (slow vs fast link, protocol compression, TLS) on this machine.
@@ -33,7 +34,7 @@ func studyBandwidth(p *Process, args []string) error {
 	calibrate := fs.Bool("calibrate", false, "measure the unshaped peak and choose the slow rate from it (overrides --slow)")
 	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
 	bf := addBenchFlags(fs, joinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
-	tf := addTunnelFlags(fs, "auto") // N2's channel on PostgreSQL, which has no protocol compression
+	tf := addTunnelFlags(fs, "auto", tunnel.GroupWait{}) // N2's channel on PostgreSQL, which has no protocol compression
 	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/replication"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 const replicationHelp = `the weak-network replication study (DTLE 2021): a source in the server host, a
@@ -56,7 +57,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		out:    fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
 		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:   link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
-		tunnel: addTunnelFlags(fs, "zstd"),
+		tunnel: addTunnelFlags(fs, "zstd", tunnel.GroupWait{Auto: true}),
 		hosts:  addHostsFlags(fs),
 	}
 	fs.Func("rate-cap", "the same as --rate (the wire's cap in scenarios 1, 2 and 4)", func(s string) error { return fs.Set("rate", s) })

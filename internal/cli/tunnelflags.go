@@ -18,9 +18,10 @@ func tunnelFlagGiven(fs *flag.FlagSet) string {
 	return firstGiven(fs, func(name string) bool { return strings.HasPrefix(name, "tunnel-") })
 }
 
-// addTunnelFlags registers the tunnel knobs; compress is the command's default mode.
-func addTunnelFlags(fs *flag.FlagSet, compress string) *tunnelFlags {
-	return &tunnelFlags{tunnel.AddFlags(fs, tunnel.Mode(compress))}
+// addTunnelFlags registers the tunnel knobs; compress and wait are the command's defaults
+// for --tunnel-compress and --tunnel-group-wait.
+func addTunnelFlags(fs *flag.FlagSet, compress string, wait tunnel.GroupWait) *tunnelFlags {
+	return &tunnelFlags{tunnel.AddFlags(fs, tunnel.Mode(compress), wait)}
 }
 
 // options are the validated knobs as the lab passes them to both ends.

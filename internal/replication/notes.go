@@ -9,6 +9,7 @@ import (
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
 // spec is what results.json records the user asked for. Extra["engine"] also tells the
@@ -34,7 +35,8 @@ func (o Options) spec() result.Spec {
 			"lag_qps": strconv.Itoa(o.LagQPS), "loads_qps": strings.Join(loads, ","),
 			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
 			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
-			"tunnel_compress": string(o.Tunnel.Compress), "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": string(o.Tunnel.Mux), "rand_type": o.RandType,
+			"tunnel_compress": string(o.Tunnel.Compress), "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": string(o.Tunnel.Mux),
+			"tunnel_group_wait": o.Tunnel.GroupWait.String(), "rand_type": o.RandType,
 			"bounded_rule": o.Rule.String()}}
 }
 
@@ -77,17 +79,18 @@ func (o Options) notes() []string {
 	}
 	if !pg {
 		return append(out, fmt.Sprintf("Channels: native = CHANGE MASTER to the source across the wire; native-compressed = the same with slave_compressed_protocol=ON; "+
-			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (--compress %s, --mux %s, mutual TLS). "+
-			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.Tunnel.Compress, o.Tunnel.Mux))
+			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (%s, mutual TLS). "+
+			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.tunnelArgs()), o.groupWaitNote())
 	}
 	return append(out,
 		fmt.Sprintf("Channels: PostgreSQL physical streaming replication; native = primary_conninfo to the primary across the wire (%s:%d); "+
-			"tunnel = primary_conninfo to a wirelab tunnel entry on the standby's loopback (127.0.0.1:%d), exit next to the primary (--compress %s, --mux %s, mutual TLS). "+
+			"tunnel = primary_conninfo to a wirelab tunnel entry on the standby's loopback (127.0.0.1:%d), exit next to the primary (%s, mutual TLS). "+
 			"A switch is ALTER SYSTEM SET primary_conninfo and pg_reload_conf() on the standby: the WAL receiver reconnects and asks for the WAL from the standby's own LSN, "+
 			"so nothing is skipped or replayed twice; the new connection re-sends the current 16 MB WAL segment from its start, and the study waits until the standby has received it again before the next point. "+
 			"The standby streams through a physical replication slot (%s), with wal_retrieve_retry_interval=1s; "+
 			"the primary runs wal_writer_delay=10ms, because with synchronous_commit=off a WAL sender sends only WAL the WAL writer has flushed.",
-			lab.HostAddr[lab.Server], o.kind().Port(), lab.TunnelEntryPort, o.Tunnel.Compress, o.Tunnel.Mux, PostgresSlot),
+			lab.HostAddr[lab.Server], o.kind().Port(), lab.TunnelEntryPort, o.tunnelArgs(), PostgresSlot),
+		o.groupWaitNote(),
 		"native-compressed is not available on PostgreSQL: its replication protocol has no compression (wal_compression only shrinks the full-page images inside the WAL), "+
 			"so the tunnel is the compressed channel.",
 		"Checkpoints are kept out of the run: with full_page_writes=on (the default, kept) the first change of a page after a checkpoint writes the whole 8 kB page "+
@@ -108,4 +111,24 @@ func (o Options) copyNote(took time.Duration) string {
 	}
 	return fmt.Sprintf("The replica was built by replication itself: the source's binlog from its first event (GTID, empty slave position), "+
 		"sysbench prepare included; CHECKSUM TABLE of all %d tables matched before the first point (copy took %s over the unshaped wire).", o.Tables, took)
+}
+
+// tunnelArgs are the tunnel's settings as the notes name them.
+func (o Options) tunnelArgs() string {
+	return fmt.Sprintf("--compress %s, --mux %s, --group-wait %s", o.Tunnel.Compress, o.Tunnel.Mux, o.Tunnel.GroupWait)
+}
+
+// groupWaitNote says what the tunnel's group wait does to the stream and its lag.
+func (o Options) groupWaitNote() string {
+	w := o.Tunnel.GroupWait
+	if w.IsZero() {
+		return "The tunnel sends what it reads at once (--tunnel-group-wait 0): a frame per read of the stream, mostly one transaction."
+	}
+	what := "up to " + w.D.String()
+	if w.Auto {
+		what = fmt.Sprintf("up to %.0f%% of the link's round trip (the lowest smoothed RTT TCP reported over the last 10-20 s)", 100*tunnel.GroupWaitAutoShare)
+	}
+	return "The tunnel groups the stream as DTLE does (its study set GroupTimeout to twice the link's delay less 10 ms): " +
+		"what it reads waits " + what + " for more before it leaves as one frame, or less once a frame's worth is ready; " +
+		"a replica's lag grows by at most that wait. --tunnel-group-wait 0 sends each read at once."
 }

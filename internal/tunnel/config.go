@@ -136,6 +136,59 @@ func FormatLevel(l int) string {
 	return strconv.Itoa(l)
 }
 
+// GroupWait is how long a mux link's frame stays open for more bytes after its first,
+// DTLE's GroupTimeout: a one-way stream such as a binlog comes a transaction at a time,
+// and a frame per transaction pays zstd's block tables, a TLS record and a packet each
+// time, while a frame of several transactions compresses better and pays them once. The
+// zero value sends at once (what a request/reply client needs: a wait is added to every
+// round trip). A frame is sent when the wait has passed, when a group's worth
+// (GroupMaxSize) is ready, or at once when it carries a connection's open, end or reset.
+type GroupWait struct {
+	// Auto waits GroupWaitAutoShare of the WAN's round trip (the lowest smoothed RTT
+	// TCP_INFO showed over the last 10-20 s, rttFloor): a replica's lag grows by at most
+	// that share, on any link.
+	Auto bool
+	D    time.Duration // a fixed wait, when not Auto
+}
+
+const (
+	// GroupWaitAutoShare is the share of the WAN's round trip that --group-wait auto waits.
+	GroupWaitAutoShare = 0.25
+	// MaxGroupWait bounds a fixed --group-wait.
+	MaxGroupWait = 10 * time.Second
+)
+
+// ParseGroupWait parses the --group-wait value: 0, auto or a duration up to MaxGroupWait.
+func ParseGroupWait(s string) (GroupWait, error) {
+	if s == "auto" {
+		return GroupWait{Auto: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > MaxGroupWait {
+		return GroupWait{}, configErr("--group-wait %q: want 0 (send at once), auto (a quarter of the WAN's round trip) or a duration up to %v, like 50ms", s, MaxGroupWait)
+	}
+	return GroupWait{D: d}, nil
+}
+
+// String is the --group-wait value of w.
+func (w GroupWait) String() string {
+	if w.Auto {
+		return "auto"
+	}
+	return w.D.String()
+}
+
+// IsZero reports whether w sends at once.
+func (w GroupWait) IsZero() bool { return !w.Auto && w.D == 0 }
+
+// at is the wait on a link whose round trip is rtt (0 while unmeasured: no wait).
+func (w GroupWait) at(rtt time.Duration) time.Duration {
+	if w.Auto {
+		return time.Duration(float64(rtt) * GroupWaitAutoShare)
+	}
+	return w.D
+}
+
 // ErrConfig marks a configuration rejected by New.
 var ErrConfig = errors.New("invalid tunnel configuration")
 
@@ -161,6 +214,8 @@ type Config struct {
 	Window       int
 	GroupMaxSize int
 	GroupTimeout time.Duration
+	// GroupWait holds a mux link's frame open for more bytes (zero: send at once).
+	GroupWait GroupWait
 	// TLS enables mutual TLS on the WAN side: a server config for an exit, a client config
 	// for an entry (see LoadTLS). Nil means plaintext.
 	TLS           *tls.Config
@@ -251,7 +306,7 @@ func (c Config) normalize() (Config, error) {
 	return c, nil
 }
 
-// checkMux validates the mux layout, the number of links and the zstd window.
+// checkMux validates the mux layout, the number of links, the group wait and the zstd window.
 func (c Config) checkMux() error {
 	if _, err := ParseMux(string(c.Mux)); err != nil {
 		return err
@@ -261,6 +316,12 @@ func (c Config) checkMux() error {
 	}
 	if c.Links > 0 && (c.Role != Entry || c.Mux != MuxOn) {
 		return configErr("--links %d: an entry's mux links; only with --mux on on an entry", c.Links)
+	}
+	if !c.GroupWait.IsZero() && c.Role == Entry && c.Mux != MuxOn {
+		return configErr("--group-wait %s: holds a mux link's frames; only with --mux on on an entry", c.GroupWait)
+	}
+	if c.GroupWait.D < 0 || c.GroupWait.D > MaxGroupWait {
+		return configErr("--group-wait %v: want 0, auto or a duration up to %v", c.GroupWait.D, MaxGroupWait)
 	}
 	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
 		return configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))

@@ -5,7 +5,8 @@
 // each until all are open, mux_ends.go), each sharing one zstd history per direction. Frames are raw or zstd; the zstd window persists across groups so
 // repeated rows compress against earlier ones, and in auto mode the sender compresses only
 // while the WAN is the bottleneck: a write waits, or TCP_INFO of the WAN socket shows a
-// queue building (auto.go, queue.go); on a mux link the level follows the link (level.go).
+// queue building (auto.go, queue.go); on a mux link the level follows the link (level.go),
+// and with a group wait a frame waits for more of a one-way stream (mux_sched.go).
 // On Linux a mux link's bytes move on one locked thread per link end with its own epoll set
 // (relayloop_linux.go), so relaying a small message costs no goroutine wake-up.
 package tunnel

@@ -31,6 +31,7 @@ type framer struct {
 	encDur    time.Duration
 	started   time.Time // when the current frame began
 	lastProbe time.Time
+	rtt       rttFloor // the WAN's round trip now, from the probe's samples
 }
 
 func newFramer(dst io.Writer, cfg Config, c *counters) *framer {
@@ -114,6 +115,7 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 		if q, ok := f.probe.sample(); ok {
 			queued := f.policy.observeQueue(q, t2)
 			f.c.probed(q, queued)
+			f.rtt.add(q.srtt, t2)
 			if f.level != nil {
 				f.level.observeQueue(queued)
 				f.level.observeLink(q.acked, t2)

@@ -87,12 +87,21 @@ type levelPolicy struct {
 	linkAt                     time.Time
 	ceiling                    int // adaptLevels index not to reach before ceilingTo
 	ceilingTo                  time.Time
+	skipNext                   bool // the next frame is the first at a new level (observe)
 }
 
 func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
 
-// observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time.
+// observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time. The first
+// frame at a new level is left out: it pays the new encoder's allocations (its history and
+// match tables; with LongMuxWindow 170 ms on an idle box here, most of a second on a busy
+// one), a one-off that would read as an encoder busy all the time and step the level
+// straight back down.
 func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
+	if l.skipNext {
+		l.skipNext = false
+		return
+	}
 	l.liveRaw += float64(raw)
 	l.liveWire += float64(wire)
 	l.liveEnc += enc.Seconds()
@@ -167,7 +176,7 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	if l.idx == prev {
 		return adaptLevels[l.idx], false, ""
 	}
-	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt = 0, 0, 0, now
+	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt, l.skipNext = 0, 0, 0, now, true
 	return adaptLevels[l.idx], true, why
 }
 

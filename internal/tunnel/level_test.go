@@ -75,9 +75,9 @@ func newLevelClock(t *testing.T) *levelClock {
 	return c
 }
 
-// second passes one second: the link delivers rate bytes, the encoder encodes 1 MiB at
-// ratio 3 (the calibration's level-1 ratio) in busy seconds; it returns the decision at
-// its end.
+// second passes one second: the link delivers rate bytes, the encoder encodes a small
+// frame and then 3 MiB at ratio 3 (the calibration's level-1 ratio) in busy seconds; it
+// returns the decision at its end.
 func (c *levelClock) second(rate float64, busy float64) (int, bool) {
 	c.t.Helper()
 	return c.secondQueued(rate, busy, false)
@@ -92,6 +92,7 @@ func (c *levelClock) secondQueued(rate float64, busy float64, queued bool) (int,
 	for range 10 {
 		c.l.observeQueue(queued)
 	}
+	c.l.observe(4<<10, 2<<10, time.Microsecond)
 	c.l.observe(3<<20, 1<<20, time.Duration(busy*float64(time.Second)))
 	lvl, changed, why := c.l.decide(c.at)
 	if changed == (why == "") {
@@ -155,6 +156,23 @@ func TestLevelPolicy(t *testing.T) {
 	c.at = c.at.Add(4 * linkHalfLife)
 	lvl, changed = c.secondQueued(2*mbit, 0.001, true)
 	expect("backlogged and slower", lvl, changed, 11, true)
+
+	// The first frame at a new level pays the encoder's allocations: however long it took,
+	// it does not count as the level's cost.
+	c = newLevelClock(t)
+	c.l.calibrated(testCal)
+	lvl, changed = c.second(20*mbit, 0.001)
+	expect("calibrated again, 20mbit", lvl, changed, 7, true)
+	c.at = c.at.Add(time.Second)
+	c.l.observe(4<<10, 2<<10, 900*time.Millisecond)
+	if lvl, changed, why := c.l.decide(c.at); lvl != 7 || changed {
+		t.Fatalf("after a first frame of 900 ms at the new level: level %d changed %v (%s), want 7 kept", lvl, changed, why)
+	}
+	c.at = c.at.Add(time.Second)
+	c.l.observe(4<<10, 2<<10, 900*time.Millisecond)
+	if lvl, changed, _ := c.l.decide(c.at); lvl != 3 || !changed {
+		t.Fatalf("a second frame of 900 ms: level %d changed %v, want a step down to 3", lvl, changed)
+	}
 
 	// A slow link ends at the best level, loaded or not.
 	c = newLevelClock(t)

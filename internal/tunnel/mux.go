@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 )
 
 // muxPreface opens a mux link (same length as preface: the exit reads either).
@@ -66,6 +67,10 @@ type muxLink struct {
 	fr      *framer // writer role only
 	maxSize int
 	batch   []byte
+
+	wait      GroupWait   // how long ready bytes wait for more (mux_sched.go, holding)
+	heldSince time.Time   // when the bytes waiting for the next frame began to wait (under mu)
+	holdTimer *time.Timer // hands the writer role back when the wait ends (under mu)
 }
 
 func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
@@ -77,7 +82,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	m := &muxLink{
 		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
 		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
-		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize,
+		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize, wait: cfg.GroupWait,
 	}
 	m.fr.enc.longWindow = long
 	m.loop = newRelayLoop(m, sock) // before the probe: it detaches the socket
@@ -121,6 +126,9 @@ func (m *muxLink) fail(err error) {
 	}
 	idle := !m.writing // else the writer releases the encoder (write)
 	m.writing = true
+	if m.holdTimer != nil {
+		m.holdTimer.Stop()
+	}
 	m.mu.Unlock()
 	m.wan.Close()
 	if m.loop != nil {

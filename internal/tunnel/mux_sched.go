@@ -1,5 +1,7 @@
 package tunnel
 
+import "time"
+
 // The writer role of a mux link: one goroutine at a time collects a frame's records from
 // the ready streams (round robin, muxQuantum per turn), encodes and writes it. A stream's
 // reader that finds nobody writing takes the role itself for up to inlineFrames frames, so
@@ -113,14 +115,23 @@ func (m *muxLink) write(inline bool) {
 			m.wake <- struct{}{} // the role passes to the writer goroutine
 			return
 		}
+		if m.holding(time.Now()) {
+			m.writing = false
+			m.mu.Unlock()
+			return
+		}
+		held := !m.heldSince.IsZero()
 		batch, data, fins := m.collect()
+		if m.ready.len() == 0 {
+			m.heldSince = time.Time{}
+		}
 		if len(batch) == 0 {
 			m.writing = false
 			m.mu.Unlock()
 			return
 		}
 		m.mu.Unlock()
-		if err := m.send(batch, data, inline); err != nil {
+		if err := m.send(batch, data, inline, held); err != nil {
 			m.fail(err)
 			continue // releases the encoder above
 		}
@@ -130,8 +141,47 @@ func (m *muxLink) write(inline bool) {
 	}
 }
 
-// send encodes the records as one frame and writes it to the WAN.
-func (m *muxLink) send(batch []byte, data int, inline bool) error {
+// holding reports whether what is ready waits for more bytes (GroupWait): until the wait
+// has passed since the first of them became ready, unless a frame's worth is ready or a
+// stream has an open, a fin or a reset to send (a connection's start and end never wait).
+// While it holds, a timer hands the writer role back when the wait ends. Caller holds m.mu
+// and the writer role (which owns m.fr).
+func (m *muxLink) holding(now time.Time) bool {
+	if m.wait.IsZero() || m.ready.len() == 0 {
+		return false
+	}
+	wait := m.wait.at(m.fr.rtt.get())
+	if wait <= 0 {
+		return false
+	}
+	queued := 0
+	for _, st := range m.ready.buf[m.ready.head:] {
+		if st.needOpen || st.reset != "" || (st.fin && !st.finSent) {
+			return false
+		}
+		queued += st.queued
+	}
+	if queued+recHeaderLen >= m.maxSize {
+		return false
+	}
+	if m.heldSince.IsZero() {
+		m.heldSince = now
+	}
+	left := m.heldSince.Add(wait).Sub(now)
+	if left <= 0 {
+		return false
+	}
+	if m.holdTimer == nil {
+		m.holdTimer = time.AfterFunc(left, m.kick)
+	} else {
+		m.holdTimer.Reset(left)
+	}
+	return true
+}
+
+// send encodes the records as one frame and writes it to the WAN; held says the records
+// waited for more (GroupWait), which the stats count as a timeout flush.
+func (m *muxLink) send(batch []byte, data int, inline, held bool) error {
 	typ, err := m.fr.begin()
 	if err != nil {
 		return err
@@ -142,6 +192,8 @@ func (m *muxLink) send(batch []byte, data int, inline bool) error {
 	reason := flushIdle
 	if len(batch) >= m.maxSize {
 		reason = flushSize
+	} else if held {
+		reason = flushTimeout
 	} else if inline {
 		m.t.c.flushInline.Add(1)
 	}

@@ -349,3 +349,59 @@ func TestMuxLinksADialThatFailsSharesAnOpenLink(t *testing.T) {
 		t.Errorf("entry counted %d failed clients, want 0", s.Failed)
 	}
 }
+
+// TestMuxGroupWait: with a group wait the chunks a one-way stream sends within it leave in
+// one frame, after the wait; without it each chunk is a frame of its own.
+func TestMuxGroupWait(t *testing.T) {
+	const chunks, size, gap = 10, 1000, 20 * time.Millisecond
+	server := serveTCP(t, func(c net.Conn) {
+		p := bytes.Repeat([]byte("binlog row "), size/10)[:size]
+		for range chunks {
+			if _, err := c.Write(p); err != nil {
+				return
+			}
+			time.Sleep(gap)
+		}
+		io.Copy(io.Discard, c) // the stream stays open: no fin ends the wait
+	})
+	for _, c := range []struct {
+		wait       time.Duration
+		minFrames  int64
+		maxFrames  int64
+		firstAfter time.Duration
+	}{
+		{0, chunks - 2, chunks, 0},
+		{400 * time.Millisecond, 1, 1, 350 * time.Millisecond},
+	} {
+		t.Run(c.wait.String(), func(t *testing.T) {
+			exit := startTunnel(t, Config{Role: Exit, To: server, Compress: Zstd, Mux: MuxOn, GroupWait: GroupWait{D: c.wait}})
+			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, Mux: MuxOn})
+			conn, err := net.Dial("tcp", entry.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			start := time.Now()
+			buf := make([]byte, chunks*size)
+			n, err := conn.Read(buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := time.Since(start)
+			if _, err := io.ReadFull(conn, buf[n:]); err != nil {
+				t.Fatalf("after %d bytes: %v", n, err)
+			}
+			frames := exit.Stats().Send.Groups()
+			if frames < c.minFrames || frames > c.maxFrames {
+				t.Errorf("%d chunks %v apart left in %d frames, want %d..%d", chunks, gap, frames, c.minFrames, c.maxFrames)
+			}
+			if first < c.firstAfter {
+				t.Errorf("first bytes after %v, want at least %v (the wait)", first, c.firstAfter)
+			}
+			if c.wait > 0 && exit.Stats().Flush.Timeout != frames {
+				t.Errorf("flush timeout=%d of %d frames, want every frame counted as waited", exit.Stats().Flush.Timeout, frames)
+			}
+		})
+	}
+}

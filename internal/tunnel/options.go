@@ -18,13 +18,14 @@ type Knobs struct {
 	Window       int64 // zstd window per direction; 0 = the tunnel's default for Mux
 	GroupMaxSize int64
 	GroupTimeout time.Duration
+	GroupWait    GroupWait
 }
 
 // Validate checks k with the tunnel's own rules (Config.Validate), so a bad value is
 // refused before a lab exists rather than by a tunnel end that fails to start.
 func (k Knobs) Validate() error {
 	cfg := Config{Role: Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: k.Compress,
-		Level: k.Level, Mux: k.Mux, Links: k.Links, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout}
+		Level: k.Level, Mux: k.Mux, Links: k.Links, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout, GroupWait: k.GroupWait}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("--tunnel-*: %w", err)
 	}
@@ -57,18 +58,22 @@ func (k Knobs) Args(role Role) []string {
 	if k.GroupTimeout > 0 {
 		a = append(a, "--group-timeout", k.GroupTimeout.String())
 	}
+	if !k.GroupWait.IsZero() {
+		a = append(a, "--group-wait", k.GroupWait.String())
+	}
 	return a
 }
 
 // Flags are the --tunnel-* flags of a command that runs both ends.
 type Flags struct {
-	compress, level, mux, window, group string
-	links                               int
-	timeout                             time.Duration
+	compress, level, mux, window, group, wait string
+	links                                     int
+	timeout                                   time.Duration
 }
 
-// AddFlags registers the --tunnel-* flags on fs; compress is the command's default mode.
-func AddFlags(fs *flag.FlagSet, compress Mode) *Flags {
+// AddFlags registers the --tunnel-* flags on fs; compress and wait are the command's
+// defaults for --tunnel-compress and --tunnel-group-wait.
+func AddFlags(fs *flag.FlagSet, compress Mode, wait GroupWait) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.compress, "tunnel-compress", string(compress), "with the tunnel channel: auto, zstd or off")
 	fs.StringVar(&f.level, "tunnel-level", "auto", "with the tunnel channel: zstd level, auto or 1..22")
@@ -76,7 +81,8 @@ func AddFlags(fs *flag.FlagSet, compress Mode) *Flags {
 	fs.IntVar(&f.links, "tunnel-links", 0, "with the tunnel channel and --tunnel-mux on: the entry's WAN connections at most, a client each until all are used (0 = one per CPU of the entry's host)")
 	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)")
 	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
-	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a group waits for more bytes")
+	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a continuously fed group stays open")
+	fs.StringVar(&f.wait, "tunnel-group-wait", wait.String(), "with the tunnel channel and --tunnel-mux on: how long a frame waits for more bytes after its first (0 = send at once, auto = a quarter of the WAN's round trip, or a duration like 50ms); every wait is added to a request's round trip")
 	return f
 }
 
@@ -109,5 +115,11 @@ func (f *Flags) Knobs() (Knobs, error) {
 		}
 	}
 	k.GroupTimeout = f.timeout
+	if k.GroupWait, err = ParseGroupWait(f.wait); err != nil {
+		return k, fmt.Errorf("--tunnel-group-wait: %w", err)
+	}
+	if !k.GroupWait.IsZero() && k.Mux != MuxOn {
+		return k, fmt.Errorf("--tunnel-group-wait %s: holds a mux link's frames; only with --tunnel-mux on", k.GroupWait)
+	}
 	return k, k.Validate()
 }

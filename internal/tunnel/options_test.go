@@ -9,15 +9,16 @@ import (
 )
 
 func TestFlagsKnobs(t *testing.T) {
-	parse := func(args ...string) (Knobs, error) {
+	parseWith := func(wait GroupWait, args ...string) (Knobs, error) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		f := AddFlags(fs, Zstd)
+		f := AddFlags(fs, Zstd, wait)
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
 		return f.Knobs()
 	}
+	parse := func(args ...string) (Knobs, error) { return parseWith(GroupWait{}, args...) }
 	k, err := parse()
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +34,16 @@ func TestFlagsKnobs(t *testing.T) {
 	if want := (Knobs{Compress: Off, Level: 3, Mux: MuxOff, Window: 32 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}); k != want {
 		t.Errorf("given: %+v, want %+v", k, want)
 	}
+	// The command's default wait, and one given.
+	if k, err = parseWith(GroupWait{Auto: true}); err != nil || k.GroupWait != (GroupWait{Auto: true}) {
+		t.Errorf("default wait auto: %+v, %v", k.GroupWait, err)
+	}
+	if k, err = parseWith(GroupWait{Auto: true}, "--tunnel-group-wait", "40ms"); err != nil || k.GroupWait != (GroupWait{D: 40 * time.Millisecond}) {
+		t.Errorf("--tunnel-group-wait 40ms: %+v, %v", k.GroupWait, err)
+	}
+	if k, err = parseWith(GroupWait{Auto: true}, "--tunnel-group-wait", "0", "--tunnel-mux", "off"); err != nil || !k.GroupWait.IsZero() {
+		t.Errorf("--tunnel-group-wait 0 with the mux off: %+v, %v", k.GroupWait, err)
+	}
 	for _, c := range []struct {
 		args []string
 		flag string
@@ -45,6 +56,10 @@ func TestFlagsKnobs(t *testing.T) {
 		{[]string{"--tunnel-links", "-1"}, "--tunnel-links"},
 		{[]string{"--tunnel-links", "65"}, "--tunnel-links"},
 		{[]string{"--tunnel-links", "2", "--tunnel-mux", "off"}, "--tunnel-links"},
+		{[]string{"--tunnel-group-wait", "soon"}, "--tunnel-group-wait"},
+		{[]string{"--tunnel-group-wait", "-1ms"}, "--tunnel-group-wait"},
+		{[]string{"--tunnel-group-wait", "11s"}, "--tunnel-group-wait"},
+		{[]string{"--tunnel-group-wait", "auto", "--tunnel-mux", "off"}, "--tunnel-group-wait"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
@@ -55,8 +70,8 @@ func TestFlagsKnobs(t *testing.T) {
 
 // Args leaves the tunnel's defaults to the end it starts and gives --mux to the entry only.
 func TestKnobsArgs(t *testing.T) {
-	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}
-	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms"; got != want {
+	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond, GroupWait: GroupWait{Auto: true}}
+	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms --group-wait auto"; got != want {
 		t.Errorf("entry args %q, want %q", got, want)
 	}
 	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") || strings.Contains(got, "--links") {

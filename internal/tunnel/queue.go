@@ -50,3 +50,40 @@ func (s queueSample) queued() bool {
 	}
 	return s.minRTT > 0 && s.srtt-s.minRTT >= max(queueDelay, s.minRTT/4)
 }
+
+// rttFloorSpan is the span of each half of rttFloor's window.
+const rttFloorSpan = 10 * time.Second
+
+// rttFloor is the lowest smoothed RTT the WAN socket reported over the last 10-20 s (two
+// spans of rttFloorSpan): the path's round trip as it is now, without the queues of a
+// backlogged moment. TCP's own min RTT holds its minimum for five minutes, across a change
+// of path: a lab wire whose delay was off for a moment read 43 us for minutes after the
+// 250 ms delay was back.
+type rttFloor struct {
+	cur, prev time.Duration // minimum of the current and of the previous span (0: none)
+	since     time.Time     // start of the current span
+}
+
+// add takes one smoothed-RTT sample at now.
+func (r *rttFloor) add(srtt time.Duration, now time.Time) {
+	if srtt <= 0 {
+		return
+	}
+	if r.since.IsZero() || now.Sub(r.since) >= rttFloorSpan {
+		stale := !r.since.IsZero() && now.Sub(r.since) >= 2*rttFloorSpan
+		r.prev, r.cur, r.since = r.cur, srtt, now
+		if stale {
+			r.prev = 0 // no sample for a whole span: the old minimum is older than the window
+		}
+		return
+	}
+	r.cur = min(r.cur, srtt)
+}
+
+// get is the floor, 0 before any sample.
+func (r *rttFloor) get() time.Duration {
+	if r.prev == 0 {
+		return r.cur
+	}
+	return min(r.cur, r.prev)
+}

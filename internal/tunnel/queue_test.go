@@ -176,3 +176,37 @@ func TestProbeReadsTCPInfo(t *testing.T) {
 		t.Error("a wrapped connection has no socket to probe")
 	}
 }
+
+// TestRTTFloor: the floor is the lowest smoothed RTT of the last 10-20 s, so a path whose
+// delay came back reads it again within two spans (TCP's min RTT would not for minutes).
+func TestRTTFloor(t *testing.T) {
+	var r rttFloor
+	at := time.Unix(1000, 0)
+	if got := r.get(); got != 0 {
+		t.Fatalf("before any sample: %v, want 0", got)
+	}
+	r.add(0, at) // no sample
+	r.add(250*time.Millisecond, at)
+	r.add(400*time.Millisecond, at.Add(time.Second)) // a queue: not the floor
+	if got := r.get(); got != 250*time.Millisecond {
+		t.Fatalf("250 then 400 ms: %v, want 250ms", got)
+	}
+	at = at.Add(5 * time.Second)
+	r.add(50*time.Microsecond, at) // the wire's delay off for a moment
+	for i := 1; i <= 2; i++ {
+		r.add(250*time.Millisecond, at.Add(time.Duration(i)*rttFloorSpan/2))
+	}
+	if got := r.get(); got != 50*time.Microsecond {
+		t.Fatalf("within two spans of a 50 us sample: %v, want 50us", got)
+	}
+	r.add(252*time.Millisecond, at.Add(3*rttFloorSpan/2))
+	if got := r.get(); got != 250*time.Millisecond {
+		t.Fatalf("two spans after the 50 us sample: %v, want 250ms", got)
+	}
+	at = at.Add(2 * rttFloorSpan)
+	r.add(100*time.Millisecond, at)
+	r.add(300*time.Millisecond, at.Add(5*rttFloorSpan/2)) // no sample for a whole span
+	if got := r.get(); got != 300*time.Millisecond {
+		t.Fatalf("after a span without samples: %v, want 300ms", got)
+	}
+}

@@ -29,7 +29,7 @@ func (d DirStats) Ratio() float64 {
 // FlushStats counts why the sender closed its groups.
 type FlushStats struct {
 	Size    int64 // the group reached GroupMaxSize
-	Timeout int64 // GroupTimeout passed since the group's first byte
+	Timeout int64 // GroupTimeout passed since the group's first byte (per connection), or a mux frame waited GroupWait
 	Idle    int64 // the source had nothing more to read right now
 	Inline  int64 // of Idle: a lone short read framed by the reader itself (group.go's fast path)
 }
