@@ -123,7 +123,8 @@ func captureFrames(b []byte, minFrame int) (frames [][]byte, raw int) {
 
 // BenchmarkCaptureWindow encodes a captured binlog stream (scripts/capture-binlog.sh; set
 // WIRELAB_BINLOG_CAPTURE to its directory) as a mux link's writer would: frames of ~4 KiB
-// (an event group each) or larger, at a level and window, with or without the table's rows
+// (an event group each) or larger, up to 256 KiB (what a backlogged link with a larger
+// --group-max-size would send), at a level and window, with or without the table's rows
 // (the sysbench prepare) sent before it, as a link that carried them earlier would have.
 // It reports the ratio of raw bytes to frame bytes (frame and record headers included).
 func BenchmarkCaptureWindow(b *testing.B) {
@@ -139,7 +140,7 @@ func BenchmarkCaptureWindow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, frame := range []int{4 << 10, 16 << 10} {
+	for _, frame := range []int{4 << 10, 16 << 10, 64 << 10, 256 << 10} {
 		frames, raw := captureFrames(work, frame)
 		for _, c := range []struct {
 			name   string
