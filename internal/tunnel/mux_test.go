@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"slices"
@@ -401,6 +402,51 @@ func TestMuxGroupWait(t *testing.T) {
 			}
 			if c.wait > 0 && exit.Stats().Flush.Timeout != frames {
 				t.Errorf("flush timeout=%d of %d frames, want every frame counted as waited", exit.Stats().Flush.Timeout, frames)
+			}
+		})
+	}
+}
+
+// lockedBuffer is a log sink that goroutines share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestGroupWaitUnusedWarns: an exit's --group-wait holds only mux links' frames, so an
+// entry that connects with --mux off is told of once in the exit's log, and a mux entry
+// is not.
+func TestGroupWaitUnusedWarns(t *testing.T) {
+	const warning = "holds only mux links' frames"
+	for _, c := range []struct {
+		mux  MuxMode
+		want int
+	}{{MuxOff, 1}, {MuxOn, 0}} {
+		t.Run(string(c.mux), func(t *testing.T) {
+			var log lockedBuffer
+			exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Zstd, GroupWait: GroupWait{D: 20 * time.Millisecond},
+				Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, Mux: c.mux})
+			for i := range 3 {
+				data := bytes.Repeat([]byte{'a' + byte(i)}, 1000)
+				if got := exchange(t, entry.Addr().String(), data); !bytes.Equal(got, data) {
+					t.Fatalf("connection %d: echo differs", i)
+				}
+			}
+			if got := strings.Count(log.String(), warning); got != c.want {
+				t.Errorf("--mux %s: %d warnings %q in the exit's log, want %d:\n%s", c.mux, got, warning, c.want, log.String())
 			}
 		})
 	}

@@ -35,6 +35,9 @@ type Tunnel struct {
 	shut  bool
 	rpool sync.Pool  // *bufio.Reader for the WAN side
 	links linkDialer // the entry's mux links (mux_ends.go)
+	// waitUnused says once that the exit's --group-wait does not apply: an entry chose one
+	// WAN connection per client (--mux off), whose frames are not held.
+	waitUnused sync.Once
 }
 
 // New validates cfg and listens on cfg.Listen.
@@ -246,6 +249,12 @@ func (t *Tunnel) connect(ctx context.Context, accepted net.Conn) (plain, wan, so
 	}
 	if wan, mux, err = t.acceptEntry(hctx, accepted); err != nil || mux {
 		return nil, wan, accepted, mux, err
+	}
+	if !t.cfg.GroupWait.IsZero() {
+		t.waitUnused.Do(func() {
+			t.log.Warn("an entry connected without --mux on: this exit's --group-wait holds only mux links' frames, not its connections'",
+				"group_wait", t.cfg.GroupWait.String())
+		})
 	}
 	plain, err = t.cfg.dial(hctx, "tcp", t.cfg.To)
 	if err != nil {
