@@ -407,24 +407,6 @@ func TestMuxGroupWait(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink that goroutines share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestGroupWaitUnusedWarns: an exit's --group-wait holds only mux links' frames, so an
 // entry that connects with --mux off is told of once in the exit's log, and a mux entry
 // is not.
@@ -435,7 +417,7 @@ func TestGroupWaitUnusedWarns(t *testing.T) {
 		want int
 	}{{MuxOff, 1}, {MuxOn, 0}} {
 		t.Run(string(c.mux), func(t *testing.T) {
-			var log lockedBuffer
+			var log bytes.Buffer // read once both ends have stopped (Serve waits for its connections)
 			exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Zstd, GroupWait: GroupWait{D: 20 * time.Millisecond},
 				Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, Mux: c.mux})
@@ -445,6 +427,8 @@ func TestGroupWaitUnusedWarns(t *testing.T) {
 					t.Fatalf("connection %d: echo differs", i)
 				}
 			}
+			entry.stop()
+			exit.stop()
 			if got := strings.Count(log.String(), warning); got != c.want {
 				t.Errorf("--mux %s: %d warnings %q in the exit's log, want %d:\n%s", c.mux, got, warning, c.want, log.String())
 			}
