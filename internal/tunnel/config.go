@@ -164,10 +164,19 @@ func ParseGroupWait(s string) (GroupWait, error) {
 		return GroupWait{Auto: true}, nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 || d > MaxGroupWait {
+	if err != nil {
 		return GroupWait{}, configErr("--group-wait %q: want 0 (send at once), auto (a quarter of the WAN's round trip) or a duration up to %v, like 50ms", s, MaxGroupWait)
 	}
-	return GroupWait{D: d}, nil
+	w := GroupWait{D: d}
+	return w, w.check()
+}
+
+// check refuses a fixed wait outside 0..MaxGroupWait.
+func (w GroupWait) check() error {
+	if w.D < 0 || w.D > MaxGroupWait {
+		return configErr("--group-wait %v: want 0 (send at once), auto (a quarter of the WAN's round trip) or a duration up to %v, like 50ms", w.D, MaxGroupWait)
+	}
+	return nil
 }
 
 // String is the --group-wait value of w.
@@ -320,8 +329,8 @@ func (c Config) checkMux() error {
 	if !c.GroupWait.IsZero() && c.Role == Entry && c.Mux != MuxOn {
 		return configErr("--group-wait %s: holds a mux link's frames; only with --mux on on an entry", c.GroupWait)
 	}
-	if c.GroupWait.D < 0 || c.GroupWait.D > MaxGroupWait {
-		return configErr("--group-wait %v: want 0, auto or a duration up to %v", c.GroupWait.D, MaxGroupWait)
+	if err := c.GroupWait.check(); err != nil {
+		return err
 	}
 	if c.Window != 0 && (c.Window < 1<<10 || c.Window > MaxWindow || c.Window&(c.Window-1) != 0) {
 		return configErr("--window %d: want a power of two from 1KiB to %s, like 16MiB", c.Window, FormatSize(MaxWindow))

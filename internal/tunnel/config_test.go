@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseSize(t *testing.T) {
@@ -65,6 +66,11 @@ func TestConfigValidation(t *testing.T) {
 		{"group negative", func(c *Config) { c.GroupMaxSize = -5 }, "--group-max-size"},
 		{"group too large", func(c *Config) { c.GroupMaxSize = MaxGroupSize + 1 }, "--group-max-size"},
 		{"timeout negative", func(c *Config) { c.GroupTimeout = -1 }, "--group-timeout"},
+		{"group wait negative", func(c *Config) { c.GroupWait = GroupWait{D: -time.Millisecond} }, "--group-wait -1ms: want 0"},
+		{"group wait too long", func(c *Config) { c.GroupWait = GroupWait{D: MaxGroupWait + 1} }, "--group-wait"},
+		{"group wait without the mux", func(c *Config) { c.Mux = MuxOff; c.GroupWait = GroupWait{Auto: true} }, "--group-wait auto: holds a mux link's frames"},
+		{"group wait on an exit", func(c *Config) { c.Role = Exit; c.Mux = MuxOff; c.GroupWait = GroupWait{D: time.Second} }, ""},
+		{"group wait auto", func(c *Config) { c.GroupWait = GroupWait{Auto: true} }, ""},
 		{"exit TLS without client auth", func(c *Config) { c.Role = Exit; c.TLS = &tls.Config{} }, "client certificates"},
 	}
 	for _, tt := range tests {

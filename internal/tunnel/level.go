@@ -94,9 +94,9 @@ func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevel
 
 // observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time. The first
 // frame at a new level is left out: it pays the new encoder's allocations (its history and
-// match tables; with LongMuxWindow 170 ms on an idle box here, most of a second on a busy
-// one), a one-off that would read as an encoder busy all the time and step the level
-// straight back down.
+// match tables, tens to hundreds of ms with LongMuxWindow: BenchmarkFirstFrameAtLevel), a
+// one-off that would read as an encoder busy all the time and step the level straight
+// back down.
 func (l *levelPolicy) observe(raw, wire int, enc time.Duration) {
 	if l.skipNext {
 		l.skipNext = false

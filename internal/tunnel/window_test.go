@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // encodeFrames frames msgs as zstd frames with e and returns the wire bytes.
@@ -178,5 +179,38 @@ func BenchmarkCaptureWindow(b *testing.B) {
 				b.ReportMetric(float64(raw)/float64(wire), "ratio")
 			})
 		}
+	}
+}
+
+// BenchmarkFirstFrameAtLevel times the first small frame of a new encoder against the
+// next ones, at the best level with a mux link's long window and at level 7: the first
+// pays the encoder's allocations (history and match tables), which is why the level policy
+// leaves it out. It reports both in ms.
+func BenchmarkFirstFrameAtLevel(b *testing.B) {
+	msg := bytes.Repeat([]byte("binlog row 0123456789 "), 4<<10/22)
+	for _, c := range []struct {
+		name       string
+		level      int
+		longWindow int
+	}{{"level11-128MiB", 11, LongMuxWindow}, {"level7-16MiB", 7, 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			var first, next time.Duration
+			for b.Loop() {
+				e := newFrameEncoder(c.level, DefaultMuxWindow)
+				e.longWindow = c.longWindow
+				for i := range 2 {
+					t0 := time.Now()
+					encodeFrames(b, e, [][]byte{msg})
+					if i == 0 {
+						first += time.Since(t0)
+					} else {
+						next += time.Since(t0)
+					}
+				}
+				e.close()
+			}
+			b.ReportMetric(float64(first.Microseconds())/1e3/float64(b.N), "first-ms")
+			b.ReportMetric(float64(next.Microseconds())/1e3/float64(b.N), "next-ms")
+		})
 	}
 }
