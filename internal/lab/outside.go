@@ -255,7 +255,11 @@ func undoOutside(ctx context.Context, r execx.Runner, o *Outside) []error {
 	if o.Leg != "" {
 		if _, err := r.Run(ctx, "ip", "link", "show", "dev", o.Leg); err == nil {
 			if _, err := r.Run(ctx, "ip", "link", "del", o.Leg); err != nil {
-				errs = append(errs, fmt.Errorf("delete the leg %s: %w", o.Leg, err))
+				// The kernel also removes the leg when its peer's namespace goes, after that
+				// namespace's deletion returns: gone between the look and the delete is done.
+				if _, still := r.Run(ctx, "ip", "link", "show", "dev", o.Leg); still == nil {
+					errs = append(errs, fmt.Errorf("delete the leg %s: %w", o.Leg, err))
+				}
 			}
 		}
 	}

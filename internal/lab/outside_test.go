@@ -128,6 +128,12 @@ func TestReachOutsideRemoteForwardsAndRecords(t *testing.T) {
 	if slices.Contains(undo, "ip link del wl-abc123-x") {
 		t.Errorf("deleted a leg that is gone:\n%s", strings.Join(undo, "\n"))
 	}
+
+	// A leg that is still there after a failed delete is reported.
+	leg := &execx.Fake{Errors: map[string]error{"ip link del": errors.New("busy")}}
+	if errs := undoOutside(context.Background(), leg, o); len(errs) != 1 || !strings.Contains(errs[0].Error(), "delete the leg wl-abc123-x") {
+		t.Errorf("a leg that failed to go: %v, want one error naming it", errs)
+	}
 }
 
 // Twice, or after someone else changed things: nothing to delete, a sysctl no longer the
