@@ -83,6 +83,7 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	fs.Var(group, "group-max-size", "largest group (frame) of bytes, like 64KiB, 64k, 65536, 1MiB")
 	timeout := fs.Duration("group-timeout", tunnel.DefaultGroupTimeout, "longest a continuously fed group stays open (an idle source flushes at once)")
 	wait := fs.String("group-wait", "0", "on a mux link: how long a frame waits for more bytes after its first, like DTLE's GroupTimeout, for a one-way stream such as a binlog: 0 = send at once, auto = a quarter of the WAN's round trip (the lowest smoothed RTT of its last 10-20 s), or a duration like 50ms; a frame still leaves at once at --group-max-size or with a connection's open or end. Every wait is added to a request's round trip: not for request/reply clients")
+	binlog := fs.String("binlog", "recode", "exit, on mux links: recode = send a MySQL/MariaDB binlog dump's event packets with their length, sequence id, log position and CRC32 zeroed where the entry recomputes them (the replica still receives the server's bytes exactly; a packet that does not check is sent as it came); raw = send them as they come")
 	cert := fs.String("tls-cert", "", "this end's certificate (PEM); with --tls-key and --tls-ca enables mutual TLS")
 	key := fs.String("tls-key", "", "this end's private key (PEM)")
 	ca := fs.String("tls-ca", "", "CA certificate that signed the other end (PEM)")
@@ -123,9 +124,13 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	if err != nil {
 		return usagef("tunnel %s: %w", role, err)
 	}
+	binlogMode, err := tunnel.ParseBinlog(*binlog)
+	if err != nil {
+		return usagef("tunnel %s: %w", role, err)
+	}
 	cfg := tunnel.Config{
 		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Links: *links, Window: int(window.n),
-		GroupMaxSize: int(group.n), GroupTimeout: *timeout, GroupWait: gw, AllowWildcard: *wildcard,
+		GroupMaxSize: int(group.n), GroupTimeout: *timeout, GroupWait: gw, Binlog: binlogMode, AllowWildcard: *wildcard,
 		Logger: p.Logger.With("cmd", "tunnel"),
 	}
 	if *stats {

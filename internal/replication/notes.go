@@ -36,7 +36,7 @@ func (o Options) spec() result.Spec {
 			"search_duration": o.SearchDuration.String(), "search_factor": strconv.FormatFloat(o.SearchFactor, 'g', -1, 64),
 			"search_precision": strconv.FormatFloat(o.Precision, 'g', -1, 64), "abort_lag": o.AbortLag.String(),
 			"tunnel_compress": string(o.Tunnel.Compress), "tunnel_level": strconv.Itoa(o.Tunnel.Level), "tunnel_mux": string(o.Tunnel.Mux),
-			"tunnel_group_wait": o.Tunnel.GroupWait.String(), "rand_type": o.RandType,
+			"tunnel_group_wait": o.Tunnel.GroupWait.String(), "tunnel_binlog": string(o.tunnelBinlog()), "rand_type": o.RandType,
 			"bounded_rule": o.Rule.String()}}
 }
 
@@ -80,7 +80,7 @@ func (o Options) notes() []string {
 	if !pg {
 		return append(out, fmt.Sprintf("Channels: native = CHANGE MASTER to the source across the wire; native-compressed = the same with slave_compressed_protocol=ON; "+
 			"tunnel = CHANGE MASTER to a wirelab tunnel entry on the replica's loopback, exit next to the source (%s, mutual TLS). "+
-			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.tunnelArgs()), o.groupWaitNote())
+			"All use MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, slave_net_timeout=10.", o.tunnelArgs()), o.groupWaitNote(), o.binlogNote())
 	}
 	return append(out,
 		fmt.Sprintf("Channels: PostgreSQL physical streaming replication; native = primary_conninfo to the primary across the wire (%s:%d); "+
@@ -116,6 +116,25 @@ func (o Options) copyNote(took time.Duration) string {
 // tunnelArgs are the tunnel's settings as the notes name them.
 func (o Options) tunnelArgs() string {
 	return fmt.Sprintf("--compress %s, --mux %s, --group-wait %s", o.Tunnel.Compress, o.Tunnel.Mux, o.Tunnel.GroupWait)
+}
+
+// tunnelBinlog is the exit's --binlog mode (the tunnel's default when unset).
+func (o Options) tunnelBinlog() tunnel.BinlogMode {
+	if o.Tunnel.Binlog == "" {
+		return tunnel.BinlogRecode
+	}
+	return o.Tunnel.Binlog
+}
+
+// binlogNote says whether the tunnel's exit recodes the binlog dump, and what that keeps.
+func (o Options) binlogNote() string {
+	if o.tunnelBinlog() == tunnel.BinlogRaw {
+		return "The tunnel's exit sends the binlog's event packets as they come (--tunnel-binlog raw)."
+	}
+	return "The tunnel's exit recodes the binlog dump (--tunnel-binlog recode): in each event packet whose CRC32 checks, the packet length, sequence id, " +
+		"log position (when it follows from the last event's) and CRC32 leave as zeros and the entry computes them again, so the replica receives the source's bytes " +
+		"exactly and checks binlog_checksum (CRC32) as before; they change with every event, so compressed they cost the tunnel about a third of its bytes. " +
+		"--tunnel-binlog raw sends the packets as they come."
 }
 
 // groupWaitNote says what the tunnel's group wait does to the stream and its lag.

@@ -116,6 +116,25 @@ func ParseMux(s string) (MuxMode, error) {
 	return "", configErr("--mux %q: want on or off", s)
 }
 
+// BinlogMode is what an exit does with a MySQL binlog dump on a mux link (binlog.go).
+type BinlogMode string
+
+const (
+	// BinlogRecode zeroes the fields of each event packet the entry recomputes.
+	BinlogRecode BinlogMode = "recode"
+	// BinlogRaw sends the event packets as they come.
+	BinlogRaw BinlogMode = "raw"
+)
+
+// ParseBinlog parses the --binlog value.
+func ParseBinlog(s string) (BinlogMode, error) {
+	switch b := BinlogMode(s); b {
+	case BinlogRecode, BinlogRaw:
+		return b, nil
+	}
+	return "", configErr("--binlog %q: want recode or raw", s)
+}
+
 // ParseLevel parses the --level value: "auto" (0) or a zstd level 1..22.
 func ParseLevel(s string) (int, error) {
 	if s == "auto" {
@@ -225,6 +244,9 @@ type Config struct {
 	GroupTimeout time.Duration
 	// GroupWait holds a mux link's frame open for more bytes (zero: send at once).
 	GroupWait GroupWait
+	// Binlog is what an exit does with a MySQL binlog dump on a mux link (BinlogRecode
+	// when empty); an entry restores what it receives either way.
+	Binlog BinlogMode
 	// TLS enables mutual TLS on the WAN side: a server config for an exit, a client config
 	// for an entry (see LoadTLS). Nil means plaintext.
 	TLS           *tls.Config
@@ -277,6 +299,15 @@ func (c Config) normalize() (Config, error) {
 	}
 	if err := c.checkMux(); err != nil {
 		return c, err
+	}
+	if c.Binlog == "" {
+		c.Binlog = BinlogRecode
+	}
+	if _, err := ParseBinlog(string(c.Binlog)); err != nil {
+		return c, err
+	}
+	if c.Binlog == BinlogRaw && c.Role == Entry {
+		return c, configErr("--binlog raw: the exit recodes a binlog dump (it is the end next to the server); an entry restores what it receives either way")
 	}
 	if c.Links == 0 {
 		c.Links = DefaultLinks()

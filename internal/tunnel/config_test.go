@@ -71,6 +71,9 @@ func TestConfigValidation(t *testing.T) {
 		{"group wait without the mux", func(c *Config) { c.Mux = MuxOff; c.GroupWait = GroupWait{Auto: true} }, "--group-wait auto: holds a mux link's frames"},
 		{"group wait on an exit", func(c *Config) { c.Role = Exit; c.Mux = MuxOff; c.GroupWait = GroupWait{D: time.Second} }, ""},
 		{"group wait auto", func(c *Config) { c.GroupWait = GroupWait{Auto: true} }, ""},
+		{"binlog unknown", func(c *Config) { c.Binlog = "strip" }, "--binlog \"strip\": want recode or raw"},
+		{"binlog raw on an entry", func(c *Config) { c.Binlog = BinlogRaw }, "--binlog raw: the exit recodes"},
+		{"binlog raw on an exit", func(c *Config) { c.Role = Exit; c.Binlog = BinlogRaw }, ""},
 		{"exit TLS without client auth", func(c *Config) { c.Role = Exit; c.TLS = &tls.Config{} }, "client certificates"},
 	}
 	for _, tt := range tests {
@@ -97,7 +100,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Links != DefaultLinks() || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout {
+	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Links != DefaultLinks() || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout || c.Binlog != BinlogRecode {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }

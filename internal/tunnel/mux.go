@@ -199,12 +199,15 @@ func (m *muxLink) dispatch(p []byte) (int, error) {
 			continue // a stream that ended here: its late records are moot
 		}
 		switch r.kind {
-		case recData:
+		case recData, recBinlog:
 			data += len(r.payload)
-			if err := st.deliver(r.payload); err != nil {
+			if err := st.deliverRecord(r.kind, r.payload); err != nil {
 				return data, err
 			}
 		case recFin:
+			if st.bdec != nil && st.bdec.pending() {
+				return data, fmt.Errorf("%w: stream %d ended inside a binlog packet", ErrCorrupt, st.id)
+			}
 			st.deliverFin()
 		case recReset:
 			st.abort(fmt.Errorf("reset by the other end: %s", r.payload), false)
@@ -242,6 +245,9 @@ func (m *muxLink) accept(id uint32) error {
 	}
 	m.lastID = id
 	st := newStream(m, id, nil)
+	if m.t.cfg.Binlog == BinlogRecode {
+		st.bin, st.watch = &binlogEncoder{}, &dumpWatch{}
+	}
 	m.streams[id] = st
 	m.mu.Unlock()
 	m.t.wg.Go(func() { m.t.serveExitStream(st) })

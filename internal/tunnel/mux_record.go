@@ -8,7 +8,7 @@ import (
 // On a mux link a frame's raw bytes are a sequence of records, each tagged with the id of
 // the client connection (stream) it belongs to:
 //
-//	kind(1) | stream id(4) | n(4) | payload (n bytes for data and reset records)
+//	kind(1) | stream id(4) | n(4) | payload (n bytes for data, binlog and reset records)
 //
 // The records of many streams share one frame, so they share its CRC and one zstd stream:
 // a row another connection read a second ago is sent as a reference.
@@ -22,6 +22,7 @@ const (
 	recFin    recKind = 3 // the sender's local peer reached EOF (half-close). n = 0
 	recReset  recKind = 4 // the stream failed at the sender; payload: why (text)
 	recCredit recKind = 5 // the receiver wrote n more bytes to its local peer: send n more
+	recBinlog recKind = 6 // n payload bytes of the stream: binlog event packets, recoded (binlog.go)
 )
 
 func (k recKind) String() string {
@@ -36,11 +37,13 @@ func (k recKind) String() string {
 		return "reset"
 	case recCredit:
 		return "credit"
+	case recBinlog:
+		return "binlog"
 	}
 	return fmt.Sprintf("kind %d", byte(k))
 }
 
-// appendRecord appends a record header; data and reset records' payload follows it.
+// appendRecord appends a record header; data, binlog and reset records' payload follows it.
 func appendRecord(dst []byte, k recKind, id uint32, n int) []byte {
 	dst = append(dst, byte(k))
 	dst = binary.BigEndian.AppendUint32(dst, id)
@@ -64,8 +67,8 @@ func nextRecord(p []byte) (record, []byte, error) {
 	r := record{kind: recKind(p[0]), id: binary.BigEndian.Uint32(p[1:5]), n: binary.BigEndian.Uint32(p[5:9])}
 	p = p[recHeaderLen:]
 	switch r.kind {
-	case recData, recReset:
-		if int64(r.n) > int64(len(p)) || (r.kind == recData && r.n == 0) {
+	case recData, recBinlog, recReset:
+		if int64(r.n) > int64(len(p)) || (r.kind != recReset && r.n == 0) {
 			return record{}, nil, fmt.Errorf("%w: %s record of stream %d says %d bytes, frame has %d", ErrCorrupt, r.kind, r.id, r.n, len(p))
 		}
 		r.payload, p = p[:r.n], p[r.n:]

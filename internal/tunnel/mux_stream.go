@@ -26,7 +26,7 @@ type stream struct {
 	sock *sockConn       // the local peer when the link's relay loop reads it, else nil
 
 	// Send half, under m.mu.
-	chunks    []*[]byte // reads queued for the scheduler; the first from off
+	chunks    []piece // reads queued for the scheduler; the first from off
 	off       int
 	queued    int
 	credit    int
@@ -39,6 +39,13 @@ type stream struct {
 	inReady   bool
 	room      chan struct{} // cap 1: the scheduler took bytes of a full queue
 	polling   bool          // the relay loop reads sock (under the loop's lock)
+
+	// Binlog recoding (binlog.go), at the exit when it is on: bin and segs belong to the
+	// server's reader, watch and bdec to the WAN reader.
+	bin   *binlogEncoder
+	segs  []segment
+	watch *dumpWatch
+	bdec  *binlogDecoder
 
 	// Receive half, under omu.
 	omu       sync.Mutex
@@ -77,6 +84,13 @@ func (st *stream) attach(conn net.Conn) {
 	st.omu.Unlock()
 }
 
+// piece is a read (or part of one) queued for the scheduler, sent in records of its kind
+// (recData, or recBinlog for recoded binlog packets).
+type piece struct {
+	b    *[]byte
+	kind recKind
+}
+
 // sendable reports whether the scheduler has something of st to send. Caller holds m.mu.
 func (st *stream) sendable() bool {
 	return st.needOpen || st.owed > 0 || (st.reset != "" && !st.resetSent) ||
@@ -87,16 +101,16 @@ func (st *stream) sendable() bool {
 func (st *stream) take(b []byte, max int) ([]byte, int) {
 	n := 0
 	for max > 0 && len(st.chunks) > 0 {
-		c := *st.chunks[0]
+		c := *st.chunks[0].b
 		k := min(len(c)-st.off, max)
-		b = appendRecord(b, recData, st.id, k)
+		b = appendRecord(b, st.chunks[0].kind, st.id, k)
 		b = append(b, c[st.off:st.off+k]...)
 		st.off += k
 		n += k
 		max -= k
 		if st.off == len(c) {
-			bufPool.Put(st.chunks[0])
-			st.chunks[0] = nil
+			bufPool.Put(st.chunks[0].b)
+			st.chunks[0] = piece{}
 			st.chunks = st.chunks[1:]
 			st.off = 0
 		}
@@ -122,7 +136,7 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 // dropQueued forgets what the reader queued (the stream is being reset). Caller holds m.mu.
 func (st *stream) dropQueued() {
 	for _, c := range st.chunks {
-		bufPool.Put(c)
+		bufPool.Put(c.b)
 	}
 	st.chunks, st.off, st.queued = nil, 0, 0
 }
@@ -167,14 +181,25 @@ func (st *stream) readLoop() {
 // stops reading a stream whose queue is full (take resumes it) or that ended.
 func (st *stream) queueRead(b *[]byte, n int, err error, claim bool) bool {
 	m := st.m
+	one, more := piece{b, recData}, []piece(nil)
+	if n > 0 {
+		*b = (*b)[:n]
+		one, more = st.recode(b)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if n > 0 && st.reset == "" {
-		*b = (*b)[:n]
-		st.chunks = append(st.chunks, b)
+	switch {
+	case n == 0 || st.reset != "":
+		bufPool.Put(one.b)
+		for _, c := range more {
+			bufPool.Put(c.b)
+		}
+	case more != nil:
+		st.chunks = append(st.chunks, more...)
 		st.queued += n
-	} else {
-		bufPool.Put(b)
+	default:
+		st.chunks = append(st.chunks, one)
+		st.queued += n
 	}
 	if errors.Is(err, io.EOF) {
 		st.fin = true
@@ -186,6 +211,57 @@ func (st *stream) queueRead(b *[]byte, n int, err error, claim bool) bool {
 		m.loop.pause(st)
 	}
 	return claim && m.claim()
+}
+
+// recode returns the read in b as what to queue: one piece, itself as data or binlog, or
+// with binlog recoding on, its recoded packets and the rest in order, copied into buffers
+// of their own (b goes back to the pool).
+func (st *stream) recode(b *[]byte) (piece, []piece) {
+	if st.bin == nil {
+		return piece{b, recData}, nil
+	}
+	before := st.bin.events
+	st.segs = st.bin.recode(*b, st.segs)
+	st.m.t.c.binlogSent.Add(st.bin.events - before)
+	if len(st.segs) == 1 {
+		return piece{b, st.segs[0].kind}, nil
+	}
+	out := make([]piece, 0, len(st.segs))
+	for _, sg := range st.segs {
+		c := bufPool.Get().(*[]byte)
+		*c = append((*c)[:0], (*b)[sg.start:sg.end]...)
+		out = append(out, piece{c, sg.kind})
+	}
+	bufPool.Put(b)
+	return piece{}, out
+}
+
+// deliverRecord hands a data or binlog record's payload to the local peer; binlog records
+// are restored first. At the exit, a client's bytes are watched for a binlog dump's start.
+func (st *stream) deliverRecord(k recKind, p []byte) error {
+	if st.watch != nil && k == recData && st.watch.feed(p) {
+		st.bin.armed.Store(true)
+		st.watch = nil
+	}
+	if k == recData {
+		if st.bdec != nil && st.bdec.pending() {
+			return fmt.Errorf("%w: stream %d: data record inside a cut binlog packet", ErrCorrupt, st.id)
+		}
+		return st.deliver(p)
+	}
+	if st.bdec == nil {
+		st.bdec = &binlogDecoder{}
+	}
+	out, err := st.bdec.decode(p)
+	if err != nil {
+		return fmt.Errorf("stream %d: %w", st.id, err)
+	}
+	st.m.t.c.binlogRestored.Add(int64(st.bdec.restored))
+	st.bdec.restored = 0
+	if len(out) == 0 {
+		return nil
+	}
+	return st.deliver(out)
 }
 
 // deliver hands data from the WAN to the local peer: written at once when the socket

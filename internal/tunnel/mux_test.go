@@ -150,7 +150,7 @@ func queueBytes(m *muxLink, st *stream, n int) {
 		b := bufPool.Get().(*[]byte)
 		k := min(n, cap(*b))
 		*b = (*b)[:k]
-		st.chunks = append(st.chunks, b)
+		st.chunks = append(st.chunks, piece{b, recData})
 		st.queued += k
 		n -= k
 	}

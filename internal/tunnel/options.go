@@ -19,6 +19,7 @@ type Knobs struct {
 	GroupMaxSize int64
 	GroupTimeout time.Duration
 	GroupWait    GroupWait
+	Binlog       BinlogMode // the exit's; "" = the tunnel's default (recode)
 }
 
 // Validate checks k with the tunnel's own rules (Config.Validate), so a bad value is
@@ -61,14 +62,17 @@ func (k Knobs) Args(role Role) []string {
 	if !k.GroupWait.IsZero() {
 		a = append(a, "--group-wait", k.GroupWait.String())
 	}
+	if k.Binlog != "" && role == Exit {
+		a = append(a, "--binlog", string(k.Binlog))
+	}
 	return a
 }
 
 // Flags are the --tunnel-* flags of a command that runs both ends.
 type Flags struct {
-	compress, level, mux, window, group, wait string
-	links                                     int
-	timeout                                   time.Duration
+	compress, level, mux, window, group, wait, binlog string
+	links                                             int
+	timeout                                           time.Duration
 }
 
 // AddFlags registers the --tunnel-* flags on fs; compress and wait are the command's
@@ -83,6 +87,7 @@ func AddFlags(fs *flag.FlagSet, compress Mode, wait GroupWait) *Flags {
 	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
 	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a continuously fed group stays open")
 	fs.StringVar(&f.wait, "tunnel-group-wait", wait.String(), "with the tunnel channel and --tunnel-mux on: how long a frame waits for more bytes after its first (0 = send at once, auto = a quarter of the WAN's round trip, or a duration like 50ms); every wait is added to a request's round trip")
+	fs.StringVar(&f.binlog, "tunnel-binlog", string(BinlogRecode), "with the tunnel channel and --tunnel-mux on: recode = the exit zeroes what the entry recomputes in a MySQL/MariaDB binlog dump's event packets (length, sequence id, log position, CRC32; the replica receives the server's bytes exactly), raw = sends them as they come")
 	return f
 }
 
@@ -120,6 +125,9 @@ func (f *Flags) Knobs() (Knobs, error) {
 	}
 	if !k.GroupWait.IsZero() && k.Mux != MuxOn {
 		return k, fmt.Errorf("--tunnel-group-wait %s: holds a mux link's frames; only with --tunnel-mux on", k.GroupWait)
+	}
+	if k.Binlog, err = ParseBinlog(f.binlog); err != nil {
+		return k, fmt.Errorf("--tunnel-binlog: %w", err)
 	}
 	return k, k.Validate()
 }

@@ -23,15 +23,15 @@ func TestFlagsKnobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Knobs{Compress: Zstd, Mux: DefaultMux, GroupMaxSize: DefaultGroupMaxSize, GroupTimeout: DefaultGroupTimeout}); k != want {
+	if want := (Knobs{Compress: Zstd, Mux: DefaultMux, GroupMaxSize: DefaultGroupMaxSize, GroupTimeout: DefaultGroupTimeout, Binlog: BinlogRecode}); k != want {
 		t.Errorf("defaults: %+v, want %+v", k, want)
 	}
 	k, err = parse("--tunnel-compress", "off", "--tunnel-level", "3", "--tunnel-mux", "off", "--tunnel-window", "32MiB",
-		"--tunnel-group-max-size", "256k", "--tunnel-group-timeout", "5ms")
+		"--tunnel-group-max-size", "256k", "--tunnel-group-timeout", "5ms", "--tunnel-binlog", "raw")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Knobs{Compress: Off, Level: 3, Mux: MuxOff, Window: 32 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond}); k != want {
+	if want := (Knobs{Compress: Off, Level: 3, Mux: MuxOff, Window: 32 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond, Binlog: BinlogRaw}); k != want {
 		t.Errorf("given: %+v, want %+v", k, want)
 	}
 	// The command's default wait, and one given.
@@ -60,6 +60,7 @@ func TestFlagsKnobs(t *testing.T) {
 		{[]string{"--tunnel-group-wait", "-1ms"}, "--tunnel-group-wait"},
 		{[]string{"--tunnel-group-wait", "11s"}, "--tunnel-group-wait"},
 		{[]string{"--tunnel-group-wait", "auto", "--tunnel-mux", "off"}, "--tunnel-group-wait"},
+		{[]string{"--tunnel-binlog", "strip"}, "--tunnel-binlog"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
@@ -68,7 +69,8 @@ func TestFlagsKnobs(t *testing.T) {
 	}
 }
 
-// Args leaves the tunnel's defaults to the end it starts and gives --mux to the entry only.
+// Args leaves the tunnel's defaults to the end it starts, gives --mux to the entry only and
+// --binlog to the exit only.
 func TestKnobsArgs(t *testing.T) {
 	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond, GroupWait: GroupWait{Auto: true}}
 	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms --group-wait auto"; got != want {
@@ -76,6 +78,13 @@ func TestKnobsArgs(t *testing.T) {
 	}
 	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") || strings.Contains(got, "--links") {
 		t.Errorf("exit args %q name --mux or --links", got)
+	}
+	k.Binlog = BinlogRaw
+	if got := strings.Join(k.Args(Exit), " "); !strings.HasSuffix(got, " --binlog raw") {
+		t.Errorf("exit args %q, want --binlog raw last", got)
+	}
+	if got := strings.Join(k.Args(Entry), " "); strings.Contains(got, "--binlog") {
+		t.Errorf("entry args %q name --binlog", got)
 	}
 	if got := (Knobs{}).Args(Entry); len(got) != 0 {
 		t.Errorf("zero knobs give args %q, want none", got)

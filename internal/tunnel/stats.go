@@ -59,6 +59,9 @@ type MuxStats struct {
 	// LinkRate is the bytes/s a WAN connection delivers as --level auto reckons it, the
 	// last link to decide (0: not measured); with several links each reckons its own share.
 	LinkRate int64
+	// BinlogSent and BinlogRestored count binlog event packets this end recoded for the
+	// WAN (the exit) and restored from it (the entry): binlog.go.
+	BinlogSent, BinlogRestored int64
 }
 
 // ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
@@ -84,8 +87,8 @@ func (m MuxStats) String() string {
 	if m.Links == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s link=%s/s", m.Links, m.Level, m.LevelChanges,
-		FormatSize(int64(m.Window)), human(m.LinkRate))
+	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s link=%s/s binlog recoded=%d restored=%d", m.Links, m.Level, m.LevelChanges,
+		FormatSize(int64(m.Window)), human(m.LinkRate), m.BinlogSent, m.BinlogRestored)
 }
 
 func human(n int64) string {
@@ -128,6 +131,7 @@ type counters struct {
 	level, levelChanges, window    atomic.Int64 // zstd level and window last used
 	linkRate                       atomic.Int64 // bytes/s, the level policy's drain rate
 	wans                           atomic.Int64 // mux links opened (entry) or accepted (exit)
+	binlogSent, binlogRestored     atomic.Int64 // binlog event packets recoded, restored
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
 }
@@ -151,7 +155,8 @@ func (c *counters) snapshot(role Role) Stats {
 			Inline: c.flushInline.Load()},
 		AutoSwitches: c.switches.Load(),
 		Mux: MuxStats{Links: c.wans.Load(), Level: int(c.level.Load()), LevelChanges: c.levelChanges.Load(),
-			Window: int(c.window.Load()), LinkRate: c.linkRate.Load()},
+			Window: int(c.window.Load()), LinkRate: c.linkRate.Load(),
+			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load()},
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}

@@ -126,8 +126,9 @@ func captureFrames(b []byte, minFrame int) (frames [][]byte, raw int) {
 // WIRELAB_BINLOG_CAPTURE to its directory) as a mux link's writer would: frames of ~4 KiB
 // (an event group each) or larger, up to 256 KiB (what a backlogged link with a larger
 // --group-max-size would send), at a level and window, with or without the table's rows
-// (the sysbench prepare) sent before it, as a link that carried them earlier would have.
-// It reports the ratio of raw bytes to frame bytes (frame and record headers included).
+// (the sysbench prepare) sent before it, as a link that carried them earlier would have,
+// and with the exit's binlog recoding (binlog.go) or without. It reports the ratio of raw
+// bytes to frame bytes (frame and record headers included).
 func BenchmarkCaptureWindow(b *testing.B) {
 	dir := os.Getenv("WIRELAB_BINLOG_CAPTURE")
 	if dir == "" {
@@ -143,27 +144,38 @@ func BenchmarkCaptureWindow(b *testing.B) {
 	}
 	for _, frame := range []int{4 << 10, 16 << 10, 64 << 10, 256 << 10} {
 		frames, raw := captureFrames(work, frame)
+		prepFrames, _ := captureFrames(prep, 64<<10)
 		for _, c := range []struct {
 			name   string
 			level  int
 			window int
 			hist   bool
+			recode bool
 		}{
-			{"level7-16MiB", 7, 16 << 20, true},
-			{"level11-16MiB", 11, 16 << 20, false},
-			{"level11-16MiB-history", 11, 16 << 20, true},
-			{"level11-128MiB-history", 11, 128 << 20, true},
+			{"level7-16MiB", 7, 16 << 20, true, false},
+			{"level11-16MiB", 11, 16 << 20, false, false},
+			{"level11-16MiB-history", 11, 16 << 20, true, false},
+			{"level11-128MiB", 11, 128 << 20, false, false},
+			{"level11-128MiB-history", 11, 128 << 20, true, false},
+			{"level11-128MiB-recode", 11, 128 << 20, false, true},
+			{"level11-128MiB-history-recode", 11, 128 << 20, true, true},
 		} {
 			b.Run(FormatSize(int64(frame))+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(raw))
 				var wire int
 				for b.Loop() {
 					e := newFrameEncoder(c.level, c.window)
+					hist, work := [][]byte{prep}, frames
+					if c.recode {
+						hist, work = recodeFrames(prepFrames), recodeFrames(frames)
+					}
 					if c.hist {
-						encodeFrames(b, e, chunk(prep, 64<<10))
+						for _, h := range hist {
+							encodeFrames(b, e, chunk(h, 64<<10))
+						}
 					}
 					wire = 0
-					for _, f := range frames {
+					for _, f := range work {
 						if err := e.begin(frameZstd); err != nil {
 							b.Fatal(err)
 						}
@@ -180,6 +192,19 @@ func BenchmarkCaptureWindow(b *testing.B) {
 			})
 		}
 	}
+}
+
+// recodeFrames returns copies of frames with their event packets recoded as an armed exit
+// would (each frame one read: every packet whole).
+func recodeFrames(frames [][]byte) [][]byte {
+	e := &binlogEncoder{}
+	e.armed.Store(true)
+	out := make([][]byte, len(frames))
+	for i, f := range frames {
+		out[i] = append([]byte(nil), f...)
+		e.recode(out[i], nil)
+	}
+	return out
 }
 
 // BenchmarkFirstFrameAtLevel times the first small frame of a new encoder against the
