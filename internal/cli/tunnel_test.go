@@ -79,6 +79,8 @@ func TestTunnelBadInput(t *testing.T) {
 		{"mux maybe", with(entry, "--to", "127.0.0.1:4406", "--mux", "maybe"), "--mux"},
 		{"window not a power of two", with(entry, "--to", "127.0.0.1:4406", "--window", "3MiB"), "--window"},
 		{"window too large", with(entry, "--to", "127.0.0.1:4406", "--window", "1GiB"), "--window"},
+		{"binlog strip", with(exit, "--listen", "127.0.0.1:0", "--binlog", "strip"), "--binlog \"strip\": want recode or raw"},
+		{"binlog raw on an entry", with(entry, "--to", "127.0.0.1:4406", "--binlog", "raw"), "--binlog raw: the exit recodes"},
 		{"unexpected argument", with(entry, "--to", "127.0.0.1:4406", "extra"), "unexpected arguments"},
 		{"unknown flag", with(entry, "--to", "127.0.0.1:4406", "--compression"), "compression"},
 		{"only --tls-cert", with(entry, "--to", "127.0.0.1:4406", "--tls-cert", filepath.Join(certs, "entry.pem")), "--tls-cert, --tls-key and --tls-ca"},

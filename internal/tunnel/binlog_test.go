@@ -192,6 +192,22 @@ func TestDumpWatch(t *testing.T) {
 	}
 }
 
+// dialSend connects to addr (closed when the test ends, 20 s to finish its exchange) and
+// sends p, as a replica sends its commands.
+func dialSend(t *testing.T, addr string, p []byte) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestMuxBinlogRecode: through a mux link, a client that asks for a binlog dump receives
 // the server's bytes exactly, the exit recodes the packets and the entry restores as many;
 // with --binlog raw, or on a stream that never asked for a dump, nothing is recoded.
@@ -234,15 +250,7 @@ func TestMuxBinlogRecode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			exit := startTunnel(t, Config{Role: Exit, To: server, Mux: MuxOn, Binlog: tc.mode})
 			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Mux: MuxOn})
-			c, err := net.DialTimeout("tcp", entry.Addr().String(), 5*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			c.SetDeadline(time.Now().Add(20 * time.Second))
-			if _, err := c.Write(tc.ask); err != nil {
-				t.Fatal(err)
-			}
+			c := dialSend(t, entry.Addr().String(), tc.ask)
 			got, err := io.ReadAll(c)
 			if err != nil {
 				t.Fatal(err)
@@ -286,15 +294,7 @@ func TestMuxBinlogCutPacketNotHeld(t *testing.T) {
 	})
 	exit := startTunnel(t, Config{Role: Exit, To: server, Mux: MuxOn})
 	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Mux: MuxOn})
-	c, err := net.DialTimeout("tcp", entry.Addr().String(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := c.Write(mysqlPacket(nil, 0, []byte{comBinlogDump, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0})); err != nil {
-		t.Fatal(err)
-	}
+	c := dialSend(t, entry.Addr().String(), mysqlPacket(nil, 0, []byte{comBinlogDump, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0}))
 	first := make([]byte, half)
 	if _, err := io.ReadFull(c, first); err != nil {
 		t.Fatalf("the first %d bytes (ending inside a packet) did not arrive: %v", half, err)
