@@ -257,6 +257,9 @@ type Config struct {
 
 	// dial replaces net.Dialer in tests (e.g. a rate-limited connection).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// roundTrip replaces the WAN RTT a mux link's streams size their windows by (the
+	// link's TCP_INFO probe) in tests.
+	roundTrip func() time.Duration
 }
 
 func configErr(format string, a ...any) error {

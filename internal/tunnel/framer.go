@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,7 +32,8 @@ type framer struct {
 	encDur    time.Duration
 	started   time.Time // when the current frame began
 	lastProbe time.Time
-	rtt       rttFloor // the WAN's round trip now, from the probe's samples
+	rtt       rttFloor     // the WAN's round trip now, from the probe's samples
+	srtt      atomic.Int64 // the last sample's smoothed RTT, ns: read by the link's receivers
 }
 
 func newFramer(dst io.Writer, cfg Config, c *counters) *framer {
@@ -116,6 +118,7 @@ func (f *framer) flush(typ frameType, reason flushReason, raw int) error {
 			queued := f.policy.observeQueue(q, t2)
 			f.c.probed(q, queued)
 			f.rtt.add(q.srtt, t2)
+			f.srtt.Store(int64(q.srtt))
 			if f.level != nil {
 				f.level.observeQueue(queued)
 				f.level.observeLink(q.acked, t2)

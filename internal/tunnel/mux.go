@@ -24,18 +24,27 @@ const muxPreface = "WLMUX/1\n"
 //   - Flow control: a sender has streamWindow bytes of credit per stream; the receiver
 //     returns credit as it writes the bytes to its local peer. A local peer that stops
 //     reading stops its stream's credit, so only that stream waits: the WAN reader never
-//     blocks on a local peer (mux_stream.go).
+//     blocks on a local peer (mux_stream.go). A stream whose window, not the path, sets its
+//     rate gets a larger one, up to maxStreamWindow (stream.grow). Credit never waits for
+//     more bytes (holding).
 //   - Integrity: every frame carries its CRC; a frame that fails it, a record that does not
 //     parse, a credit overrun or a WAN that ends mid-frame closes the link with the error,
 //     and every stream it carried is reset (its client sees a reset, not a clean end), with
 //     nothing of the bad frame delivered. The entry dials a new link for the next client.
 const (
-	// streamWindow is the credit of one stream: raw bytes in flight between the sender's
-	// scheduler and the receiver's local peer. 512 KiB keeps a 20 Mbit × 200 ms path busy
-	// for a single stream and bounds what a stalled client makes the receiver hold.
+	// streamWindow is the first credit of a stream: raw bytes in flight between the
+	// sender's scheduler and the receiver's local peer. 512 KiB keeps a 20 Mbit × 200 ms
+	// path busy for a single stream of incompressible bytes and bounds what a stalled
+	// client makes the receiver hold.
 	streamWindow = 512 << 10
-	// creditStep: the receiver returns credit in steps, one record per step.
-	creditStep = streamWindow / 4
+	// maxStreamWindow bounds a stream's grown window: a binlog dump compressed 5-6× on a
+	// full 2 Mbit/s link carries ~1.4 MB/s of raw bytes, ~0.35 MB per 250 ms round trip
+	// and more with the path's queue; 8 MiB leaves room for a faster link and bounds what
+	// a stream can make the receiver hold.
+	maxStreamWindow = 8 << 20
+	// creditSteps: the receiver returns a stream's credit in steps of a quarter of its
+	// window, one record per step.
+	creditSteps = 4
 	// sendQueueLimit bounds what a stream's reader queues for the scheduler; beyond it the
 	// reader stops reading its local peer, so TCP pushes back on it.
 	sendQueueLimit = 64 << 10
@@ -68,6 +77,8 @@ type muxLink struct {
 	maxSize int
 	batch   []byte
 
+	roundTrip func() time.Duration // the WAN's smoothed RTT now, 0 unknown (stream.grow)
+
 	wait      GroupWait   // how long ready bytes wait for more (mux_sched.go, holding)
 	heldSince time.Time   // when the bytes waiting for the next frame began to wait (under mu)
 	holdTimer *time.Timer // hands the writer role back when the wait ends (under mu)
@@ -85,6 +96,10 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize, wait: cfg.GroupWait,
 	}
 	m.fr.enc.longWindow = long
+	m.roundTrip = cfg.roundTrip
+	if m.roundTrip == nil {
+		m.roundTrip = func() time.Duration { return time.Duration(m.fr.srtt.Load()) }
+	}
 	m.loop = newRelayLoop(m, sock) // before the probe: it detaches the socket
 	m.fr.probe = newWANProbe(sock, wanLowat(cfg.GroupMaxSize))
 	m.fr.policy.probed = m.fr.probe != nil
@@ -95,6 +110,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	t.c.window.Store(int64(m.fr.enc.windowSize()))
+	t.c.windowGranted(streamWindow)
 	t.c.wans.Add(1)
 	return m
 }

@@ -143,7 +143,8 @@ func (m *muxLink) write(inline bool) {
 
 // holding reports whether what is ready waits for more bytes (GroupWait): until the wait
 // has passed since the first of them became ready, unless a frame's worth is ready or a
-// stream has an open, a fin or a reset to send (a connection's start and end never wait).
+// stream has an open, a fin, a reset or credit to send (a connection's start and end never
+// wait, nor does the credit the other end's sender may be waiting for).
 // While it holds, a timer hands the writer role back when the wait ends. Caller holds m.mu
 // and the writer role (which owns m.fr).
 func (m *muxLink) holding(now time.Time) bool {
@@ -156,7 +157,7 @@ func (m *muxLink) holding(now time.Time) bool {
 	}
 	queued := 0
 	for _, st := range m.ready.buf[m.ready.head:] {
-		if st.needOpen || st.reset != "" || (st.fin && !st.finSent) {
+		if st.needOpen || st.reset != "" || (st.fin && !st.finSent) || st.owed > 0 {
 			return false
 		}
 		queued += st.queued

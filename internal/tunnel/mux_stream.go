@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // stream is one client connection on a mux link: its local peer (the client at the
@@ -53,8 +54,11 @@ type stream struct {
 	outBytes  int
 	flushing  bool // outLoop is writing out
 	peerFin   bool
-	closed    bool // the local peer was half-closed
-	delivered int  // bytes written to the local peer, not yet returned as credit
+	closed    bool      // the local peer was half-closed
+	delivered int       // bytes written to the local peer, not yet returned as credit
+	window    int       // the credit the sender may have out: streamWindow, grown by grow
+	epoch     time.Time // grow: when the bytes in epochN began to be returned
+	epochN    int
 	outSig    chan struct{}
 
 	halves   atomic.Int32 // halves ended cleanly
@@ -65,7 +69,7 @@ type stream struct {
 }
 
 func newStream(m *muxLink, id uint32, conn net.Conn) *stream {
-	st := &stream{m: m, id: id, credit: streamWindow, room: make(chan struct{}, 1),
+	st := &stream{m: m, id: id, credit: streamWindow, window: streamWindow, room: make(chan struct{}, 1),
 		outSig: make(chan struct{}, 1), done: make(chan struct{})}
 	if conn != nil {
 		st.attach(conn)
@@ -273,8 +277,8 @@ func (st *stream) deliver(p []byte) error {
 	if st.dead.Load() || st.closed {
 		return nil
 	}
-	if st.outBytes+len(p) > streamWindow {
-		return fmt.Errorf("%w: stream %d sent %d bytes past its credit", ErrCorrupt, st.id, st.outBytes+len(p)-streamWindow)
+	if st.outBytes+len(p) > st.window {
+		return fmt.Errorf("%w: stream %d sent %d bytes past its credit", ErrCorrupt, st.id, st.outBytes+len(p)-st.window)
 	}
 	if len(st.out) == 0 && !st.flushing && st.raw != nil {
 		n := st.tryWrite(p)
@@ -318,10 +322,10 @@ func (st *stream) tryWrite(p []byte) int {
 // wrote counts n bytes taken by the local peer and returns credit in steps. Caller holds omu.
 func (st *stream) wrote(n int) {
 	st.delivered += n
-	if st.delivered < creditStep || st.peerFin { // after its fin the peer sends no more data
+	if st.delivered < st.window/creditSteps || st.peerFin { // after its fin the peer sends no more data
 		return
 	}
-	owed := st.delivered
+	owed := st.delivered + st.grow(time.Now(), st.delivered)
 	st.delivered = 0
 	m := st.m
 	m.mu.Lock()
@@ -329,6 +333,33 @@ func (st *stream) wrote(n int) {
 	m.markReady(st)
 	m.mu.Unlock()
 	m.kick()
+}
+
+// grow doubles the stream's window, up to maxStreamWindow, when its local peer took half a
+// window or more at more than half a window per WAN round trip: the sender then ran out of
+// credit before the credit for it could come back, so the window, not the path, set the
+// stream's rate. A stream slower than that, or on a link whose RTT is unknown, keeps its
+// window. n bytes are being returned now; grow returns the credit it adds. Caller holds omu.
+func (st *stream) grow(now time.Time, n int) int {
+	if st.epoch.IsZero() { // the epoch starts with these bytes' return: they are not in it
+		st.epoch = now
+		return 0
+	}
+	st.epochN += n
+	if st.epochN < st.window/2 {
+		return 0
+	}
+	rtt, took, taken := st.m.roundTrip(), now.Sub(st.epoch), st.epochN
+	st.epoch, st.epochN = now, 0
+	// taken bytes in took at more than window/2 per rtt: took < 2·rtt·taken/window.
+	if rtt <= 0 || st.window >= maxStreamWindow ||
+		took.Seconds() >= 2*rtt.Seconds()*float64(taken)/float64(st.window) {
+		return 0
+	}
+	added := min(st.window, maxStreamWindow-st.window)
+	st.window += added
+	st.m.t.c.windowGranted(st.window)
+	return added
 }
 
 func (st *stream) signalOut() {

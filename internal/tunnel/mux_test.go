@@ -212,6 +212,80 @@ func TestMuxScheduler(t *testing.T) {
 	}
 }
 
+// TestStreamWindowGrows: a stream's receiver doubles the window when it took half a window
+// or more at more than half a window per round trip (the sender was waiting for credit),
+// up to maxStreamWindow, and returns what it adds as credit; a slower stream, or one on a
+// link whose RTT is unknown, keeps its window.
+func TestStreamWindowGrows(t *testing.T) {
+	const rtt = 250 * time.Millisecond
+	for _, c := range []struct {
+		name string
+		rtt  time.Duration
+		gap  time.Duration // between credit steps (a quarter of the window each)
+		want int
+	}{
+		{"window/2.5 per rtt", rtt, rtt * 2 / 5, maxStreamWindow},
+		{"window/1.67 per rtt", rtt, rtt * 3 / 5, streamWindow},
+		{"rtt unknown", 0, time.Millisecond, streamWindow},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &muxLink{t: &Tunnel{}, roundTrip: func() time.Duration { return c.rtt }}
+			st := newStream(m, 1, nil)
+			now, added := time.Unix(1e9, 0), 0
+			for range 100 {
+				added += st.grow(now, st.window/creditSteps)
+				now = now.Add(c.gap)
+			}
+			if st.window != c.want || added != c.want-streamWindow {
+				t.Fatalf("window %d, credit added %d; want %d, %d", st.window, added, c.want, c.want-streamWindow)
+			}
+		})
+	}
+}
+
+// TestGroupWaitNeverHoldsCredit: a group wait holds a stream's data for more, but not the
+// credit the other end's sender may be waiting for.
+func TestGroupWaitNeverHoldsCredit(t *testing.T) {
+	m := &muxLink{maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1), fr: &framer{},
+		wait: GroupWait{D: time.Second}}
+	st := newStream(m, 1, nil)
+	queueBytes(m, st, 100)
+	if !m.holding(time.Now()) {
+		t.Fatal("100 bytes of data not held for a 1s group wait")
+	}
+	m.holdTimer.Stop()
+	st.owed = 1000
+	if m.holding(time.Now()) {
+		t.Fatal("credit held for the group wait")
+	}
+}
+
+// TestMuxStreamWindowGrowsEndToEnd: where the window is the limit (the entry sees a 1 s
+// RTT), the entry grows a bulk reply's window to maxStreamWindow, the exit uses the credit
+// and every byte arrives, none refused as past the stream's credit.
+func TestMuxStreamWindowGrowsEndToEnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	data := concat(binlogTraffic(r, newTable(r, 1000), 20000)) // ~10 MB: room to grow four times
+	exit := startTunnel(t, Config{Role: Exit, To: streamer(t, data), Compress: Zstd, Mux: MuxOn})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Zstd, Mux: MuxOn,
+		roundTrip: func() time.Duration { return time.Second }})
+	conn, err := net.Dial("tcp", entry.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	got, err := readData(conn, len(data))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read %d of %d bytes (equal %v): %v", len(got), len(data), bytes.Equal(got, data[:len(got)]), err)
+	}
+	if w := entry.Stats().Mux.StreamWindow; w != maxStreamWindow {
+		t.Errorf("entry's largest stream window %d, want %d", w, maxStreamWindow)
+	}
+	if c := exit.Stats().Corrupt + entry.Stats().Corrupt; c != 0 {
+		t.Errorf("%d links failed as corrupt", c)
+	}
+}
+
 // TestMuxSchedulerFullFrame: when a frame has less room left than a record header, the
 // frame is done; other streams' bytes wait for the next one.
 func TestMuxSchedulerFullFrame(t *testing.T) {
@@ -393,15 +467,23 @@ func TestMuxGroupWait(t *testing.T) {
 			if _, err := io.ReadFull(conn, buf[n:]); err != nil {
 				t.Fatalf("after %d bytes: %v", n, err)
 			}
-			frames := exit.Stats().Send.Groups()
+			// The exit counts a frame after its write returns, which the client's read
+			// can overtake.
+			st := exit.Stats()
+			for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) &&
+				(st.Send.Groups() < c.minFrames || c.wait > 0 && st.Flush.Timeout < st.Send.Groups()); {
+				time.Sleep(time.Millisecond)
+				st = exit.Stats()
+			}
+			frames := st.Send.Groups()
 			if frames < c.minFrames || frames > c.maxFrames {
 				t.Errorf("%d chunks %v apart left in %d frames, want %d..%d", chunks, gap, frames, c.minFrames, c.maxFrames)
 			}
 			if first < c.firstAfter {
 				t.Errorf("first bytes after %v, want at least %v (the wait)", first, c.firstAfter)
 			}
-			if c.wait > 0 && exit.Stats().Flush.Timeout != frames {
-				t.Errorf("flush timeout=%d of %d frames, want every frame counted as waited", exit.Stats().Flush.Timeout, frames)
+			if c.wait > 0 && st.Flush.Timeout != frames {
+				t.Errorf("flush timeout=%d of %d frames, want every frame counted as waited", st.Flush.Timeout, frames)
 			}
 		})
 	}

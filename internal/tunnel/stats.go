@@ -62,6 +62,9 @@ type MuxStats struct {
 	// BinlogSent and BinlogRestored count binlog event packets this end recoded for the
 	// WAN (the exit) and restored from it (the entry): binlog.go.
 	BinlogSent, BinlogRestored int64
+	// StreamWindow is the largest window this end's streams granted their sender
+	// (streamWindow, or grown where the window set a stream's rate: stream.grow).
+	StreamWindow int64
 }
 
 // ProbeStats are auto mode's TCP_INFO samples of WAN sockets (queue.go): how many showed a
@@ -87,8 +90,8 @@ func (m MuxStats) String() string {
 	if m.Links == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s link=%s/s binlog recoded=%d restored=%d", m.Links, m.Level, m.LevelChanges,
-		FormatSize(int64(m.Window)), human(m.LinkRate), m.BinlogSent, m.BinlogRestored)
+	return fmt.Sprintf(" | mux links=%d level=%d level_changes=%d window=%s link=%s/s binlog recoded=%d restored=%d stream_window=%s", m.Links, m.Level, m.LevelChanges,
+		FormatSize(int64(m.Window)), human(m.LinkRate), m.BinlogSent, m.BinlogRestored, FormatSize(m.StreamWindow))
 }
 
 func human(n int64) string {
@@ -132,6 +135,7 @@ type counters struct {
 	linkRate                       atomic.Int64 // bytes/s, the level policy's drain rate
 	wans                           atomic.Int64 // mux links opened (entry) or accepted (exit)
 	binlogSent, binlogRestored     atomic.Int64 // binlog event packets recoded, restored
+	streamWindow                   atomic.Int64 // largest stream window granted, bytes
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
 }
@@ -147,6 +151,16 @@ func (c *counters) probed(q queueSample, queued bool) {
 	c.notsent.Store(q.notsent)
 }
 
+// windowGranted keeps the largest stream window granted.
+func (c *counters) windowGranted(w int) {
+	for {
+		cur := c.streamWindow.Load()
+		if int64(w) <= cur || c.streamWindow.CompareAndSwap(cur, int64(w)) {
+			return
+		}
+	}
+}
+
 func (c *counters) snapshot(role Role) Stats {
 	return Stats{
 		Role: role, Conns: c.conns.Load(), ActiveConns: c.active.Load(), Failed: c.failed.Load(),
@@ -156,7 +170,8 @@ func (c *counters) snapshot(role Role) Stats {
 		AutoSwitches: c.switches.Load(),
 		Mux: MuxStats{Links: c.wans.Load(), Level: int(c.level.Load()), LevelChanges: c.levelChanges.Load(),
 			Window: int(c.window.Load()), LinkRate: c.linkRate.Load(),
-			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load()},
+			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load(),
+			StreamWindow: c.streamWindow.Load()},
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}
