@@ -73,7 +73,7 @@ func Headlines(t Terms, pts []result.Point) []string {
 		for _, w := range rs {
 			each = append(each, fmt.Sprintf("%s at %.0f QPS", ratioText(w.Ratio), w.Load))
 		}
-		out = append(out, fmt.Sprintf("bandwidth %s: wire bytes ÷ native's for the same load: %s.", ch, strings.Join(each, ", ")))
+		out = append(out, fmt.Sprintf("bandwidth %s: wire bytes per query ÷ native's at the same load: %s.", ch, strings.Join(each, ", ")))
 	}
 
 	// Goals.
@@ -181,7 +181,7 @@ func wireGoal(rs []result.WireRatio) string {
 			v = g
 		}
 	}
-	return fmt.Sprintf("Goal wire bytes tunnel ≤ %.2f× native for the same load: worst %s — %s (DTLE: ~0.33×).",
+	return fmt.Sprintf("Goal wire bytes per query tunnel ≤ %.2f× native at the same load: worst %s — %s (DTLE: ~0.33×).",
 		GoalWireRatio, ratioText(worst), goalText(v, known))
 }
 

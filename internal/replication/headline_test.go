@@ -27,10 +27,10 @@ func TestHeadlinesFromARealRun(t *testing.T) {
 		"max-load native: 641 QPS sustained, 95% interval 548–770 from 4 probes (binlog 1.73 Mbit/s, wire 1.87 Mbit/s",
 		"max-load tunnel: 1872 QPS sustained",
 		", 2.92× (2.23–3.83×) native.",
-		"bandwidth tunnel: wire bytes ÷ native's for the same load: 0.39× (no CI: one mean a side) at 300 QPS, 0.38× (no CI: one mean a side) at 1200 QPS.",
+		"bandwidth tunnel: wire bytes per query ÷ native's at the same load: 0.40× (no CI: one mean a side) at 300 QPS, 0.39× (no CI: one mean a side) at 1200 QPS.",
 		"Goal max sustainable QPS tunnel ≥ 4× native: 2.92× (2.23–3.83×) — NOT met",
 		// The fixture kept no per-second series: without an interval the goal is not judged.
-		"Goal wire bytes tunnel ≤ 0.30× native for the same load: worst 0.39× (no CI: one mean a side) — not shown: no range to judge it on",
+		"Goal wire bytes per query tunnel ≤ 0.30× native at the same load: worst 0.40× (no CI: one mean a side) — not shown: no range to judge it on",
 		"Goal tunnel p99 lag ≤ RTT + 1 s at a sustainable load: 1.55 s at its highest sustained load (limit 1.25 s) — NOT met.",
 	} {
 		if !strings.Contains(h, want) {

@@ -124,7 +124,7 @@ func TestReplicationFailuresAreShownAndLeftOut(t *testing.T) {
 		// A load whose replica did not end identical is not sustainable: it bounds the limit.
 		"| tunnel | 450.0 | 600.0 (checksum mismatch) | +33.3% | no | 450.0 | 2.26 | 0.83 | 1.44× (1.00–2.53) |",
 		"tunnel sustains 1.44× the load of native replication (584.2 vs 404.4 QPS, ratio 1.44× (1.00–2.53))",
-		"tunnel uses 0.34× the wire bandwidth of native replication",
+		"tunnel uses 0.34× the wire bytes per query of native replication",
 		// The limits fitted to every probe, the spoilt probe at 600 counting as a failure.
 		"| native | 404.4 | 261.5–503.9 | 6 | – (not the limit) | – |",
 		"| tunnel | 584.2 | 436.3–830.7 | 6 | – (not the limit) | – |",

@@ -157,7 +157,7 @@ func searchChart(s *scenario) *Chart {
 
 // repBandwidth is DTLE's scenario 3: wire bandwidth each channel uses for the same load.
 func repBandwidth(s *scenario, pts []result.Point) []Block {
-	t := Table{Caption: "Wire Mbit/s by load; ÷ native compares each channel with native replication at the same load", Header: []string{"load QPS"}}
+	t := Table{Caption: "Wire Mbit/s by load; ÷ native compares each channel's wire bytes per query with native replication's at the same load", Header: []string{"load QPS"}}
 	c := &Chart{Name: "replication-bandwidth", Title: "Wire bandwidth vs load", XLabel: "load (queries per second)",
 		YLabel: "wire Mbit/s", Caption: "Wire bandwidth each channel used to replicate the same load."}
 	for i, ch := range s.channels {
@@ -173,7 +173,7 @@ func repBandwidth(s *scenario, pts []result.Point) []Block {
 		if wr[w.Channel] == nil {
 			wr[w.Channel] = map[float64]comparison{}
 		}
-		wr[w.Channel][w.Load] = comparison{w.Ratio, "B/s", w.LoadS, false}
+		wr[w.Channel][w.Load] = comparison{w.Ratio, "B/query", w.LoadS, false}
 	}
 	for _, x := range s.xs {
 		row := []string{fmtX(x)}
@@ -231,7 +231,7 @@ func wireFinding(ch string, loads []float64, at map[float64]comparison) string {
 	if n == 0 {
 		return ""
 	}
-	f := fmt.Sprintf("%s uses %s the wire bandwidth of native replication for the same load", ch, span(lo, hi))
+	f := fmt.Sprintf("%s uses %s the wire bytes per query of native replication at the same load", ch, span(lo, hi))
 	var parts []string
 	for _, v := range []struct {
 		v    stats.Verdict

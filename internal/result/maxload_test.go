@@ -52,3 +52,51 @@ func TestMaxLoadsFitAndLink(t *testing.T) {
 		t.Errorf("heavy: link %v disagrees %v, want 446 flagged", e.LinkQPS, e.LinkDisagrees)
 	}
 }
+
+// bandwidthPoint is a bandwidth-scenario point at 300 QPS whose second i ran qps[i]
+// queries at bpq wire bytes each.
+func bandwidthPoint(ch string, qps []float64, bpq float64) Point {
+	p := Point{Series: BandwidthSeries, Channel: ch, Replication: &ReplicationStats{TargetQPS: 300, Bounded: true,
+		ChecksumOK: true, LoadS: float64(len(qps))}}
+	for i, q := range qps {
+		p.Seconds = append(p.Seconds, Second{T: float64(i + 1), QPS: q, WireDownBps: q * bpq})
+		p.QPS += q / float64(len(qps))
+		p.WireBytesPerSDown += q * bpq / float64(len(qps))
+	}
+	return p
+}
+
+// Two points at the same target load whose arrivals differ (native's run drew 8% fewer
+// queries, and its seconds swing ±17%): per query, the tunnel's 100 B against native's
+// 400 B is 0.25× with a tight interval; a comparison of bytes per second would read
+// 0.27× and carry the swings.
+func TestWireVsNativeIsPerQuery(t *testing.T) {
+	var nq, tq []float64
+	for i := range 16 {
+		nq = append(nq, 276+48*float64(i%2*2-1))
+		tq = append(tq, 300+float64(i%3))
+	}
+	ws := WireVsNative([]Point{bandwidthPoint("native", nq, 400), bandwidthPoint("tunnel", tq, 100)})
+	if len(ws) != 1 {
+		t.Fatalf("got %d ratios, want 1", len(ws))
+	}
+	c := ws[0].Ratio
+	if !c.Bounded || math.Abs(c.Ratio-0.25) > 1e-9 || c.Lo < 0.249 || c.Hi > 0.251 {
+		t.Errorf("ratio %.4f (%.4f–%.4f, bounded %v), want 0.25 with a tight interval", c.Ratio, c.Lo, c.Hi, c.Bounded)
+	}
+	if c.A.Mean != 400 || c.B.Mean != 100 {
+		t.Errorf("bytes per query native %v, tunnel %v; want 400 and 100", c.A.Mean, c.B.Mean)
+	}
+}
+
+// The load generator's report ends a second before the wire's series: a last second of
+// bytes with no queries beside it is left out, not counted as a batch at twice the rest.
+func TestWirePerQueryDropsTheUnreportedLastSecond(t *testing.T) {
+	p := bandwidthPoint("tunnel", []float64{300, 290, 310, 300, 295, 305, 300, 300, 310, 290, 300, 300, 300, 300}, 100)
+	p.Seconds = append(p.Seconds, Second{T: 15, WireDownBps: 30000})
+	p.Replication.LoadS = 15
+	e := p.wirePerQuery()
+	if e.Mean != 100 || e.SE != 0 || !e.Known() {
+		t.Errorf("%+v, want 100 B a query with no spread", e)
+	}
+}

@@ -105,6 +105,50 @@ func SeriesMean(xs []float64, resolution float64) Estimate {
 	return e
 }
 
+// SeriesRatio estimates Σxs ÷ Σys of two per-second series read together, such as the
+// bytes a point put on the wire each second over the queries it ran that second: bytes
+// per query. Dividing by the work done takes out what the load generator's arrivals add
+// (a fixed-rate load of 50 transactions a second varies ~14% from second to second, and
+// the bytes with it), which a mean of the bytes alone keeps. The seconds are cut into
+// batches as SeriesMean cuts them; each batch gives its own Σx ÷ Σy (bytes sent in one
+// second may belong to the previous second's queries: a batch of two seconds or more
+// carries most of them with their queries), and SE = sd(batch ratios)/√k with k-1 degrees
+// of freedom. A batch with no work (Σy ≤ 0) makes the spread unknown, as does a series
+// under MinSamples batches. Lo and Hi are the lowest and highest batch ratio.
+func SeriesRatio(xs, ys []float64) Estimate {
+	n := min(len(xs), len(ys))
+	var sx, sy float64
+	for i := range n {
+		sx, sy = sx+xs[i], sy+ys[i]
+	}
+	b := max(minBatchLen, n/batchCount)
+	k := n / b
+	e := Estimate{N: k, Of: Seconds}
+	if sy <= 0 {
+		return e
+	}
+	e.Mean = sx / sy
+	e.Lo, e.Hi = e.Mean, e.Mean
+	if k < MinSamples {
+		return e
+	}
+	ratios := make([]float64, k)
+	off := n - k*b
+	for i := range ratios {
+		var bx, by float64
+		for j := off + i*b; j < off+(i+1)*b; j++ {
+			bx, by = bx+xs[j], by+ys[j]
+		}
+		if by <= 0 {
+			return e
+		}
+		ratios[i] = bx / by
+	}
+	e.Lo, e.Hi = extent(ratios)
+	e.SE, e.DF = stddev(ratios)/math.Sqrt(float64(k)), k-1
+	return e
+}
+
 // extent is the lowest and highest of xs; 0, 0 for none.
 func extent(xs []float64) (lo, hi float64) {
 	if len(xs) == 0 {

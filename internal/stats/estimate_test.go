@@ -72,3 +72,42 @@ func TestSeriesMeanSeesAutocorrelation(t *testing.T) {
 		t.Errorf("batch-means SE %.3f, naive %.3f: the correlation was missed", e.SE, naive)
 	}
 }
+
+// Bytes per query from seconds whose query counts swing: each batch's Σx ÷ Σy, so a
+// constant bytes-per-query reads as that constant with no spread, and a second of no
+// queries inside a batch does not divide by zero.
+func TestSeriesRatio(t *testing.T) {
+	var xs, ys []float64
+	for i := range 20 {
+		q := 40 + 20*float64(i%2)
+		if i == 7 {
+			q = 0
+		}
+		xs, ys = append(xs, 500*q), append(ys, q)
+	}
+	e := SeriesRatio(xs, ys)
+	if e.Mean != 500 || e.SE != 0 || e.DF != 9 || e.N != 10 || e.Lo != 500 || e.Hi != 500 {
+		t.Errorf("constant 500 B a query: %+v", e)
+	}
+	// Two halves at different bytes per query: the batches see it.
+	for i := 10; i < 20; i++ {
+		xs[i] = 700 * ys[i]
+	}
+	if e := SeriesRatio(xs, ys); e.SE <= 0 || e.Lo != 500 || e.Hi != 700 || math.Abs(e.Mean-(500*sum(ys[:10])+700*sum(ys[10:]))/sum(ys)) > 1e-9 {
+		t.Errorf("500 then 700 B a query: %+v", e)
+	}
+	if e := SeriesRatio([]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}); e.Known() || e.Mean != 2.5 {
+		t.Errorf("4 seconds: %+v, want a mean without a spread", e)
+	}
+	if e := SeriesRatio(xs, make([]float64, len(xs))); e.Known() || e.Mean != 0 {
+		t.Errorf("no queries: %+v", e)
+	}
+}
+
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
