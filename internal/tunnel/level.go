@@ -62,7 +62,12 @@ const (
 	// so they follow the traffic and the CPU load of the last few seconds.
 	liveDecay = 0.8
 	// linkEvery is the least span of one drain-rate sample; linkHalfLife ages the maximum.
-	linkEvery    = 500 * time.Millisecond
+	// Acknowledgements can arrive bunched (a delay line or a receiver short of CPU
+	// releases a held batch at once): spans of half a second read up to 2.2× a 2 Mbit/s
+	// link in the replication study, the maximum kept it, and the level stepped down from
+	// 11 to 7 on a full link (docs/bench-tunnel.md). Two seconds average a bunch with the
+	// stall before it.
+	linkEvery    = 2 * time.Second
 	linkHalfLife = 30 * time.Second
 )
 
@@ -85,12 +90,15 @@ type levelPolicy struct {
 	linkRate                   float64 // bytes/s, decaying maximum of the drain rate
 	linkAcked                  uint64
 	linkAt                     time.Time
-	ceiling                    int // adaptLevels index not to reach before ceilingTo
+	linkSpan                   time.Duration // least span of a drain-rate sample: linkEvery
+	ceiling                    int           // adaptLevels index not to reach before ceilingTo
 	ceilingTo                  time.Time
 	skipNext                   bool // the next frame is the first at a new level (observe)
 }
 
-func newLevelPolicy() *levelPolicy { return &levelPolicy{ceiling: len(adaptLevels)} }
+func newLevelPolicy() *levelPolicy {
+	return &levelPolicy{ceiling: len(adaptLevels), linkSpan: linkEvery}
+}
 
 // observe feeds one zstd frame: raw bytes in, frame bytes out and encoder time. The first
 // frame at a new level is left out: it pays the new encoder's allocations (its history and
@@ -123,7 +131,7 @@ func (l *levelPolicy) observeLink(acked uint64, now time.Time) {
 		return
 	}
 	dt := now.Sub(l.linkAt)
-	if dt < linkEvery {
+	if dt < l.linkSpan {
 		return
 	}
 	rate := float64(acked-l.linkAcked) / dt.Seconds()

@@ -3,6 +3,7 @@ package tunnel
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -70,6 +71,7 @@ type levelClock struct {
 
 func newLevelClock(t *testing.T) *levelClock {
 	c := &levelClock{t: t, l: newLevelPolicy(), at: time.Unix(1000, 0)}
+	c.l.linkSpan = time.Second // a drain-rate sample each synthetic second (TestLevelLinkRate covers linkEvery)
 	c.l.observeLink(0, c.at)
 	c.l.decide(c.at)
 	return c
@@ -191,21 +193,38 @@ func TestLevelLinkRate(t *testing.T) {
 	if l.linkRate != 0 {
 		t.Fatalf("rate from a span under linkEvery: %v", l.linkRate)
 	}
-	l.observeLink(1000+2_500_000, at.Add(time.Second))
+	l.observeLink(1000+5_000_000, at.Add(linkEvery))
 	if l.linkRate != 2_500_000 {
 		t.Fatalf("rate %v, want 2.5e6", l.linkRate)
 	}
-	l.observeLink(1000+2_600_000, at.Add(2*time.Second))
-	if l.linkRate < 2_400_000 {
-		t.Fatalf("a light second lowered the maximum to %v", l.linkRate)
+	l.observeLink(1000+5_200_000, at.Add(2*linkEvery))
+	if aged := 2_500_000 * math.Exp2(-linkEvery.Seconds()/linkHalfLife.Seconds()); math.Abs(l.linkRate-aged) > 1 {
+		t.Fatalf("a light span left the maximum at %v, want it only aged, %v", l.linkRate, aged)
 	}
-	l.observeLink(1000+2_600_000, at.Add(2*time.Second+2*linkHalfLife))
+	l.observeLink(1000+5_200_000, at.Add(2*linkEvery+2*linkHalfLife))
 	if l.linkRate > 700_000 {
 		t.Fatalf("two half-lives later the maximum is %v, want about a quarter", l.linkRate)
 	}
 	l.observeLink(5, at.Add(3*linkHalfLife))
 	if l.linkAcked != 5 {
 		t.Fatal("a counter that went back did not restart the span")
+	}
+}
+
+// A 2 Mbit/s link (250 kB/s) whose acknowledgements arrive bunched: nothing for half a
+// second, then the whole second's bytes at once, sampled every 100 ms for a minute. The
+// drain rate must read the link, not the bunch (spans of half a second read 2×).
+func TestLevelLinkRateBunchedAcks(t *testing.T) {
+	l := newLevelPolicy()
+	at, acked := time.Unix(1000, 0), uint64(0)
+	for i := range 600 {
+		if i%10 == 5 {
+			acked += 250_000
+		}
+		l.observeLink(acked, at.Add(time.Duration(i)*100*time.Millisecond))
+	}
+	if l.linkRate < 200_000 || l.linkRate > 1.2*250_000 {
+		t.Errorf("drain rate %.0f B/s on a 250 kB/s link with bunched acks", l.linkRate)
 	}
 }
 
