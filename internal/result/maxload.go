@@ -248,7 +248,7 @@ const BandwidthSeries = "bandwidth"
 // WireVsNative is every channel's wire bytes per query ÷ native's at each load of the
 // bandwidth scenario that both measured and whose points count: the one computation the
 // headlines and the report share. Per query rather than per second: the two points ran
-// the same target rate, but each second's arrivals vary (~14% at 300 QPS), and a mean of
+// the same target rate, but each second's arrivals vary (9-15% at 300 QPS), and a mean of
 // the bytes alone carries that into the ratio; the bytes for the work done do not.
 func WireVsNative(points []Point) []WireRatio {
 	native := map[float64]Point{}

@@ -108,7 +108,7 @@ func SeriesMean(xs []float64, resolution float64) Estimate {
 // SeriesRatio estimates Σxs ÷ Σys of two per-second series read together, such as the
 // bytes a point put on the wire each second over the queries it ran that second: bytes
 // per query. Dividing by the work done takes out what the load generator's arrivals add
-// (a fixed-rate load of 50 transactions a second varies ~14% from second to second, and
+// (a fixed-rate load of 50 transactions a second varies 9-15% from second to second, and
 // the bytes with it), which a mean of the bytes alone keeps. The seconds are cut into
 // batches as SeriesMean cuts them; each batch gives its own Σx ÷ Σy (bytes sent in one
 // second may belong to the previous second's queries: a batch of two seconds or more
