@@ -188,8 +188,13 @@ type Point struct {
 	Bottleneck        string  `json:"bottleneck"`            // network|server-cpu|client-cpu|latency|latency-or-server (an existing server, CPU unseen)
 	BottleneckWhy     string  `json:"bottleneck_why"`
 
-	DurationS  float64    `json:"duration_s"`
-	WarmupS    float64    `json:"warmup_s"` // seconds dropped from averages
+	DurationS float64 `json:"duration_s"`
+	WarmupS   float64 `json:"warmup_s"` // seconds dropped from averages
+	// LoadLeadS is how long after the wire and CPU sampler started the load driver's own
+	// clock began (its clients connected): the samples of those seconds, to the nearest
+	// whole one, are not in the series, so each second's wire bytes and CPU are the same
+	// second's as its TPS. 0 where not measured (older files, the replication study).
+	LoadLeadS  float64    `json:"load_lead_s,omitempty"`
 	Failed     bool       `json:"failed,omitempty"`
 	FailReason string     `json:"fail_reason,omitempty"`
 	WireCheck  *WireCheck `json:"wire_check,omitempty"` // last `link check` before this point

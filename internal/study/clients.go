@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/metrics"
@@ -188,6 +189,11 @@ func mergeLoads(loads []*Load) *Load {
 		}
 	}
 	out.Totals = mergeTotals(loads)
+	for _, ld := range loads { // the merged seconds count once every client's clock runs
+		if ld.Start.After(out.Start) {
+			out.Start = ld.Start
+		}
+	}
 	return out
 }
 
@@ -239,7 +245,7 @@ type ClientSampler interface {
 // through FillSeries (cut to the seconds every client reported, as the merge is, so the
 // point's TPS is the sum of the clients'), its percentiles from its own histogram, its
 // host's cores from hosts (by name, role client).
-func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metrics.Sample, hosts []result.Host) []result.ClientLoad {
+func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metrics.Sample, sampledAt time.Time, hosts []result.Host) []result.ClientLoad {
 	n := commonTicks(loads)
 	out := make([]result.ClientLoad, len(parts))
 	for i, pt := range parts {
@@ -249,6 +255,7 @@ func clientLoads(c LoadCell, parts []loadPart, loads []*Load, perClient [][]metr
 			ss = perClient[i]
 		}
 		ld := loads[i]
+		ss, _ = alignSamples(ss, sampledAt, ld)
 		FillSeries(&q, ld.Ticks[:n], ss, Window{Warmup: c.Warmup, End: c.Warmup + c.Duration, Trim: true})
 		cl := result.ClientLoad{Host: pt.host.Name, Threads: pt.threads, TPS: q.TPS, QPS: q.QPS, LatP95Ms: q.LatP95Ms,
 			WireBytesPerSUp: q.WireBytesPerSUp, WireBytesPerSDown: q.WireBytesPerSDown, CPUClient: q.CPUClient,

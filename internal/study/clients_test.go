@@ -82,6 +82,12 @@ func TestMergeLoadsMergesHistograms(t *testing.T) {
 	if want := (110*4 + 11*30) / 121.0; math.Abs(tot.LatAvgMs-want) > 1e-9 {
 		t.Errorf("mean latency %.3f, want the transaction-weighted %.3f", tot.LatAvgMs, want)
 	}
+	// The merged seconds start when the last client's clock started.
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	a.Start, b.Start = t0.Add(time.Second), t0.Add(1500*time.Millisecond)
+	if m := mergeLoads([]*Load{a, b}); !m.Start.Equal(b.Start) {
+		t.Errorf("merged start %v, want the later client's %v", m.Start, b.Start)
+	}
 	// Without every client's histogram there is no merged one (and no averaged percentile).
 	b.Totals.Histogram = nil
 	if m := mergeLoads([]*Load{a, b}); m.Totals.Histogram != nil {
@@ -109,7 +115,7 @@ func TestClientLoadsSumToThePoint(t *testing.T) {
 	loads := []*Load{a, b}
 	p := result.Point{DurationS: 3, WarmupS: 1, Threads: 5, LinkRateBps: 80000}
 	closedLoop(&p, c, mergeLoads(loads), metrics.SumClients(per), true, result.Cores{Shared: 2}, 2)
-	cls := clientLoads(c, parts, loads, per, nil)
+	cls := clientLoads(c, parts, loads, per, time.Time{}, nil)
 	if len(cls) != 2 || cls[0].Host != "app1" || cls[0].Threads != 3 || cls[1].Host != "app2" || cls[1].Threads != 2 {
 		t.Fatalf("clients %+v", cls)
 	}
@@ -172,7 +178,7 @@ func TestBusiestClientDecidesTheClientVerdict(t *testing.T) {
 	hosts := []result.Host{{Role: "client", Name: "app1", Cores: 2}, {Role: "client", Name: "app2", Cores: 2}, {Role: "server", Name: "db", Cores: 8}}
 	parts := []loadPart{{ClientHost{lab.Client, "app1"}, 32}, {ClientHost{ClientRole(1), "app2"}, 32}}
 	p := result.Point{DurationS: 3, Threads: 64}
-	p.Clients = clientLoads(c, parts, loads, per, hosts)
+	p.Clients = clientLoads(c, parts, loads, per, time.Time{}, hosts)
 	if p.Clients[0].Cores != 2 || p.Clients[1].Cores != 2 {
 		t.Fatalf("client cores %d, %d; want each host's 2", p.Clients[0].Cores, p.Clients[1].Cores)
 	}

@@ -162,7 +162,7 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	var loads []*Load
 	mark := e.markDelayLine()
 	var perClient [][]metrics.Sample
-	samples, _, err := e.sampled(ctx, sd, func(ctx context.Context) error {
+	samples, _, sampledAt, err := e.sampled(ctx, sd, func(ctx context.Context) error {
 		var err error
 		loads, err = runParts(ctx, e, drv, c, parts, func(pid int) {
 			mu.Lock()
@@ -181,9 +181,12 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	p.LabCost = mark.labCost(runtime.NumCPU())
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
 	if len(parts) > 1 {
-		p.Clients = clientLoads(c, parts, loads, perClient, e.Hosts)
+		p.Clients = clientLoads(c, parts, loads, perClient, sampledAt, e.Hosts)
 	}
-	closedLoop(&p, c, mergeLoads(loads), samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
+	ld := mergeLoads(loads)
+	samples, lead := alignSamples(samples, sampledAt, ld)
+	p.LoadLeadS = lead.Seconds()
+	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
 	return p, nil
 }
 

@@ -27,21 +27,43 @@ type Sides struct {
 // samples and the totals over the whole window (fn's work, whatever it is: a load, a
 // catch-up after it). Up is client -> server, down server -> client (toward Far).
 func (e *Env) Sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error) ([]metrics.Sample, metrics.Totals, error) {
-	return e.sampled(ctx, sides, fn, nil)
+	ss, tot, _, err := e.sampled(ctx, sides, fn, nil)
+	return ss, tot, err
 }
 
-// sampled is Sampled; after the sampler stops, stopped (when set) reads what else it kept.
-func (e *Env) sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error, stopped func(Sampler)) ([]metrics.Sample, metrics.Totals, error) {
+// sampled is Sampled, and also says when sampling started: the first sample ends a second
+// after it. After the sampler stops, stopped (when set) reads what else it kept.
+func (e *Env) sampled(ctx context.Context, sides Sides, fn func(ctx context.Context) error, stopped func(Sampler)) ([]metrics.Sample, metrics.Totals, time.Time, error) {
 	sampler := e.Backend.Sampler(sides)
 	if err := sampler.Start(ctx); err != nil {
-		return nil, metrics.Totals{}, fmt.Errorf("start wire sampler: %w", err)
+		return nil, metrics.Totals{}, time.Time{}, fmt.Errorf("start wire sampler: %w", err)
 	}
+	start := time.Now()
 	err := fn(ctx)
 	samples := sampler.Stop()
 	if stopped != nil {
 		stopped(sampler)
 	}
-	return samples, sampler.Totals(), err
+	return samples, sampler.Totals(), start, err
+}
+
+// alignSamples drops the samples taken before the load's clock began (ld.Start), to the
+// nearest whole second, so that sample i and the driver's tick i cover the same second; it
+// returns what is left and the lead it measured (0 when ld has no Start). The sampler
+// starts before the driver is launched, and the driver counts its seconds from when its
+// clients are connected: over SSH, with hundreds of TLS connections, a second or more
+// later. Unaligned, a short point's measured seconds could begin with samples of the
+// connection phase, when hardly a byte moves.
+func alignSamples(ss []metrics.Sample, sampled time.Time, ld *Load) ([]metrics.Sample, time.Duration) {
+	if ld == nil || ld.Start.IsZero() || sampled.IsZero() {
+		return ss, 0
+	}
+	lead := ld.Start.Sub(sampled)
+	if lead <= 0 {
+		return ss, 0
+	}
+	k := min(int(math.Round(lead.Seconds())), len(ss))
+	return ss[k:], lead
 }
 
 // Window says which seconds of a point count in its averages.

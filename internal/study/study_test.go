@@ -121,3 +121,59 @@ func TestFillPointDropsTheDrainAfterTime(t *testing.T) {
 		t.Errorf("TPS %v over %d seconds: the drain after --time leaked in", p.TPS, len(p.Seconds))
 	}
 }
+
+// A driver that counts its seconds from 2.6 s after the sampler started (its clients took
+// that long to connect): the samples of those seconds, the link nearly idle, must not be
+// the point's measured seconds.
+func TestAlignSamplesDropsTheConnectionPhase(t *testing.T) {
+	c := LoadCell{Threads: 128, Warmup: time.Second, Duration: 5 * time.Second}
+	var ivs []sysbench.Interval
+	for i := 1; i <= 6; i++ {
+		ivs = append(ivs, sysbench.Interval{T: float64(i), TPS: 60, QPS: 960})
+	}
+	var ss []metrics.Sample
+	for i := 1; i <= 9; i++ {
+		down := 2.5e6 // the 20 mbit link full
+		if i <= 3 {
+			down = 40e3 // handshakes only
+		}
+		ss = append(ss, metrics.Sample{T: time.Duration(i) * time.Second, DownBytesPerS: down, CPUServer: 0.1, CPUClient: 0.1, CPUTotal: 0.3})
+	}
+	sampled := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	ld := NewSysbench(ivs, nil).Load()
+	ld.Start = sampled.Add(2600 * time.Millisecond)
+
+	unaligned := result.Point{LinkRateBps: 20_000_000, Threads: 128}
+	closedLoop(&unaligned, c, ld, ss, true, result.Cores{Shared: 2}, 1)
+	if unaligned.LinkUtilization > 0.7 {
+		t.Fatalf("unaligned utilisation %.2f: the test does not model the connection phase", unaligned.LinkUtilization)
+	}
+	got, lead := alignSamples(ss, sampled, ld)
+	if lead != 2600*time.Millisecond || len(got) != 6 || got[0].T != 4*time.Second {
+		t.Fatalf("lead %v, %d samples from %v: want 2.6s, 6 from 4s", lead, len(got), got[0].T)
+	}
+	p := result.Point{LinkRateBps: 20_000_000, Threads: 128}
+	closedLoop(&p, c, ld, got, true, result.Cores{Shared: 2}, 1)
+	if math.Abs(p.LinkUtilization-1) > 1e-9 || p.Bottleneck != "network" {
+		t.Errorf("aligned: utilisation %.2f, verdict %q, want the full link", p.LinkUtilization, p.Bottleneck)
+	}
+
+	// Under half a second is the nearest second: nothing dropped; no start: nothing.
+	ld.Start = sampled.Add(400 * time.Millisecond)
+	if got, lead := alignSamples(ss, sampled, ld); len(got) != len(ss) || lead != 400*time.Millisecond {
+		t.Errorf("0.4 s lead: %d samples, lead %v", len(got), lead)
+	}
+	if got, lead := alignSamples(ss, sampled, NewSysbench(ivs, nil).Load()); len(got) != len(ss) || lead != 0 {
+		t.Errorf("a replay without a start: %d samples, lead %v", len(got), lead)
+	}
+}
+
+func TestLoadStartIsTheFirstLine(t *testing.T) {
+	var ld Load
+	at := time.Date(2026, 11, 27, 12, 0, 5, 0, time.UTC)
+	ld.started(at, 1)
+	ld.started(at.Add(time.Second), 2) // later lines do not move it
+	if want := at.Add(-time.Second); !ld.Start.Equal(want) {
+		t.Errorf("start %v, want %v", ld.Start, want)
+	}
+}

@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -44,6 +45,7 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 type Sysbench struct {
 	mu        sync.Mutex
 	intervals []sysbench.Interval
+	start     Load // only its Start: when sysbench's clock began (Load.started)
 	Summary   *sysbench.Summary
 }
 
@@ -55,6 +57,7 @@ func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int),
 	o.OnStart = onStart
 	sum, err := sysbench.Run(ctx, o, func(iv sysbench.Interval) {
 		sb.mu.Lock()
+		sb.start.started(time.Now(), iv.T)
 		sb.intervals = append(sb.intervals, iv)
 		sb.mu.Unlock()
 	}, e.Logger)
@@ -87,7 +90,10 @@ func (s *Sysbench) Ticks() []Tick {
 // Load is the run as the closed loop reads it: its ticks and, when sysbench printed one,
 // its summary.
 func (s *Sysbench) Load() *Load {
-	ld := &Load{Ticks: s.Ticks()}
+	s.mu.Lock()
+	start := s.start.Start
+	s.mu.Unlock()
+	ld := &Load{Ticks: s.Ticks(), Start: start}
 	if sum := s.Summary; sum != nil {
 		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.QPS, LatAvgMs: sum.LatAvg, LatP95Ms: sum.LatPct,
 			Errors: sum.Errors, Reconnects: sum.Reconnects, Histogram: sum.Histogram, LatMaxMs: sum.LatMax}

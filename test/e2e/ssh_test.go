@@ -132,6 +132,8 @@ func TestSSHBandwidthQuick(t *testing.T) {
 	}
 	for _, pt := range run.Points {
 		name := fmt.Sprintf("%s threads=%d", pt.Series, pt.Threads)
+		t.Logf("%s: TPS %.1f, link %.0f%%, load began %.2f s after the sampler, CPU server %.2f client %.2f, bottleneck %s (%s)",
+			name, pt.TPS, 100*pt.LinkUtilization, pt.LoadLeadS, pt.CPUServer, pt.CPUClient, pt.Bottleneck, pt.BottleneckWhy)
 		if pt.Failed || pt.TPS <= 0 {
 			t.Errorf("%s: failed=%v (%s), TPS %.1f", name, pt.Failed, pt.FailReason, pt.TPS)
 			continue
