@@ -87,18 +87,17 @@ const FullBatchSeconds = batchCount * minBatchLen
 // reports the same count every second has a spread below what the series can show, not
 // a spread of zero (a zero-width interval would call a 1% difference certain).
 func SeriesMean(xs []float64, resolution float64) Estimate {
-	n := len(xs)
-	b := max(minBatchLen, n/batchCount)
-	k := n / b
+	bt := batchesOf(len(xs))
+	k, b := bt.k, bt.b
 	e := Estimate{Mean: Mean(xs), N: k, Of: Seconds}
 	e.Lo, e.Hi = extent(xs)
 	if k < MinSamples {
 		return e
 	}
 	batches := make([]float64, k)
-	rest := xs[n-k*b:]
 	for i := range batches {
-		batches[i] = Mean(rest[i*b : (i+1)*b])
+		lo, hi := bt.span(i)
+		batches[i] = Mean(xs[lo:hi])
 	}
 	e.SE = max(stddev(batches)/math.Sqrt(float64(k)), resolution/math.Sqrt(12*float64(k*b)))
 	e.DF = k - 1
@@ -114,29 +113,34 @@ func SeriesMean(xs []float64, resolution float64) Estimate {
 // second may belong to the previous second's queries: a batch of two seconds or more
 // carries most of them with their queries), and SE = sd(batch ratios)/√k with k-1 degrees
 // of freedom. A batch with no work (Σy ≤ 0) makes the spread unknown, as does a series
-// under MinSamples batches. Lo and Hi are the lowest and highest batch ratio.
+// under MinSamples batches. Lo and Hi are the lowest and highest ratio of one second
+// (those with work), the readings a report quotes where it can claim no interval.
 func SeriesRatio(xs, ys []float64) Estimate {
 	n := min(len(xs), len(ys))
 	var sx, sy float64
+	var each []float64
 	for i := range n {
 		sx, sy = sx+xs[i], sy+ys[i]
+		if ys[i] > 0 {
+			each = append(each, xs[i]/ys[i])
+		}
 	}
-	b := max(minBatchLen, n/batchCount)
-	k := n / b
+	bt := batchesOf(n)
+	k := bt.k
 	e := Estimate{N: k, Of: Seconds}
 	if sy <= 0 {
 		return e
 	}
 	e.Mean = sx / sy
-	e.Lo, e.Hi = e.Mean, e.Mean
+	e.Lo, e.Hi = extent(each)
 	if k < MinSamples {
 		return e
 	}
 	ratios := make([]float64, k)
-	off := n - k*b
 	for i := range ratios {
 		var bx, by float64
-		for j := off + i*b; j < off+(i+1)*b; j++ {
+		lo, hi := bt.span(i)
+		for j := lo; j < hi; j++ {
 			bx, by = bx+xs[j], by+ys[j]
 		}
 		if by <= 0 {
@@ -144,9 +148,23 @@ func SeriesRatio(xs, ys []float64) Estimate {
 		}
 		ratios[i] = bx / by
 	}
-	e.Lo, e.Hi = extent(ratios)
 	e.SE, e.DF = stddev(ratios)/math.Sqrt(float64(k)), k-1
 	return e
+}
+
+// batchLayout is how SeriesMean and SeriesRatio cut n seconds into k batches of b: the
+// n mod b seconds left over are the first ones (nearest the warm-up).
+type batchLayout struct{ n, k, b int }
+
+func batchesOf(n int) batchLayout {
+	b := max(minBatchLen, n/batchCount)
+	return batchLayout{n: n, k: n / b, b: b}
+}
+
+// span is batch i's seconds, [lo, hi).
+func (l batchLayout) span(i int) (lo, hi int) {
+	lo = l.n - l.k*l.b + i*l.b
+	return lo, lo + l.b
 }
 
 // extent is the lowest and highest of xs; 0, 0 for none.

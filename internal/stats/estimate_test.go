@@ -89,15 +89,18 @@ func TestSeriesRatio(t *testing.T) {
 	if e.Mean != 500 || e.SE != 0 || e.DF != 9 || e.N != 10 || e.Lo != 500 || e.Hi != 500 {
 		t.Errorf("constant 500 B a query: %+v", e)
 	}
-	// Two halves at different bytes per query: the batches see it.
+	// Two halves at different bytes per query: the batches see it. Lo and Hi are single
+	// seconds' ratios: one second sent 800 B a query (60 queries), its batch with the 40
+	// queries at 500 B before it 680.
+	xs[3] = 800 * ys[3]
 	for i := 10; i < 20; i++ {
 		xs[i] = 700 * ys[i]
 	}
-	if e := SeriesRatio(xs, ys); e.SE <= 0 || e.Lo != 500 || e.Hi != 700 || math.Abs(e.Mean-(500*sum(ys[:10])+700*sum(ys[10:]))/sum(ys)) > 1e-9 {
+	if e := SeriesRatio(xs, ys); e.SE <= 0 || e.Lo != 500 || e.Hi != 800 || math.Abs(e.Mean-(500*sum(ys[:10])+700*sum(ys[10:])+300*ys[3])/sum(ys)) > 1e-9 {
 		t.Errorf("500 then 700 B a query: %+v", e)
 	}
-	if e := SeriesRatio([]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}); e.Known() || e.Mean != 2.5 {
-		t.Errorf("4 seconds: %+v, want a mean without a spread", e)
+	if e := SeriesRatio([]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}); e.Known() || e.Mean != 2.5 || e.Lo != 1 || e.Hi != 4 {
+		t.Errorf("4 seconds: %+v, want a mean without a spread, the seconds 1-4", e)
 	}
 	if e := SeriesRatio(xs, make([]float64, len(xs))); e.Known() || e.Mean != 0 {
 		t.Errorf("no queries: %+v", e)
