@@ -114,8 +114,11 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 		max -= k
 		if st.off == len(c) {
 			bufPool.Put(st.chunks[0].b)
-			st.chunks[0] = piece{}
-			st.chunks = st.chunks[1:]
+			// Shift rather than reslice: the queue keeps its array, and the next read's
+			// append does not allocate one (usually one or two pieces are queued).
+			k := copy(st.chunks, st.chunks[1:])
+			st.chunks[k] = piece{}
+			st.chunks = st.chunks[:k]
 			st.off = 0
 		}
 	}
@@ -300,8 +303,13 @@ func (st *stream) deliver(p []byte) error {
 	return nil
 }
 
-// tryWrite writes what the local peer's socket takes now, without waiting.
+// tryWrite writes what the local peer's socket takes now, without waiting: directly on
+// a socket the relay loop took over (no closure to allocate per write), else through its
+// RawConn.
 func (st *stream) tryWrite(p []byte) int {
+	if n, ok := writeNow(st.raw, p); ok {
+		return n
+	}
 	var n int
 	err := st.raw.Write(func(fd uintptr) bool {
 		for len(p) > n {

@@ -2,7 +2,10 @@
 
 package tunnel
 
-import "net"
+import (
+	"net"
+	"syscall"
+)
 
 // The relay loop is Linux-only (epoll); elsewhere a mux link runs on goroutines.
 
@@ -11,6 +14,8 @@ type sockConn struct{ net.Conn }
 func wrapSock(c net.Conn) net.Conn { return c }
 func (c *sockConn) detach() error  { return nil }
 func (c *sockConn) detached() bool { return false }
+
+func writeNow(syscall.RawConn, []byte) (int, bool) { return 0, false }
 
 type relayLoop struct{}
 

@@ -263,6 +263,22 @@ func (c *sockConn) flushPend() error {
 	return nil
 }
 
+// writeNow writes what a detached socket (raw from its SyscallConn) takes now, without
+// waiting, and returns how much (0 after an error, which the next read or write reports);
+// ok is false for any other RawConn.
+func writeNow(raw syscall.RawConn, p []byte) (n int, ok bool) {
+	r, ok := raw.(fdRawConn)
+	if !ok {
+		return 0, false
+	}
+	if !r.f.incref() {
+		return 0, true
+	}
+	defer r.f.decref()
+	n, _ = writeNB(r.f.fd, p)
+	return n, true
+}
+
 // writeNB writes what the socket takes now.
 func writeNB(fd int, p []byte) (int, error) {
 	n := 0
