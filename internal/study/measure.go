@@ -51,9 +51,9 @@ func (e *Env) sampled(ctx context.Context, sides Sides, fn func(ctx context.Cont
 // nearest whole second, so that sample i and the driver's tick i cover the same second; it
 // returns what is left and the lead it measured (0 when ld has no Start). The sampler
 // starts before the driver is launched, and the driver counts its seconds from when its
-// clients are connected: over SSH, with hundreds of TLS connections, a second or more
-// later. Unaligned, a short point's measured seconds could begin with samples of the
-// connection phase, when hardly a byte moves.
+// clients are connected (Load.Start). Unaligned, a lead of a second or more would put
+// samples of the connection phase, when hardly a byte moves, among a point's measured
+// seconds.
 func alignSamples(ss []metrics.Sample, sampled time.Time, ld *Load) ([]metrics.Sample, time.Duration) {
 	if ld == nil || ld.Start.IsZero() || sampled.IsZero() {
 		return ss, 0

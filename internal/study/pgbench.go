@@ -52,7 +52,9 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 	// The progress callback runs on pgbench's reading goroutine, which is done before Run
 	// returns: ld needs no lock.
 	sum, err := pgbench.Run(ctx, o, func(p pgbench.Progress) {
-		ld.started(time.Now(), p.T)
+		if ld.Start.IsZero() {
+			ld.Start = clockStart(time.Now(), p.T)
+		}
 		ld.Ticks = append(ld.Ticks, progressTick(p, statements))
 	}, e.Logger)
 	if sum != nil {

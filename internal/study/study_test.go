@@ -168,12 +168,9 @@ func TestAlignSamplesDropsTheConnectionPhase(t *testing.T) {
 	}
 }
 
-func TestLoadStartIsTheFirstLine(t *testing.T) {
-	var ld Load
+func TestClockStart(t *testing.T) {
 	at := time.Date(2026, 11, 27, 12, 0, 5, 0, time.UTC)
-	ld.started(at, 1)
-	ld.started(at.Add(time.Second), 2) // later lines do not move it
-	if want := at.Add(-time.Second); !ld.Start.Equal(want) {
-		t.Errorf("start %v, want %v", ld.Start, want)
+	if got, want := clockStart(at, 1.5), at.Add(-1500*time.Millisecond); !got.Equal(want) {
+		t.Errorf("a line ending 1.5 s into the driver's clock, arrived at %v: start %v, want %v", at, got, want)
 	}
 }

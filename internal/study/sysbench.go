@@ -45,7 +45,7 @@ func (d sysbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart fun
 type Sysbench struct {
 	mu        sync.Mutex
 	intervals []sysbench.Interval
-	start     Load // only its Start: when sysbench's clock began (Load.started)
+	start     time.Time // when sysbench's clock began (Load.Start)
 	Summary   *sysbench.Summary
 }
 
@@ -57,7 +57,9 @@ func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int),
 	o.OnStart = onStart
 	sum, err := sysbench.Run(ctx, o, func(iv sysbench.Interval) {
 		sb.mu.Lock()
-		sb.start.started(time.Now(), iv.T)
+		if sb.start.IsZero() {
+			sb.start = clockStart(time.Now(), iv.T)
+		}
 		sb.intervals = append(sb.intervals, iv)
 		sb.mu.Unlock()
 	}, e.Logger)
@@ -91,7 +93,7 @@ func (s *Sysbench) Ticks() []Tick {
 // its summary.
 func (s *Sysbench) Load() *Load {
 	s.mu.Lock()
-	start := s.start.Start
+	start := s.start
 	s.mu.Unlock()
 	ld := &Load{Ticks: s.Ticks(), Start: start}
 	if sum := s.Summary; sum != nil {
