@@ -58,8 +58,8 @@ type Load struct {
 	Totals *Totals
 	// Start is when the driver's own clock began, the origin of the ticks' T: the arrival
 	// of its first per-second line less that line's T (clockStart). The driver starts
-	// counting once its clients are connected, 0.02-0.7 s after it was launched in the
-	// quick bandwidth study here (the most with 128 TLS clients). Zero when no line came
+	// counting once its clients are connected: 0.02-0.7 s after it was launched here, in
+	// `wirelab run` and over SSH (the most with 128 TLS clients). Zero when no line came
 	// (or in a replay).
 	Start time.Time
 }
