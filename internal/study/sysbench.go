@@ -79,6 +79,13 @@ func NewSysbench(ivs []sysbench.Interval, sum *sysbench.Summary) *Sysbench {
 	return &Sysbench{intervals: ivs, Summary: sum}
 }
 
+// started is when sysbench's clock began; zero before its first per-second line.
+func (s *Sysbench) started() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.start
+}
+
 // Ticks are the per-second lines received so far, as FillSeries takes them.
 func (s *Sysbench) Ticks() []Tick {
 	ivs := s.Intervals()
@@ -92,10 +99,7 @@ func (s *Sysbench) Ticks() []Tick {
 // Load is the run as the closed loop reads it: its ticks and, when sysbench printed one,
 // its summary.
 func (s *Sysbench) Load() *Load {
-	s.mu.Lock()
-	start := s.start
-	s.mu.Unlock()
-	ld := &Load{Ticks: s.Ticks(), Start: start}
+	ld := &Load{Ticks: s.Ticks(), Start: s.started()}
 	if sum := s.Summary; sum != nil {
 		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.QPS, LatAvgMs: sum.LatAvg, LatP95Ms: sum.LatPct,
 			Errors: sum.Errors, Reconnects: sum.Reconnects, Histogram: sum.Histogram, LatMaxMs: sum.LatMax}

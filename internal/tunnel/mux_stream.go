@@ -116,9 +116,9 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 			bufPool.Put(st.chunks[0].b)
 			// Shift rather than reslice: the queue keeps its array, and the next read's
 			// append does not allocate one (usually one or two pieces are queued).
-			k := copy(st.chunks, st.chunks[1:])
-			st.chunks[k] = piece{}
-			st.chunks = st.chunks[:k]
+			left := copy(st.chunks, st.chunks[1:])
+			st.chunks[left] = piece{}
+			st.chunks = st.chunks[:left]
 			st.off = 0
 		}
 	}
