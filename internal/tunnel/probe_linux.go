@@ -69,6 +69,11 @@ func (p *wanProbe) sample() (s queueSample, ok bool) {
 		minRTT:   time.Duration(in.Min_rtt) * time.Microsecond,
 		delivery: float64(in.Delivery_rate),
 		acked:    in.Bytes_acked,
+		mss:      int64(in.Snd_mss),
+	}
+	// Bytes sent count retransmissions; an idle socket reads sent = retransmitted + acked.
+	if out := in.Bytes_sent - in.Bytes_retrans; out > in.Bytes_acked {
+		s.inflight = int64(out - in.Bytes_acked)
 	}
 	if busy := in.Busy_time - p.prevBusy; busy > 0 && in.Busy_time >= p.prevBusy && in.Rwnd_limited >= p.prevRwnd {
 		s.rwndShare = float64(in.Rwnd_limited-p.prevRwnd) / float64(busy)

@@ -32,6 +32,8 @@ func wanLowat(groupMax int) int { return min(max(2*groupMax, 64<<10), 4<<20) }
 // queueSample is what one TCP_INFO read says about the WAN path.
 type queueSample struct {
 	notsent   int64         // bytes the tunnel wrote that the kernel has not sent yet
+	inflight  int64         // bytes sent and not yet acknowledged
+	mss       int64         // the socket's sending segment size
 	srtt      time.Duration // smoothed RTT
 	minRTT    time.Duration // lowest RTT seen: the path without queues
 	delivery  float64       // bytes/s, the kernel's recent delivery-rate estimate
@@ -41,12 +43,26 @@ type queueSample struct {
 
 // queued reports whether the link is the bottleneck: a queue in the socket or on the path,
 // and not a receiver that cannot keep up.
+//
+// The RTT counts only while more than two full segments are in flight. A receiver ACKs at
+// once when two full segments are unacknowledged, but holds the ACK of less for its reply or
+// its delayed-ACK timer, and the kernel times the round trip to that ACK: a request's RTT
+// then includes the server's time on it, a lone small write's up to 40 ms of timer, and a
+// CPU-starved peer's late replies read as a queue. With two segments or less in flight no
+// queue of this socket's bytes stands anyway (2.9 KB on a 1500-byte MTU: 1.2 ms at 20
+// Mbit/s); measured, an entry facing a server that takes 6 ms a request, and the lab's
+// 32-thread unshaped row, read a queue on these RTTs and stepped to zstd 7 and 11 for
+// requests of a few dozen bytes, while every sample taken with more than two segments in
+// flight on those links showed none (docs/bench-tunnel.md).
 func (s queueSample) queued() bool {
 	if s.rwndShare >= rwndBound {
 		return false
 	}
 	if s.notsent >= queuedBytes {
 		return true
+	}
+	if s.inflight <= 2*s.mss {
+		return false
 	}
 	return s.minRTT > 0 && s.srtt-s.minRTT >= max(queueDelay, s.minRTT/4)
 }

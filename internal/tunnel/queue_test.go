@@ -9,16 +9,23 @@ import (
 
 func TestQueueSample(t *testing.T) {
 	us := time.Microsecond
+	const mss = 1448
 	tests := []struct {
 		name string
 		s    queueSample
 		want bool
 	}{
 		{"idle loopback", queueSample{srtt: 40 * us, minRTT: 10 * us}, false},
-		{"loaded host, RTT spike under queueDelay", queueSample{srtt: 3 * time.Millisecond, minRTT: 10 * us}, false},
-		{"narrow link queue", queueSample{srtt: 14 * time.Millisecond, minRTT: 20 * us}, true},
-		{"long path, jitter", queueSample{srtt: 55 * time.Millisecond, minRTT: 50 * time.Millisecond}, false},
-		{"long path, queue", queueSample{srtt: 80 * time.Millisecond, minRTT: 50 * time.Millisecond}, true},
+		{"loaded host, RTT spike under queueDelay", queueSample{srtt: 3 * time.Millisecond, minRTT: 10 * us, inflight: 64 << 10, mss: mss}, false},
+		{"narrow link queue", queueSample{srtt: 14 * time.Millisecond, minRTT: 20 * us, inflight: 36 << 10, mss: mss}, true},
+		{"long path, jitter", queueSample{srtt: 55 * time.Millisecond, minRTT: 50 * time.Millisecond, inflight: 64 << 10, mss: mss}, false},
+		{"long path, queue", queueSample{srtt: 80 * time.Millisecond, minRTT: 50 * time.Millisecond, inflight: 64 << 10, mss: mss}, true},
+		// The same RTTs with two segments or less in flight: the peer's ACK may wait for
+		// its reply (a server 6 ms on a query) or its delayed-ACK timer.
+		{"requests, ACK on a slow reply", queueSample{srtt: 6 * time.Millisecond, minRTT: 10 * us, inflight: 764, mss: mss}, false},
+		{"two full segments", queueSample{srtt: 14 * time.Millisecond, minRTT: 20 * us, inflight: 2 * mss, mss: mss}, false},
+		{"lone write, delayed ACK", queueSample{srtt: 40 * time.Millisecond, minRTT: 50 * us, inflight: 300, mss: mss}, false},
+		{"more than two segments", queueSample{srtt: 14 * time.Millisecond, minRTT: 20 * us, inflight: 2*mss + 1, mss: mss}, true},
 		{"bytes held in the socket", queueSample{notsent: 256 << 10, srtt: 40 * us, minRTT: 10 * us}, true},
 		{"receiver window limited", queueSample{notsent: 256 << 10, srtt: 20 * time.Millisecond, minRTT: 10 * us, rwndShare: 0.9}, false},
 		{"no RTT yet", queueSample{}, false},
@@ -36,7 +43,7 @@ func TestQueueSample(t *testing.T) {
 func TestAutoQueuedLink(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	ms := time.Millisecond
-	queue := queueSample{srtt: 15 * ms, minRTT: 20 * time.Microsecond, delivery: 2.5e6}
+	queue := queueSample{srtt: 15 * ms, minRTT: 20 * time.Microsecond, delivery: 2.5e6, inflight: 36 << 10, mss: 1448}
 	clear := queueSample{srtt: 60 * time.Microsecond, minRTT: 20 * time.Microsecond, delivery: 2.5e6}
 	feed := func(a *autoPolicy, s queueSample, n int, at time.Time) {
 		for i := range n {
@@ -163,8 +170,11 @@ func TestProbeReadsTCPInfo(t *testing.T) {
 	}
 	time.Sleep(20 * time.Millisecond)
 	s, ok := p.sample()
-	if !ok || s.srtt <= 0 || s.minRTT <= 0 {
+	if !ok || s.srtt <= 0 || s.minRTT <= 0 || s.mss <= 0 {
 		t.Fatalf("sample = %+v, ok %v", s, ok)
+	}
+	if s.inflight != 0 {
+		t.Errorf("5 bytes written and acknowledged: %d bytes in flight, want 0", s.inflight)
 	}
 	if s.queued() {
 		t.Errorf("idle loopback socket looks queued: %+v", s)
