@@ -30,7 +30,8 @@ import (
 // way is not tried again for levelRetry. While the link stays backlogged (most TCP_INFO
 // samples of the last decision interval show a queue) the encoder is keeping up, whatever
 // its busy share or the estimates say (on a shared CPU the encoder's wall time includes
-// its preemptions): then the level only moves up. A change of level starts a new zstd
+// its preemptions): then the level only moves up, and an encoder busy less than levelProbe
+// tries the next level. A change of level starts a new zstd
 // stream and loses the history, so a new level is held at least levelHold.
 //
 // The levels are klauspost's four encoders. Level 11 (best) is several times slower than
@@ -49,6 +50,15 @@ const (
 	levelHoldK = 1.25
 	// levelDown: step down when the encoder is busy more than this share of the wall time.
 	levelDown = 0.6
+	// levelProbe: on a backlogged link an encoder busy less than this share of the wall time
+	// tries the next level even where the estimates say it does not fit. The estimates
+	// scale the current level's live speed by calibrated speeds, and from level 1 they
+	// over-predicted level 7's busy share about 2x at 20 Mbit/s (a frame's fixed cost weighs
+	// more at the fastest level; one calibration pass per level on a loaded VM read level 1
+	// at 2.3 to 7.0 times level 3): a link stayed at level 1, busy 12-15%, for a minute while
+	// its twin ran at 7, busy ~50% (docs/bench-tunnel.md). A level too slow for the link
+	// stops it being backlogged and steps back down (levelDown) for levelRetry.
+	levelProbe = 0.25
 	// levelRetry: how long a level stepped down from for being busy stays out of reach.
 	levelRetry = time.Minute
 	// levelMinLive is how many raw bytes the current level must have encoded before its
@@ -170,6 +180,10 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 			in := l.levelInputs()
 			l.idx = max(l.idx, pickLevel(in))
 			why = in.String() + ", link backlogged"
+			if l.idx == prev && busy < levelProbe && l.idx+1 < min(len(adaptLevels), l.ceiling) && l.liveRaw >= levelMinLive {
+				l.idx++
+				why = fmt.Sprintf("%s, encoder busy %.0f%%: trying the next level", why, busy*100)
+			}
 		}
 	case busy > levelDown && l.idx > 0:
 		l.idx--

@@ -152,11 +152,12 @@ func TestLevelPolicy(t *testing.T) {
 		lvl, changed = c.secondQueued(20*mbit, 0.9, true)
 		expect(fmt.Sprintf("backlogged, encoder busy 90%%, second %d", i), lvl, changed, 7, false)
 	}
+	// Busy above levelProbe, so the estimates alone take the stronger level.
 	for range 3 {
-		c.secondQueued(2*mbit, 0.001, true)
+		c.secondQueued(2*mbit, 0.26, true)
 	}
 	c.at = c.at.Add(4 * linkHalfLife)
-	lvl, changed = c.secondQueued(2*mbit, 0.001, true)
+	lvl, changed = c.secondQueued(2*mbit, 0.26, true)
 	expect("backlogged and slower", lvl, changed, 11, true)
 
 	// The first frame at a new level pays the encoder's allocations: however long it took,
@@ -174,6 +175,35 @@ func TestLevelPolicy(t *testing.T) {
 	c.l.observe(4<<10, 2<<10, 900*time.Millisecond)
 	if lvl, changed, _ := c.l.decide(c.at); lvl != 3 || !changed {
 		t.Fatalf("a second frame of 900 ms: level %d changed %v, want a step down to 3", lvl, changed)
+	}
+
+	// Backlogged, the estimates keep level 1 (a calibration that reads level 3 seven times
+	// slower) while the encoder is mostly idle: it tries 3, keeps it while the link stays
+	// backlogged, and comes back from a level too slow for the link (no longer backlogged,
+	// busy) without retrying it for levelRetry.
+	c = newLevelClock(t)
+	c.l.calibrated([]levelCal{{400e6, 3}, {57e6, 3.1}, {40e6, 3.2}, {10e6, 3.3}})
+	lvl, changed = c.secondQueued(200*mbit, 0.30, true)
+	expect("backlogged, level 1 fits alone, encoder busy 30%", lvl, changed, 1, false)
+	for i := range 3 {
+		lvl, changed = c.secondQueued(200*mbit, 0.14, true)
+		if changed {
+			expect(fmt.Sprintf("backlogged, encoder busy 14%%, second %d", i), lvl, changed, 3, true)
+			break
+		}
+	}
+	if lvl != 3 {
+		t.Fatalf("backlogged with the encoder busy 14%%: still level %d, want a try of 3", lvl)
+	}
+	for i := range 3 {
+		lvl, changed = c.secondQueued(200*mbit, 0.40, true)
+		expect(fmt.Sprintf("at 3, backlogged, busy 40%%, second %d", i), lvl, changed, 3, false)
+	}
+	lvl, changed = c.secondQueued(150*mbit, 0.95, false)
+	expect("at 3, the encoder the bottleneck", lvl, changed, 1, true)
+	for i := range 5 {
+		lvl, changed = c.secondQueued(200*mbit, 0.14, true)
+		expect(fmt.Sprintf("back at 1, within levelRetry, second %d", i), lvl, changed, 1, false)
 	}
 
 	// A slow link ends at the best level, loaded or not.
