@@ -8,7 +8,8 @@
 #      against plain
 #   4. framing encode/decode throughput and allocations, 5. request round-trip latency
 #   6. relays in one lab (root): unshaped oltp_read_only at 2 and 32 threads, direct, two socat
-#      hops (fork,nodelay), tunnel --mux off and --mux on, the same lab and data for all rows
+#      hops (fork,nodelay), tunnel --mux off and --mux on (and on without TLS), the same lab and
+#      data for all rows
 #      (goal: `wirelab tunnel goals`)
 #   7. replication --quick (root): native vs tunnel, max sustainable load and wire bytes
 #      (goals: `wirelab tunnel goals`; the study's headlines judge them)
@@ -111,7 +112,8 @@ lab() {
 # count alternate, RELAY_ROUNDS times; relay CPU per transaction is the relay processes'
 # utime+stime (socat: its forked children's too, once reaped) over the row's transactions.
 # The row "tunnel mux on (goroutines)" runs the mux link without its relay loop
-# (WIRELAB_TUNNEL_LOOP=off, its own exit), for comparison.
+# (WIRELAB_TUNNEL_LOOP=off, its own exit), and "tunnel mux on (no TLS)" without encryption
+# (its own exit and entry, no --tls-* flags), for comparison: socat's hops are plaintext.
 relays() {
 	need_lab 6 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
@@ -140,15 +142,19 @@ relays() {
 	done
 	"$wl" exec client -- env WIRELAB_TUNNEL_LOOP=off "$wl" tunnel entry --listen 127.0.0.1:3310 --to 198.18.0.2:4405 --mux on --stats --stats-every 10s \
 		"${tls[@]}" >"$dir/tunnel-entry-goroutines.log" 2>&1 &
+	# the same mux link without TLS: what the relay costs apart from encryption
+	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4403 --to 127.0.0.1:3306 --stats --stats-every 10s >"$dir/tunnel-exit-plaintext.log" 2>&1 &
+	"$wl" exec client -- "$wl" tunnel entry --listen 127.0.0.1:3312 --to 198.18.0.2:4403 --mux on --stats --stats-every 10s >"$dir/tunnel-entry-plaintext.log" 2>&1 &
 	sleep 2
 	# relay processes per row, found by their listening address
 	local -A procs=(["direct"]="" ["socat"]="TCP-LISTEN:4407;TCP-LISTEN:3308"
 		["tunnel mux off"]="listen 198.18.0.2:4406;listen 127.0.0.1:3307" ["tunnel mux on"]="listen 198.18.0.2:4406;listen 127.0.0.1:3309"
-		["tunnel mux on (goroutines)"]="listen 198.18.0.2:4405;listen 127.0.0.1:3310")
+		["tunnel mux on (goroutines)"]="listen 198.18.0.2:4405;listen 127.0.0.1:3310"
+		["tunnel mux on (no TLS)"]="listen 198.18.0.2:4403;listen 127.0.0.1:3312")
 	local -A addrs=(["direct"]="198.18.0.2:3306" ["socat"]="127.0.0.1:3308" ["tunnel mux off"]="127.0.0.1:3307"
-		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310")
+		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310" ["tunnel mux on (no TLS)"]="127.0.0.1:3312")
 	local rows=() r
-	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines)}"
+	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines),tunnel mux on (no TLS)}"
 	for r in "${!rows[@]}"; do rows[r]=${rows[r]# }; done
 	# relay_cpu NAME: clock ticks of the row's relay processes (and their reaped children)
 	relay_cpu() {
@@ -201,6 +207,7 @@ relays() {
 	local socat_goal
 	socat_goal=$(goal over-socat)
 	for r in "tunnel mux on|socat|$socat_goal" "tunnel mux off|socat|$socat_goal" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
+		"tunnel mux on (no TLS)|socat|(reference: no encryption, as socat)" \
 		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"
 		[[ -n ${n[$t1/$a]:-} && -n ${n[$t1/$b]:-} ]] || continue

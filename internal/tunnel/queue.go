@@ -45,15 +45,16 @@ type queueSample struct {
 // and not a receiver that cannot keep up.
 //
 // The RTT counts only while more than two full segments are in flight. A receiver ACKs at
-// once when two full segments are unacknowledged, but holds the ACK of less for its reply or
-// its delayed-ACK timer, and the kernel times the round trip to that ACK: a request's RTT
-// then includes the server's time on it, a lone small write's up to 40 ms of timer, and a
-// CPU-starved peer's late replies read as a queue. With two segments or less in flight no
-// queue of this socket's bytes stands anyway (2.9 KB on a 1500-byte MTU: 1.2 ms at 20
-// Mbit/s); measured, an entry facing a server that takes 6 ms a request, and the lab's
-// 32-thread unshaped row, read a queue on these RTTs and stepped to zstd 7 and 11 for
-// requests of a few dozen bytes, while every sample taken with more than two segments in
-// flight on those links showed none (docs/bench-tunnel.md).
+// once when it holds more than one full segment unacknowledged (Linux; RFC 5681 asks for at
+// least every second one: more than two in flight satisfies either), but holds the ACK of
+// less for its reply or its delayed-ACK timer, and the kernel times the round trip to that
+// ACK: a request's RTT then includes the server's time on it, a lone small write's up to
+// 40 ms of timer, and a CPU-starved peer's late replies read as a queue. With two segments
+// or less in flight no queue of this socket's bytes stands anyway (2.9 KB on a 1500-byte
+// MTU: 1.2 ms at 20 Mbit/s); measured, an entry facing a server that takes 6 ms a request,
+// and the lab's 32-thread unshaped row, read a queue on these RTTs and stepped to zstd 7
+// and 11 for requests of a few dozen bytes, while every sample taken with more than two
+// segments in flight on those links showed none (docs/bench-tunnel.md).
 func (s queueSample) queued() bool {
 	if s.rwndShare >= rwndBound {
 		return false
