@@ -22,7 +22,11 @@ func TestSSHRunTunnel(t *testing.T) {
 	for _, channel := range []string{"direct", "tunnel"} {
 		out := t.TempDir()
 		start := time.Now()
-		b, err := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "8", "--duration", "8s", "--warmup", "2s",
+		// 32 threads keep the link backlogged, as the lab's 20 mbit goal row does: with 8
+		// the exit's auto policy found the link clear in most of its TCP_INFO samples and
+		// sent a share of its frames raw, and runs read 1.84-3.1× the TPS on 0.32-0.54× the
+		// bytes. The warm-up covers the exit's level climb (each new level is held 3 s).
+		b, err := inClient(p, state, "run", "--hosts", inv, "--rate", "20mbit", "--threads", "32", "--duration", "8s", "--warmup", "20s",
 			"--tables", "2", "--table-size", "10000", "--channel", channel, "--out", out).CombinedOutput()
 		if err != nil {
 			t.Fatalf("run --hosts --channel %s: %v\n%s", channel, err, b)
