@@ -112,7 +112,9 @@ lab() {
 # count alternate, RELAY_ROUNDS times; relay CPU per transaction is the relay processes'
 # utime+stime (socat: its forked children's too, once reaped) over the row's transactions.
 # The row "tunnel mux on (goroutines)" runs the mux link without its relay loop
-# (WIRELAB_TUNNEL_LOOP=off, its own exit), and "tunnel mux on (no TLS)" without encryption
+# (WIRELAB_TUNNEL_LOOP=off, its own exit), "tunnel mux on (crypto/tls records)" with the
+# link's bytes sealed by crypto/tls instead of the link's own record layer
+# (WIRELAB_TUNNEL_RECORDS=tls, the same exit), and "tunnel mux on (no TLS)" without encryption
 # (its own exit and entry, no --tls-* flags), for comparison: socat's hops are plaintext.
 relays() {
 	need_lab 6 || return 0
@@ -142,6 +144,9 @@ relays() {
 	done
 	"$wl" exec client -- env WIRELAB_TUNNEL_LOOP=off "$wl" tunnel entry --listen 127.0.0.1:3310 --to 198.18.0.2:4405 --mux on --stats --stats-every 10s \
 		"${tls[@]}" >"$dir/tunnel-entry-goroutines.log" 2>&1 &
+	# the same exit, the link's bytes in crypto/tls's records instead of its own
+	"$wl" exec client -- env WIRELAB_TUNNEL_RECORDS=tls "$wl" tunnel entry --listen 127.0.0.1:3311 --to 198.18.0.2:4406 --mux on --stats --stats-every 10s \
+		"${tls[@]}" >"$dir/tunnel-entry-tls-records.log" 2>&1 &
 	# the same mux link without TLS: what the relay costs apart from encryption
 	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4403 --to 127.0.0.1:3306 --stats --stats-every 10s >"$dir/tunnel-exit-plaintext.log" 2>&1 &
 	"$wl" exec client -- "$wl" tunnel entry --listen 127.0.0.1:3312 --to 198.18.0.2:4403 --mux on --stats --stats-every 10s >"$dir/tunnel-entry-plaintext.log" 2>&1 &
@@ -150,11 +155,13 @@ relays() {
 	local -A procs=(["direct"]="" ["socat"]="TCP-LISTEN:4407;TCP-LISTEN:3308"
 		["tunnel mux off"]="listen 198.18.0.2:4406;listen 127.0.0.1:3307" ["tunnel mux on"]="listen 198.18.0.2:4406;listen 127.0.0.1:3309"
 		["tunnel mux on (goroutines)"]="listen 198.18.0.2:4405;listen 127.0.0.1:3310"
+		["tunnel mux on (crypto/tls records)"]="listen 198.18.0.2:4406;listen 127.0.0.1:3311"
 		["tunnel mux on (no TLS)"]="listen 198.18.0.2:4403;listen 127.0.0.1:3312")
 	local -A addrs=(["direct"]="198.18.0.2:3306" ["socat"]="127.0.0.1:3308" ["tunnel mux off"]="127.0.0.1:3307"
-		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310" ["tunnel mux on (no TLS)"]="127.0.0.1:3312")
+		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310"
+		["tunnel mux on (crypto/tls records)"]="127.0.0.1:3311" ["tunnel mux on (no TLS)"]="127.0.0.1:3312")
 	local rows=() r
-	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines),tunnel mux on (no TLS)}"
+	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines),tunnel mux on (crypto/tls records),tunnel mux on (no TLS)}"
 	for r in "${!rows[@]}"; do rows[r]=${rows[r]# }; done
 	# relay_cpu NAME: clock ticks of the row's relay processes (and their reaped children)
 	relay_cpu() {
@@ -178,7 +185,7 @@ relays() {
 			for name in "${rows[@]}"; do
 				addr=${addrs[$name]:?unknown relay row \"$name\" in RELAY_ROWS}
 				before=$(cut -d' ' -f1-3 /proc/loadavg)
-				out="$dir/$threads-$round-${name//[ ,]/-}.log"
+				out="$dir/$threads-$round-${name//[^a-zA-Z0-9]/-}.log"
 				cpu0=$(relay_cpu "$name")
 				"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
 				sleep 1 # socat's children exit and are reaped
@@ -207,6 +214,7 @@ relays() {
 	local socat_goal
 	socat_goal=$(goal over-socat)
 	for r in "tunnel mux on|socat|$socat_goal" "tunnel mux off|socat|$socat_goal" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
+		"tunnel mux on (crypto/tls records)|socat|(reference: crypto/tls seals every record)" \
 		"tunnel mux on (no TLS)|socat|(reference: no encryption, as socat)" \
 		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"

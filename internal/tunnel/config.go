@@ -344,6 +344,10 @@ func (c Config) normalize() (Config, error) {
 		if c.Role == Exit && t.ClientAuth != tls.RequireAndVerifyClientCert {
 			return c, configErr("exit TLS must require and verify client certificates (use LoadTLS with server=true)")
 		}
+		// A mux link leaves TLS's record layer after its preface (records.go): a session
+		// ticket the exit sent after the handshake would arrive among the link's own
+		// records. The entry never resumes a session, so the exit sends none.
+		t.SessionTicketsDisabled = t.SessionTicketsDisabled || c.Role == Exit
 		c.TLS = t
 	}
 	return c, nil

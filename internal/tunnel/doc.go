@@ -8,5 +8,7 @@
 // queue building (auto.go, queue.go); on a mux link the level follows the link (level.go),
 // and with a group wait a frame waits for more of a one-way stream (mux_sched.go).
 // On Linux a mux link's bytes move on one locked thread per link end with its own epoll set
-// (relayloop_linux.go), so relaying a small message costs no goroutine wake-up.
+// (relayloop_linux.go), so relaying a small message costs no goroutine wake-up. Under TLS a
+// mux link leaves crypto/tls once the handshake is done and seals its bytes in records of
+// its own, keyed from the session's exporter (records.go).
 package tunnel

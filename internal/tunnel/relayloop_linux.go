@@ -43,9 +43,9 @@ type relayLoop struct {
 	frame  bytes.Reader
 	dec    *frameDecoder
 	// wanMore: the WAN may have bytes epoll will not report, so the next round reads it
-	// without waiting for an event. Records decrypted or read ahead by crypto/tls sit in
-	// the TLS connection, not in the socket: those the preface read brought in before the
-	// loop took the socket over, and those left when a round stops at its read bound.
+	// without waiting for an event. Records read ahead sit above the socket (in the TLS
+	// connection, or the link's own records): those the preface read brought in before
+	// the loop took the socket over, and those left when a round stops at its read bound.
 	wanMore bool
 }
 
@@ -362,6 +362,9 @@ func (l *relayLoop) readWAN() error {
 			return perr
 		}
 		switch {
+		case err == nil && drained(m.wan):
+			l.wanMore = false // epoll reports the next bytes: no read to EAGAIN
+			return nil
 		case err == nil:
 		case err == errWouldBlock:
 			l.wanMore = false
@@ -376,6 +379,14 @@ func (l *relayLoop) readWAN() error {
 		}
 	}
 	return nil
+}
+
+// drained reports that the WAN's last read emptied its socket and nothing whole is
+// buffered above it (a mux link's own records, or the plain socket); under crypto/tls,
+// which cannot tell, false.
+func drained(wan net.Conn) bool {
+	d, ok := wan.(interface{ drained() bool })
+	return ok && d.drained()
 }
 
 // frames decodes and dispatches every whole frame in acc.

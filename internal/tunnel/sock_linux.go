@@ -33,6 +33,7 @@ type sockConn struct {
 	onPend     func(bool)   // the loop's: watch (or stop watching) the socket for room
 	onClose    func()       // the loop's: a closed descriptor leaves epoll without an event
 	wdeadline  atomic.Int64 // unix ns; 0 = none
+	short      bool         // the last read of the detached socket emptied it (its one reader's)
 }
 
 // wrapSock wraps a TCP connection so a relay loop can detach it later; other connections
@@ -156,15 +157,21 @@ func (c *sockConn) Read(p []byte) (int, error) {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
+			c.short = true
 			return 0, errWouldBlock
 		case err != nil:
 			return 0, &net.OpError{Op: "read", Net: "tcp", Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", err)}
 		case n == 0 && len(p) > 0:
 			return 0, io.EOF
 		}
+		c.short = n < len(p)
 		return n, nil
 	}
 }
+
+// drained: the last read of the detached socket took less than it asked for, so the
+// socket was empty (a TCP read returns what is queued, up to the buffer).
+func (c *sockConn) drained() bool { return c.fd.Load() != nil && c.short }
 
 func (c *sockConn) Write(p []byte) (int, error) {
 	f := c.fd.Load()

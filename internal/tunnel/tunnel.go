@@ -273,10 +273,20 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 	}
 	if hello == muxPreface {
 		conn = wrapSock(conn) // the link's relay loop may take the socket over
+		if t.cfg.TLS != nil && !recordsOff() {
+			hello = muxRecordsPreface // the link leaves TLS's records after the preface
+		}
 	}
 	sock = conn
+	var tc *tls.Conn
+	var bound *tlsBound
 	if t.cfg.TLS != nil {
-		tc := tls.Client(conn, t.cfg.TLS)
+		if hello == muxRecordsPreface {
+			bound = newTLSBound(conn)
+			tc = tls.Client(bound, t.cfg.TLS)
+		} else {
+			tc = tls.Client(conn, t.cfg.TLS)
+		}
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
 			return nil, nil, fmt.Errorf("tls handshake with tunnel exit %s: %w", t.cfg.To, err)
@@ -287,6 +297,16 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 		conn.Close()
 		return nil, nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
 	}
+	if bound != nil {
+		rest, err := bound.rest()
+		if err == nil {
+			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), true, rest)
+		}
+		if err != nil {
+			sock.Close()
+			return nil, nil, fmt.Errorf("mux records with tunnel exit %s: %w", t.cfg.To, err)
+		}
+	}
 	return conn, sock, nil
 }
 
@@ -296,8 +316,12 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 		conn.SetDeadline(dl)
 		defer conn.SetDeadline(time.Time{})
 	}
+	sock := conn
+	var tc *tls.Conn
+	var bound *tlsBound
 	if t.cfg.TLS != nil {
-		tc := tls.Server(conn, t.cfg.TLS)
+		bound = newTLSBound(conn)
+		tc = tls.Server(bound, t.cfg.TLS)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return nil, false, fmt.Errorf("tls handshake with entry: %w", err)
 		}
@@ -308,12 +332,25 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 		return nil, false, fmt.Errorf("read preface from entry: %w", err)
 	}
 	switch string(got[:]) {
-	case preface:
-		return conn, false, nil
-	case muxPreface:
+	case preface, muxPreface:
+		if bound != nil {
+			bound.pass = true // the connection stays with crypto/tls
+		}
+		return conn, string(got[:]) == muxPreface, nil
+	case muxRecordsPreface:
+		if bound == nil {
+			return nil, false, fmt.Errorf("read preface from entry: got %q, a mux link in its own records, but this exit has no TLS", got[:])
+		}
+		rest, err := bound.rest()
+		if err == nil {
+			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), false, rest)
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("mux records with entry: %w", err)
+		}
 		return conn, true, nil
 	}
-	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface)
+	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q, %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface, muxRecordsPreface)
 }
 
 // errStop ends eachFrame without an error.
