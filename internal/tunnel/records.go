@@ -87,16 +87,18 @@ type recordDir struct {
 	iv    [recordIVLen]byte
 	seq   uint64
 	epoch uint64
+	nbuf  [recordIVLen]byte // the current record's nonce, here so no record allocates one
 }
 
-func (d *recordDir) nonce() [recordIVLen]byte {
-	n := d.iv
+// nonce returns the current record's nonce: the IV XOR the sequence number.
+func (d *recordDir) nonce() []byte {
+	d.nbuf = d.iv
 	var s [8]byte
 	binary.BigEndian.PutUint64(s[:], d.seq)
 	for i := range s {
-		n[recordIVLen-8+i] ^= s[i]
+		d.nbuf[recordIVLen-8+i] ^= s[i]
 	}
-	return n
+	return d.nbuf[:]
 }
 
 // recordConn is a mux link's WAN connection in its own records: Write seals, Read opens.
@@ -109,6 +111,7 @@ type recordConn struct {
 
 	wmu        sync.Mutex
 	seal       recordDir
+	hdr        [recordHeaderLen]byte // the record being sealed's header (its additional data)
 	out        []byte
 	rekeyEvery uint64
 
@@ -162,12 +165,12 @@ func (c *recordConn) Write(p []byte) (int, error) {
 }
 
 func (c *recordConn) appendRecord(out []byte, kind byte, p []byte) []byte {
-	hdr := [recordHeaderLen]byte{kind}
-	binary.BigEndian.PutUint16(hdr[1:], uint16(len(p)+recordTagLen))
+	c.hdr[0] = kind
+	binary.BigEndian.PutUint16(c.hdr[1:], uint16(len(p)+recordTagLen))
 	nonce := c.seal.nonce()
 	c.seal.seq++
-	out = append(out, hdr[:]...)
-	return c.seal.aead.Seal(out, nonce[:], p, hdr[:])
+	out = append(out, c.hdr[:]...)
+	return c.seal.aead.Seal(out, nonce, p, c.hdr[:])
 }
 
 // Read returns the plaintext of whole records: every buffered one whose plaintext fits p,
@@ -222,7 +225,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 			if n > 0 {
 				return n, nil
 			}
-			pt, err := c.open.aead.Open(ct[:0], nonce[:], ct, hdr)
+			pt, err := c.open.aead.Open(ct[:0], nonce, ct, hdr)
 			if err != nil {
 				return 0, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
 			}
@@ -232,7 +235,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 			c.plain = pt[k:]
 			return k, nil
 		}
-		pt, err := c.open.aead.Open(p[n:n], nonce[:], ct, hdr)
+		pt, err := c.open.aead.Open(p[n:n], nonce, ct, hdr)
 		if err != nil {
 			return n, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
 		}
