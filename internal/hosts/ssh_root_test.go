@@ -344,8 +344,7 @@ func TestSSHBadInput(t *testing.T) {
 func TestSSHDeadmanOnVeth(t *testing.T) {
 	skipUnlessSSHRoot(t)
 	agent := nstest.WirelabBinary(t)
-	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
-	ns := "wls-" + id + "-d"
+	ns := "wls-" + nstest.FixtureID() + "-d"
 	mustRun(t, "ip", "netns", "add", ns)
 	t.Cleanup(func() { nstest.KillNetns(ns) })
 	mustRun(t, "ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", "eth1", "netns", ns)

@@ -2,7 +2,8 @@
 // up, a temp directory an unprivileged server user can reach, two SSH hosts in namespaces
 // of their own (SSHPair), a server host with several client hosts bridged to it (SSHStar),
 // and the skip that keeps those tests out of runs without root.
-// Everything it makes is removed by t.Cleanup.
+// Everything it makes is removed by t.Cleanup, and what a killed test process left by the
+// next test process that makes a fixture.
 package nstest
 
 import (
@@ -50,7 +51,8 @@ func Unavailable(t testing.TB, format string, args ...any) {
 // deletes it when the test ends.
 func Netns(t testing.TB, tag string) string {
 	t.Helper()
-	ns := fmt.Sprintf("wltest-%s-%d", tag, os.Getpid())
+	sweepOnce.Do(sweepStale)
+	ns := fmt.Sprintf("%s%s-%d", netnsPrefix, tag, os.Getpid())
 	_ = exec.Command("ip", "netns", "del", ns).Run() // a leftover of a killed run
 	for _, argv := range [][]string{{"netns", "add", ns}, {"-n", ns, "link", "set", "lo", "up"}} {
 		// Other tests on this machine create namespaces too, and concurrent `ip netns

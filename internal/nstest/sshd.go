@@ -45,8 +45,8 @@ type SSHPair struct {
 // removed when the test ends.
 func NewSSHPair(t testing.TB, addrA, addrB string, moreB ...string) *SSHPair {
 	t.Helper()
-	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
-	p := &SSHPair{NSA: "wls-" + id + "-a", NSB: "wls-" + id + "-b", AddrA: addrA, AddrB: addrB, Dir: t.TempDir()}
+	id := FixtureID()
+	p := &SSHPair{NSA: sshPrefix + id + "-a", NSB: sshPrefix + id + "-b", AddrA: addrA, AddrB: addrB, Dir: t.TempDir()}
 	for _, ns := range []string{p.NSA, p.NSB} {
 		mustRun(t, "ip", "netns", "add", ns)
 		t.Cleanup(func() { KillNetns(ns) })

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // SSHStar is one server host and several client hosts, each a network namespace with
@@ -34,10 +33,10 @@ func ClientNIC(i int) string { return "eth" + strconv.Itoa(i) }
 // removed when the test ends.
 func NewSSHStar(t testing.TB, serverAddr string, clientAddrs ...string) *SSHStar {
 	t.Helper()
-	id := strconv.FormatInt(time.Now().UnixNano()%1e6, 36)
-	s := &SSHStar{ServerNS: "wls-" + id + "-s", ServerAddr: serverAddr, ClientAddr: clientAddrs, Dir: t.TempDir()}
+	id := FixtureID()
+	s := &SSHStar{ServerNS: sshPrefix + id + "-s", ServerAddr: serverAddr, ClientAddr: clientAddrs, Dir: t.TempDir()}
 	for i := range clientAddrs {
-		s.ClientNS = append(s.ClientNS, fmt.Sprintf("wls-%s-c%d", id, i))
+		s.ClientNS = append(s.ClientNS, fmt.Sprintf("%s%s-c%d", sshPrefix, id, i))
 	}
 	for _, ns := range append([]string{s.ServerNS}, s.ClientNS...) {
 		mustRun(t, "ip", "netns", "add", ns)
