@@ -116,6 +116,10 @@ lab() {
 # link's bytes sealed by crypto/tls instead of the link's own record layer
 # (WIRELAB_TUNNEL_RECORDS=tls, the same exit), and "tunnel mux on (no TLS)" without encryption
 # (its own exit and entry, no --tls-* flags), for comparison: socat's hops are plaintext.
+# The lab runs client, relays and server on this machine's CPUs, so at 2 threads the TPS is
+# what those CPUs hold: each row also gives MariaDB's CPU per transaction and the share of
+# the row's CPU time the machine was idle (/proc/stat), which tell a relay that costs more
+# CPU from one whose hops leave the CPUs waiting.
 relays() {
 	need_lab 6 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
@@ -175,9 +179,22 @@ relays() {
 		done
 		echo "$total"
 	}
-	echo "| threads | round | case | TPS | lat p95 ms | relay CPU ms / txn | loadavg before → after |"
-	echo "|---:|---:|---|---:|---:|---:|---|"
-	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz
+	# server_cpu: clock ticks of the lab's mariadbd (the one in the server's network
+	# namespace, not another on this machine); box_ticks: "idle total" ticks of all CPUs
+	local server_ns
+	server_ns=$("$wl" exec server -- readlink /proc/self/ns/net)
+	server_cpu() {
+		local pid
+		for pid in $(pgrep -x mariadbd || true); do
+			[[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$server_ns" ]] || continue
+			awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null && return
+		done
+		echo 0
+	}
+	box_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t; exit }' /proc/stat; }
+	echo "| threads | round | case | TPS | lat p95 ms | relay CPU ms / txn | MariaDB CPU ms / txn | idle % | loadavg before → after |"
+	echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"
+	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz srv0 srv1 spt idle0 tot0 idle1 tot1 idle
 	hz=$(getconf CLK_TCK)
 	local -A sum n
 	for threads in ${RELAY_THREADS:-2 32}; do
@@ -187,7 +204,11 @@ relays() {
 				before=$(cut -d' ' -f1-3 /proc/loadavg)
 				out="$dir/$threads-$round-${name//[^a-zA-Z0-9]/-}.log"
 				cpu0=$(relay_cpu "$name")
+				srv0=$(server_cpu)
+				read -r idle0 tot0 < <(box_ticks)
 				"$wl" exec client -- sh -c "$sb --mysql-host=${addr%:*} --mysql-port=${addr#*:} --threads=$threads --time=$((${RELAY_DURATION%s} + ${RELAY_WARMUP%s})) --report-interval=1 run" >"$out" 2>&1 || true
+				read -r idle1 tot1 < <(box_ticks)
+				srv1=$(server_cpu)
 				sleep 1 # socat's children exit and are reaped
 				cpu1=$(relay_cpu "$name")
 				after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -196,13 +217,16 @@ relays() {
 					if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
 					END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
 				txns=$(awk '/transactions:/ { print $2; exit }' "$out")
-				cpt=-
-				if [[ -n ${procs[$name]} && ${txns:-0} -gt 0 ]]; then
-					cpt=$(awk -v d=$((cpu1 - cpu0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+				cpt=- spt=-
+				if [[ ${txns:-0} -gt 0 ]]; then
+					[[ -n ${procs[$name]} ]] && cpt=$(awk -v d=$((cpu1 - cpu0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+					spt=$(awk -v d=$((srv1 - srv0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
 				fi
+				# over the whole row, connect and warm-up included
+				idle=$(awk -v i=$((idle1 - idle0)) -v t=$((tot1 - tot0)) 'BEGIN { if (t > 0) printf "%.1f", 100 * i / t; else print "-" }')
 				sum[$threads/$name]=$(awk -v a="${sum[$threads/$name]:-0}" -v b="${tps:-0}" 'BEGIN { print a + b }')
 				n[$threads/$name]=$((${n[$threads/$name]:-0} + 1))
-				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $before → $after |"
+				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $spt | $idle | $before → $after |"
 			done
 		done
 	done
