@@ -40,13 +40,13 @@ func sweepStale() {
 	if err != nil {
 		return
 	}
-	for _, ns := range staleNamespaces(string(out), alive) {
+	for _, ns := range staleNamespaces(string(out), Running) {
 		KillNetns(ns)
 	}
 }
 
-// alive reports whether pid runs (a zombie, which init reaps late here, counts as gone).
-func alive(pid int) bool {
+// Running reports whether pid runs (a zombie, which init reaps late here, counts as gone).
+func Running(pid int) bool {
 	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return false

@@ -51,7 +51,7 @@ func statusInt(t *testing.T, s *mariadb.Server, name string) int64 {
 	return n
 }
 
-func gone(pid int) bool { return !processRunning(pid) }
+func gone(pid int) bool { return !nstest.Running(pid) }
 
 // TestAgainstRealMariaDB runs the server inside its own namespace, as the lab does, and
 // sysbench over TCP with TLS, with compression, and via the socket.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // fakeSysbench writes a shell script standing in for sysbench and returns its path. The
@@ -100,23 +102,12 @@ wait
 	}
 	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	deadline := time.Now().Add(5 * time.Second)
-	for processRunning(child) {
+	for nstest.Running(child) {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d of sysbench survived the cancel", child)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// processRunning reports whether pid exists and is not a zombie.
-func processRunning(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
 }
 
 func TestRunFailureNamesSysbenchsReason(t *testing.T) {
