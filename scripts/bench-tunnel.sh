@@ -180,7 +180,8 @@ relays() {
 		echo "$total"
 	}
 	# server_cpu: clock ticks of the lab's mariadbd (the one in the server's network
-	# namespace, not another on this machine); box_ticks: "idle total" ticks of all CPUs
+	# namespace, not another on this machine), nothing when it is not found; box_ticks:
+	# "idle total" ticks of all CPUs
 	local server_ns
 	server_ns=$("$wl" exec server -- readlink /proc/self/ns/net)
 	server_cpu() {
@@ -189,7 +190,6 @@ relays() {
 			[[ $(readlink "/proc/$pid/ns/net" 2>/dev/null) == "$server_ns" ]] || continue
 			awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null && return
 		done
-		echo 0
 	}
 	box_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t; exit }' /proc/stat; }
 	echo "| threads | round | case | TPS | lat p95 ms | relay CPU ms / txn | MariaDB CPU ms / txn | idle % | loadavg before → after |"
@@ -219,8 +219,12 @@ relays() {
 				txns=$(awk '/transactions:/ { print $2; exit }' "$out")
 				cpt=- spt=-
 				if [[ ${txns:-0} -gt 0 ]]; then
-					[[ -n ${procs[$name]} ]] && cpt=$(awk -v d=$((cpu1 - cpu0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
-					spt=$(awk -v d=$((srv1 - srv0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+					if [[ -n ${procs[$name]} ]]; then
+						cpt=$(awk -v d=$((cpu1 - cpu0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+					fi
+					if [[ -n $srv0 && -n $srv1 ]]; then
+						spt=$(awk -v d=$((srv1 - srv0)) -v hz="$hz" -v t="$txns" 'BEGIN { printf "%.3f", d * 1000 / hz / t }')
+					fi
 				fi
 				# over the whole row, connect and warm-up included
 				idle=$(awk -v i=$((idle1 - idle0)) -v t=$((tot1 - tot0)) 'BEGIN { if (t > 0) printf "%.1f", 100 * i / t; else print "-" }')
