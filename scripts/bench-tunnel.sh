@@ -196,7 +196,7 @@ relays() {
 	echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"
 	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz srv0 srv1 spt idle0 tot0 idle1 tot1 idle
 	hz=$(getconf CLK_TCK)
-	local -A sum n
+	local -A sum n per
 	for threads in ${RELAY_THREADS:-2 32}; do
 		for ((round = 1; round <= ${RELAY_ROUNDS:-2}; round++)); do
 			for name in "${rows[@]}"; do
@@ -230,12 +230,17 @@ relays() {
 				idle=$(awk -v i=$((idle1 - idle0)) -v t=$((tot1 - tot0)) 'BEGIN { if (t > 0) printf "%.1f", 100 * i / t; else print "-" }')
 				sum[$threads/$name]=$(awk -v a="${sum[$threads/$name]:-0}" -v b="${tps:-0}" 'BEGIN { print a + b }')
 				n[$threads/$name]=$((${n[$threads/$name]:-0} + 1))
+				per[$threads/$name]+="${tps:-0} "
 				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $spt | $idle | $before → $after |"
 			done
 		done
 	done
 	echo
-	echo "| ratio (mean TPS of the rounds) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
+	# Each cell: the ratio of the rows' mean TPS, then the lowest and highest ratio of one
+	# round's TPS to the other row's in the same round (rows alternate within a round): on two
+	# CPUs shared by client, server and relays the rounds swing by 10-30%, and the range says
+	# how far one ratio can be trusted.
+	echo "| ratio (mean TPS of the rounds; per-round range) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
 	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
 	local a b goal t1=${RELAY_THREADS:-2 32}
 	t1=${t1%% *}
@@ -250,7 +255,13 @@ relays() {
 		printf '| %s / %s |' "$a" "$b"
 		for threads in ${RELAY_THREADS:-2 32}; do
 			printf ' %s |' "$(awk -v x="${sum[$threads/$a]:-0}" -v nx="${n[$threads/$a]:-0}" -v y="${sum[$threads/$b]:-0}" -v ny="${n[$threads/$b]:-0}" \
-				'BEGIN { if (nx > 0 && ny > 0 && y > 0) printf "%.2fx", (x / nx) / (y / ny); else print "-" }')"
+				-v pa="${per[$threads/$a]:-}" -v pb="${per[$threads/$b]:-}" \
+				'BEGIN { if (!(nx > 0 && ny > 0 && y > 0)) { print "-"; exit }
+					printf "%.2fx", (x / nx) / (y / ny)
+					k = split(pa, ra, " "); kb = split(pb, rb, " "); if (kb < k) k = kb
+					lo = hi = ""
+					for (i = 1; i <= k; i++) if (rb[i] > 0) { q = ra[i] / rb[i]; if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q }
+					if (k > 1 && lo != "") printf " (%.2f-%.2f)", lo, hi }')"
 		done
 		echo " $goal |"
 	done
