@@ -196,7 +196,7 @@ relays() {
 	echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"
 	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz srv0 srv1 spt idle0 tot0 idle1 tot1 idle
 	hz=$(getconf CLK_TCK)
-	local -A sum n per
+	local -A per # a row's TPS, round by round
 	for threads in ${RELAY_THREADS:-2 32}; do
 		for ((round = 1; round <= ${RELAY_ROUNDS:-2}; round++)); do
 			for name in "${rows[@]}"; do
@@ -228,8 +228,6 @@ relays() {
 				fi
 				# over the whole row, connect and warm-up included
 				idle=$(awk -v i=$((idle1 - idle0)) -v t=$((tot1 - tot0)) 'BEGIN { if (t > 0) printf "%.1f", 100 * i / t; else print "-" }')
-				sum[$threads/$name]=$(awk -v a="${sum[$threads/$name]:-0}" -v b="${tps:-0}" 'BEGIN { print a + b }')
-				n[$threads/$name]=$((${n[$threads/$name]:-0} + 1))
 				per[$threads/$name]+="${tps:-0} "
 				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $spt | $idle | $before → $after |"
 			done
@@ -238,8 +236,8 @@ relays() {
 	echo
 	# Each cell: the ratio of the rows' mean TPS, then the lowest and highest ratio of one
 	# round's TPS to the other row's in the same round (rows alternate within a round): on two
-	# CPUs shared by client, server and relays the rounds swing by 10-30%, and the range says
-	# how far one ratio can be trusted.
+	# CPUs shared by client, server and relays one row's rounds can differ by a third
+	# (docs/bench-tunnel.md), and the range says how far one ratio can be trusted.
 	echo "| ratio (mean TPS of the rounds; per-round range) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
 	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
 	local a b goal t1=${RELAY_THREADS:-2 32}
@@ -251,14 +249,16 @@ relays() {
 		"tunnel mux on (no TLS)|socat|(reference: no encryption, as socat)" \
 		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"
-		[[ -n ${n[$t1/$a]:-} && -n ${n[$t1/$b]:-} ]] || continue
+		[[ -n ${per[$t1/$a]:-} && -n ${per[$t1/$b]:-} ]] || continue
 		printf '| %s / %s |' "$a" "$b"
 		for threads in ${RELAY_THREADS:-2 32}; do
-			printf ' %s |' "$(awk -v x="${sum[$threads/$a]:-0}" -v nx="${n[$threads/$a]:-0}" -v y="${sum[$threads/$b]:-0}" -v ny="${n[$threads/$b]:-0}" \
-				-v pa="${per[$threads/$a]:-}" -v pb="${per[$threads/$b]:-}" \
-				'BEGIN { if (!(nx > 0 && ny > 0 && y > 0)) { print "-"; exit }
-					printf "%.2fx", (x / nx) / (y / ny)
-					k = split(pa, ra, " "); kb = split(pb, rb, " "); if (kb < k) k = kb
+			printf ' %s |' "$(awk -v pa="${per[$threads/$a]:-}" -v pb="${per[$threads/$b]:-}" \
+				'BEGIN { na = split(pa, ra, " "); nb = split(pb, rb, " ")
+					for (i = 1; i <= na; i++) x += ra[i]
+					for (i = 1; i <= nb; i++) y += rb[i]
+					if (!(na > 0 && nb > 0 && y > 0)) { print "-"; exit }
+					printf "%.2fx", (x / na) / (y / nb)
+					k = na < nb ? na : nb
 					lo = hi = ""
 					for (i = 1; i <= k; i++) if (rb[i] > 0) { q = ra[i] / rb[i]; if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q }
 					if (k > 1 && lo != "") printf " (%.2f-%.2f)", lo, hi }')"
