@@ -22,6 +22,8 @@
 #   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=20s LAB_THREADS=32
 #   (the warm-up covers --level auto's climb on a mux link, 2-5 s, and the shared history
 #   filling: at 20 mbit the ratio per 10 s is steady from the second 10 s on)
+#   LAB_ROWS="20mbit compression,20mbit tunnel,20mbit compression 2,20mbit tunnel 2" runs
+#   only those rows of part 3 (the goal's pair, twice)
 #   RELAY_DURATION=20s RELAY_WARMUP=5s RELAY_ROUNDS=2 RELAY_THREADS="2 32" (part 6; e.g.
 #   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it)
 set -euo pipefail
@@ -76,14 +78,18 @@ lab() {
 	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$labdir/state}
 	local rows=() r
 	# The goal's pair (compression vs the tunnel's defaults) runs twice, alternating, first.
+	# Each goal row is followed by the tunnel with its relay threads left to the kernel.
 	for r in "20mbit compression|--rate 20mbit --compression" "20mbit tunnel|--rate 20mbit --channel tunnel" \
+		"20mbit tunnel link CPUs free|--rate 20mbit --channel tunnel --tunnel-link-cpus free" \
 		"20mbit compression 2|--rate 20mbit --compression" "20mbit tunnel 2|--rate 20mbit --channel tunnel" \
+		"20mbit tunnel link CPUs free 2|--rate 20mbit --channel tunnel --tunnel-link-cpus free" \
 		"20mbit plain|--rate 20mbit" \
 		"20mbit tunnel mux off|--rate 20mbit --channel tunnel --tunnel-mux off" \
 		"20mbit tunnel mux off zstd|--rate 20mbit --channel tunnel --tunnel-mux off --tunnel-compress zstd" \
 		"unlimited plain|--rate unlimited" "unlimited compression|--rate unlimited --compression" \
 		"unlimited tunnel|--rate unlimited --channel tunnel" \
 		"unlimited tunnel mux off|--rate unlimited --channel tunnel --tunnel-mux off"; do
+		[[ -z ${LAB_ROWS:-} || ",$LAB_ROWS," == *",${r%%|*},"* ]] || continue
 		# shellcheck disable=SC2086 # the flags are meant to split
 		rows+=("$(lab_row "${r%%|*}" ${r#*|})")
 	done
@@ -92,10 +98,13 @@ lab() {
 	printf '%s\n' "${rows[@]}" | awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 	echo
 	printf '%s\n' "${rows[@]}" | awk -F'|' -v goal="$(goal over-compression)" '{ tps[$1] = $2 }
-	function ratio(a, b, goal) { if (tps[b] > 0) printf "| %s / %s | %.2fx | %s |\n", a, b, tps[a] / tps[b], goal; else printf "| %s / %s | - | %s |\n", a, b, goal }
+	function ratio(a, b, goal) { if (!(a in tps) || !(b in tps)) return # a row LAB_ROWS left out
+		if (tps[b] > 0) printf "| %s / %s | %.2fx | %s |\n", a, b, tps[a] / tps[b], goal; else printf "| %s / %s | - | %s |\n", a, b, goal }
 	END { print "| ratio | value | goal |"; print "|---|---:|---|"
 	      ratio("20mbit tunnel", "20mbit compression", goal)
 	      ratio("20mbit tunnel 2", "20mbit compression 2", goal)
+	      ratio("20mbit tunnel link CPUs free", "20mbit compression", "(reference: relay threads not held on a CPU)")
+	      ratio("20mbit tunnel link CPUs free 2", "20mbit compression 2", "(reference)")
 	      ratio("20mbit tunnel mux off", "20mbit compression", "(reference: one WAN connection per client)")
 	      ratio("20mbit tunnel mux off zstd", "20mbit compression", "(reference)")
 	      ratio("20mbit compression", "20mbit plain", "(reference)")
@@ -115,7 +124,9 @@ lab() {
 # (WIRELAB_TUNNEL_LOOP=off, its own exit), "tunnel mux on (crypto/tls records)" with the
 # link's bytes sealed by crypto/tls instead of the link's own record layer
 # (WIRELAB_TUNNEL_RECORDS=tls, the same exit), and "tunnel mux on (no TLS)" without encryption
-# (its own exit and entry, no --tls-* flags), for comparison: socat's hops are plaintext.
+# (its own exit and entry, no --tls-* flags), for comparison: socat's hops are plaintext;
+# "tunnel mux on (link CPUs free)" with --link-cpus free at both ends (its own exit): the
+# kernel places and moves the relay threads.
 # The lab runs client, relays and server on this machine's CPUs, so at 2 threads the TPS is
 # what those CPUs hold: each row also gives MariaDB's CPU per transaction and the share of
 # the row's CPU time the machine was idle (/proc/stat), which tell a relay that costs more
@@ -154,18 +165,25 @@ relays() {
 	# the same mux link without TLS: what the relay costs apart from encryption
 	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4403 --to 127.0.0.1:3306 --stats --stats-every 10s >"$dir/tunnel-exit-plaintext.log" 2>&1 &
 	"$wl" exec client -- "$wl" tunnel entry --listen 127.0.0.1:3312 --to 198.18.0.2:4403 --mux on --stats --stats-every 10s >"$dir/tunnel-entry-plaintext.log" 2>&1 &
+	# the same mux link with its relay threads where the kernel puts them (its own exit)
+	"$wl" exec server -- "$wl" tunnel exit --listen 198.18.0.2:4402 --to 127.0.0.1:3306 --link-cpus free --stats --stats-every 10s \
+		--tls-cert "$c/exit.pem" --tls-key "$c/exit-key.pem" --tls-ca "$c/ca.pem" >"$dir/tunnel-exit-cpus-free.log" 2>&1 &
+	"$wl" exec client -- "$wl" tunnel entry --listen 127.0.0.1:3313 --to 198.18.0.2:4402 --mux on --link-cpus free --stats --stats-every 10s \
+		"${tls[@]}" >"$dir/tunnel-entry-cpus-free.log" 2>&1 &
 	sleep 2
 	# relay processes per row, found by their listening address
 	local -A procs=(["direct"]="" ["socat"]="TCP-LISTEN:4407;TCP-LISTEN:3308"
 		["tunnel mux off"]="listen 198.18.0.2:4406;listen 127.0.0.1:3307" ["tunnel mux on"]="listen 198.18.0.2:4406;listen 127.0.0.1:3309"
 		["tunnel mux on (goroutines)"]="listen 198.18.0.2:4405;listen 127.0.0.1:3310"
 		["tunnel mux on (crypto/tls records)"]="listen 198.18.0.2:4406;listen 127.0.0.1:3311"
-		["tunnel mux on (no TLS)"]="listen 198.18.0.2:4403;listen 127.0.0.1:3312")
+		["tunnel mux on (no TLS)"]="listen 198.18.0.2:4403;listen 127.0.0.1:3312"
+		["tunnel mux on (link CPUs free)"]="listen 198.18.0.2:4402;listen 127.0.0.1:3313")
 	local -A addrs=(["direct"]="198.18.0.2:3306" ["socat"]="127.0.0.1:3308" ["tunnel mux off"]="127.0.0.1:3307"
 		["tunnel mux on"]="127.0.0.1:3309" ["tunnel mux on (goroutines)"]="127.0.0.1:3310"
-		["tunnel mux on (crypto/tls records)"]="127.0.0.1:3311" ["tunnel mux on (no TLS)"]="127.0.0.1:3312")
+		["tunnel mux on (crypto/tls records)"]="127.0.0.1:3311" ["tunnel mux on (no TLS)"]="127.0.0.1:3312"
+		["tunnel mux on (link CPUs free)"]="127.0.0.1:3313")
 	local rows=() r
-	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines),tunnel mux on (crypto/tls records),tunnel mux on (no TLS)}"
+	IFS=',' read -ra rows <<<"${RELAY_ROWS:-direct,socat,tunnel mux off,tunnel mux on,tunnel mux on (goroutines),tunnel mux on (crypto/tls records),tunnel mux on (no TLS),tunnel mux on (link CPUs free)}"
 	for r in "${!rows[@]}"; do rows[r]=${rows[r]# }; done
 	# relay_cpu NAME: clock ticks of the row's relay processes (and their reaped children)
 	relay_cpu() {
@@ -247,6 +265,7 @@ relays() {
 	for r in "tunnel mux on|socat|$socat_goal" "tunnel mux off|socat|$socat_goal" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
 		"tunnel mux on (crypto/tls records)|socat|(reference: crypto/tls seals every record)" \
 		"tunnel mux on (no TLS)|socat|(reference: no encryption, as socat)" \
+		"tunnel mux on (link CPUs free)|socat|(reference: relay threads not held on a CPU)" \
 		"socat|direct|(reference)" "tunnel mux on|direct|(reference)"; do
 		IFS='|' read -r a b goal <<<"$r"
 		[[ -n ${per[$t1/$a]:-} && -n ${per[$t1/$b]:-} ]] || continue

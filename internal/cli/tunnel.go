@@ -77,6 +77,7 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	level := fs.String("level", "auto", "zstd level: auto (with --mux on: the strongest level that keeps the WAN full; else 1) or 1..22 (4 encoders: 1-2 fastest, 3-5 default, 6-9 better, 10+ best). Codec: "+tunnel.Codec)
 	mux := fs.String("mux", string(tunnel.DefaultMux), "entry: on = client connections over up to --links WAN connections (mux links), each sharing one zstd history per direction; off = one WAN connection per client (an exit serves both)")
 	links := fs.Int("links", 0, fmt.Sprintf("entry with --mux on: mux links at most, 1..%d; a client goes to the link with the fewest and a new link opens only while every link has one, so each link has its own relay thread at both ends (0 = one per CPU, here %d)", tunnel.MaxLinks, tunnel.DefaultLinks()))
+	linkCPUs := fs.String("link-cpus", "", "with --mux on (an exit: the links it accepts): where each mux link's relay thread runs: spread (default) = on one CPU of those this process may use, a new link on the CPU with the fewest, so a link's clients and server threads settle on its CPU; free = wherever the kernel puts and moves it (on a host whose CPUs other work keeps busy)")
 	window := &sizeFlag{}
 	fs.Var(window, "window", "zstd window per direction, a power of two like 16MiB (default: "+tunnel.FormatSize(tunnel.DefaultMuxWindow)+" with --mux on, "+tunnel.FormatSize(tunnel.LongMuxWindow)+" there at levels 10+, "+tunnel.FormatSize(tunnel.DefaultWindow)+" per connection without)")
 	group := &sizeFlag{tunnel.DefaultGroupMaxSize}
@@ -128,8 +129,14 @@ func tunnelEnd(p *Process, role tunnel.Role, args []string) error {
 	if err != nil {
 		return usagef("tunnel %s: %w", role, err)
 	}
+	var cpus tunnel.LinkCPUs
+	if *linkCPUs != "" {
+		if cpus, err = tunnel.ParseLinkCPUs(*linkCPUs); err != nil {
+			return usagef("tunnel %s: %w", role, err)
+		}
+	}
 	cfg := tunnel.Config{
-		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Links: *links, Window: int(window.n),
+		Role: role, Listen: *listen, To: *to, Compress: mode, Level: lvl, Mux: muxMode, Links: *links, LinkCPUs: cpus, Window: int(window.n),
 		GroupMaxSize: int(group.n), GroupTimeout: *timeout, GroupWait: gw, Binlog: binlogMode, AllowWildcard: *wildcard,
 		Logger: p.Logger.With("cmd", "tunnel"),
 	}

@@ -107,6 +107,33 @@ func DefaultLinks() int { return runtime.NumCPU() }
 // MaxLinks bounds Config.Links.
 const MaxLinks = 64
 
+// LinkCPUs says where the relay threads of a process's mux links run.
+type LinkCPUs string
+
+const (
+	// LinkCPUsSpread keeps each link's relay thread on one CPU of those the process may
+	// use, a new link on the CPU with the fewest (the lowest-numbered of them). A relay
+	// thread the kernel may move takes its link's clients and server threads with it, one
+	// CPU to the other, and leaves a CPU idle while the other has work: at 2 clients on two
+	// CPUs, two socat hops per connection kept each connection on one CPU and relayed more.
+	// Held on its CPU, the thread draws its link's other threads to it (docs/bench-tunnel.md).
+	LinkCPUsSpread LinkCPUs = "spread"
+	// LinkCPUsFree lets the kernel place and move the relay threads.
+	LinkCPUsFree LinkCPUs = "free"
+)
+
+// DefaultLinkCPUs is Config.LinkCPUs when empty.
+const DefaultLinkCPUs = LinkCPUsSpread
+
+// ParseLinkCPUs parses the --link-cpus value.
+func ParseLinkCPUs(s string) (LinkCPUs, error) {
+	switch c := LinkCPUs(s); c {
+	case LinkCPUsSpread, LinkCPUsFree:
+		return c, nil
+	}
+	return "", configErr("--link-cpus %q: want spread or free", s)
+}
+
 // ParseMux parses the --mux value.
 func ParseMux(s string) (MuxMode, error) {
 	switch m := MuxMode(s); m {
@@ -237,6 +264,9 @@ type Config struct {
 	// Links is how many mux links an entry spreads its clients over, at most; 0 means
 	// DefaultLinks. One link per client at most (linkDialer).
 	Links int
+	// LinkCPUs is where the mux links' relay threads run (DefaultLinkCPUs when empty); an
+	// entry without the mux has none.
+	LinkCPUs LinkCPUs
 	// Window is the zstd window of each direction, a power of two; 0 means DefaultWindow,
 	// or DefaultMuxWindow on a mux link.
 	Window       int
@@ -303,6 +333,9 @@ func (c Config) normalize() (Config, error) {
 	if err := c.checkMux(); err != nil {
 		return c, err
 	}
+	if c.LinkCPUs == "" {
+		c.LinkCPUs = DefaultLinkCPUs
+	}
 	if c.Binlog == "" {
 		c.Binlog = BinlogRecode
 	}
@@ -353,7 +386,8 @@ func (c Config) normalize() (Config, error) {
 	return c, nil
 }
 
-// checkMux validates the mux layout, the number of links, the group wait and the zstd window.
+// checkMux validates the mux layout, the number of links and their CPUs, the group wait and
+// the zstd window.
 func (c Config) checkMux() error {
 	if _, err := ParseMux(string(c.Mux)); err != nil {
 		return err
@@ -363,6 +397,14 @@ func (c Config) checkMux() error {
 	}
 	if c.Links > 0 && (c.Role != Entry || c.Mux != MuxOn) {
 		return configErr("--links %d: an entry's mux links; only with --mux on on an entry", c.Links)
+	}
+	if c.LinkCPUs != "" {
+		if _, err := ParseLinkCPUs(string(c.LinkCPUs)); err != nil {
+			return err
+		}
+		if c.Role == Entry && c.Mux != MuxOn {
+			return configErr("--link-cpus %s: places mux links' relay threads; an entry has them only with --mux on", c.LinkCPUs)
+		}
 	}
 	if !c.GroupWait.IsZero() && c.Role == Entry && c.Mux != MuxOn {
 		return configErr("--group-wait %s: holds a mux link's frames; only with --mux on on an entry", c.GroupWait)

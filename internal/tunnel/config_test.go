@@ -63,6 +63,10 @@ func TestConfigValidation(t *testing.T) {
 		{"links without the mux", func(c *Config) { c.Mux = MuxOff; c.Links = 2 }, "only with --mux on"},
 		{"links on an exit", func(c *Config) { c.Role = Exit; c.Links = 2 }, "only with --mux on on an entry"},
 		{"links 4", func(c *Config) { c.Links = 4 }, ""},
+		{"link cpus unknown", func(c *Config) { c.LinkCPUs = "pinned" }, "--link-cpus \"pinned\": want spread or free"},
+		{"link cpus without the mux", func(c *Config) { c.Mux = MuxOff; c.LinkCPUs = LinkCPUsFree }, "--link-cpus free: places mux links' relay threads"},
+		{"link cpus on an exit", func(c *Config) { c.Role = Exit; c.Mux = MuxOff; c.LinkCPUs = LinkCPUsFree }, ""},
+		{"link cpus free", func(c *Config) { c.LinkCPUs = LinkCPUsFree }, ""},
 		{"group negative", func(c *Config) { c.GroupMaxSize = -5 }, "--group-max-size"},
 		{"group too large", func(c *Config) { c.GroupMaxSize = MaxGroupSize + 1 }, "--group-max-size"},
 		{"timeout negative", func(c *Config) { c.GroupTimeout = -1 }, "--group-timeout"},
@@ -100,7 +104,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Links != DefaultLinks() || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout || c.Binlog != BinlogRecode {
+	if c.Compress != Auto || c.Level != 0 || c.Mux != DefaultMux || c.Links != DefaultLinks() || c.Window != 0 || c.GroupMaxSize != DefaultGroupMaxSize || c.GroupTimeout != DefaultGroupTimeout || c.Binlog != BinlogRecode || c.LinkCPUs != LinkCPUsSpread {
 		t.Fatalf("defaults not applied: %+v", c)
 	}
 }

@@ -59,6 +59,7 @@ type muxLink struct {
 	role Role
 	wan  net.Conn // TLS or plain
 	log  *slog.Logger
+	cpu  *cpuPick // where the relay loop runs (nil: where the kernel puts it); freed by run
 
 	mu      sync.Mutex
 	streams map[uint32]*stream
@@ -84,7 +85,7 @@ type muxLink struct {
 	holdTimer *time.Timer // hands the writer role back when the wait ends (under mu)
 }
 
-func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
+func newMuxLink(t *Tunnel, wan, sock net.Conn, cpu *cpuPick) *muxLink {
 	cfg := t.cfg
 	long := 0
 	if cfg.Window == 0 {
@@ -93,7 +94,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 	m := &muxLink{
 		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
 		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
-		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize, wait: cfg.GroupWait,
+		fr: newFramer(wan, cfg, &t.c), maxSize: cfg.GroupMaxSize, wait: cfg.GroupWait, cpu: cpu,
 	}
 	m.fr.enc.longWindow = long
 	m.roundTrip = cfg.roundTrip
@@ -118,6 +119,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn) *muxLink {
 // run starts the writer goroutine and reads the WAN until the link fails or closes; then
 // it resets every stream. The caller tracks wan for shutdown.
 func (m *muxLink) run() {
+	defer m.cpu.release()
 	m.t.wg.Go(m.writer)
 	err := m.receive()
 	m.fail(err)

@@ -48,7 +48,11 @@ func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
 	defer cancel()
+	cpu := t.pickCPU() // here, where links open one at a time, in the order the exit sees them
 	wan, sock, err := t.dialExit(hctx, muxPreface)
+	if err != nil {
+		cpu.release()
+	}
 	if err != nil && least != nil && ctx.Err() == nil {
 		// A further link is a gain, not a need: the open ones still carry the client.
 		t.log.Warn("tunnel mux link not opened; the client shares an open one", "err", err)
@@ -59,9 +63,10 @@ func (t *Tunnel) muxLink(ctx context.Context) (*muxLink, error) {
 		return nil, err
 	}
 	if !t.track(wan) {
+		cpu.release()
 		return nil, errors.New("tunnel is shutting down")
 	}
-	l := newMuxLink(t, wan, sock)
+	l := newMuxLink(t, wan, sock, cpu)
 	l.clients = 1
 	t.links.links = append(t.links.links, l)
 	t.log.Info("tunnel mux link open", "to", t.cfg.To, "links", len(t.links.links))
@@ -114,8 +119,8 @@ func (t *Tunnel) handleMuxEntry(ctx context.Context, client net.Conn) {
 }
 
 // serveMuxExit serves a mux link an entry opened, until it fails or closes.
-func (t *Tunnel) serveMuxExit(wan, sock net.Conn) {
-	l := newMuxLink(t, wan, sock)
+func (t *Tunnel) serveMuxExit(wan, sock net.Conn, cpu *cpuPick) {
+	l := newMuxLink(t, wan, sock, cpu)
 	t.log.Info("tunnel mux link accepted", "peer", sock.RemoteAddr().String())
 	l.run()
 }

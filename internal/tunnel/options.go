@@ -14,8 +14,9 @@ type Knobs struct {
 	Compress     Mode
 	Level        int // 0 = auto
 	Mux          MuxMode
-	Links        int   // the entry's mux links at most; 0 = one per CPU of the entry's host
-	Window       int64 // zstd window per direction; 0 = the tunnel's default for Mux
+	Links        int      // the entry's mux links at most; 0 = one per CPU of the entry's host
+	LinkCPUs     LinkCPUs // where both ends' relay threads run; "" = the tunnel's default (spread)
+	Window       int64    // zstd window per direction; 0 = the tunnel's default for Mux
 	GroupMaxSize int64
 	GroupTimeout time.Duration
 	GroupWait    GroupWait
@@ -26,7 +27,7 @@ type Knobs struct {
 // refused before a lab exists rather than by a tunnel end that fails to start.
 func (k Knobs) Validate() error {
 	cfg := Config{Role: Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: k.Compress,
-		Level: k.Level, Mux: k.Mux, Links: k.Links, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout, GroupWait: k.GroupWait}
+		Level: k.Level, Mux: k.Mux, Links: k.Links, LinkCPUs: k.LinkCPUs, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout, GroupWait: k.GroupWait}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("--tunnel-*: %w", err)
 	}
@@ -50,6 +51,9 @@ func (k Knobs) Args(role Role) []string {
 	if k.Links > 0 && role == Entry {
 		a = append(a, "--links", strconv.Itoa(k.Links))
 	}
+	if k.LinkCPUs != "" {
+		a = append(a, "--link-cpus", string(k.LinkCPUs))
+	}
 	if k.Window > 0 {
 		a = append(a, "--window", FormatSize(k.Window))
 	}
@@ -70,9 +74,9 @@ func (k Knobs) Args(role Role) []string {
 
 // Flags are the --tunnel-* flags of a command that runs both ends.
 type Flags struct {
-	compress, level, mux, window, group, wait, binlog string
-	links                                             int
-	timeout                                           time.Duration
+	compress, level, mux, window, group, wait, binlog, linkCPUs string
+	links                                                       int
+	timeout                                                     time.Duration
 }
 
 // AddFlags registers the --tunnel-* flags on fs; compress and wait are the command's
@@ -83,6 +87,7 @@ func AddFlags(fs *flag.FlagSet, compress Mode, wait GroupWait) *Flags {
 	fs.StringVar(&f.level, "tunnel-level", "auto", "with the tunnel channel: zstd level, auto or 1..22")
 	fs.StringVar(&f.mux, "tunnel-mux", string(DefaultMux), "with the tunnel channel: on = all client connections over one WAN connection, off = one each")
 	fs.IntVar(&f.links, "tunnel-links", 0, "with the tunnel channel and --tunnel-mux on: the entry's WAN connections at most, a client each until all are used (0 = one per CPU of the entry's host)")
+	fs.StringVar(&f.linkCPUs, "tunnel-link-cpus", "", "with the tunnel channel and --tunnel-mux on: where each mux link's relay thread runs at both ends: spread (default) = on one CPU, the links spread over the CPUs; free = wherever the kernel puts it")
 	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)")
 	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
 	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a continuously fed group stays open")
@@ -114,6 +119,14 @@ func (f *Flags) Knobs() (Knobs, error) {
 		return k, fmt.Errorf("--tunnel-links %d: the entry's mux links; only with --tunnel-mux on", f.links)
 	}
 	k.Links = f.links
+	if f.linkCPUs != "" {
+		if k.LinkCPUs, err = ParseLinkCPUs(f.linkCPUs); err != nil {
+			return k, fmt.Errorf("--tunnel-link-cpus: %w", err)
+		}
+		if k.Mux != MuxOn {
+			return k, fmt.Errorf("--tunnel-link-cpus %s: places mux links' relay threads; only with --tunnel-mux on", k.LinkCPUs)
+		}
+	}
 	if f.window != "" {
 		if k.Window, err = ParseSize(f.window); err != nil {
 			return k, fmt.Errorf("--tunnel-window: %w", err)

@@ -61,6 +61,8 @@ func TestFlagsKnobs(t *testing.T) {
 		{[]string{"--tunnel-group-wait", "11s"}, "--tunnel-group-wait"},
 		{[]string{"--tunnel-group-wait", "auto", "--tunnel-mux", "off"}, "--tunnel-group-wait"},
 		{[]string{"--tunnel-binlog", "strip"}, "--tunnel-binlog"},
+		{[]string{"--tunnel-link-cpus", "pinned"}, "--tunnel-link-cpus"},
+		{[]string{"--tunnel-link-cpus", "free", "--tunnel-mux", "off"}, "--tunnel-link-cpus"},
 	} {
 		_, err := parse(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
@@ -85,6 +87,12 @@ func TestKnobsArgs(t *testing.T) {
 	}
 	if got := strings.Join(k.Args(Entry), " "); strings.Contains(got, "--binlog") {
 		t.Errorf("entry args %q name --binlog", got)
+	}
+	k.LinkCPUs = LinkCPUsFree
+	for _, role := range []Role{Entry, Exit} {
+		if got := strings.Join(k.Args(role), " "); !strings.Contains(got, " --link-cpus free ") {
+			t.Errorf("%s args %q, want --link-cpus free (both ends place their relay threads)", role, got)
+		}
 	}
 	if got := (Knobs{}).Args(Entry); len(got) != 0 {
 		t.Errorf("zero knobs give args %q, want none", got)

@@ -126,6 +126,47 @@ func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
 // times a second (docs/bench-tunnel.md).
 const loopYieldEvery = 5 * time.Millisecond
 
+// allowedCPUs lists the CPUs this process may use, ascending, as they were at its first
+// call (nil when the kernel does not say). Read once, before any relay thread is pinned: a
+// loop may be locked to the process's main thread, whose mask then names its one CPU.
+var allowedCPUs = sync.OnceValue(func() []int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil
+	}
+	var cpus []int
+	for c := range len(set) * 64 {
+		if set.IsSet(c) {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
+})
+
+// pin keeps the calling thread, locked to the loop, on the CPU picked for the link
+// (Config.LinkCPUs). The returned func gives the thread its CPUs back and reports whether
+// it could; it does nothing when the loop was not pinned (no CPU picked, or the kernel
+// refused).
+func (l *relayLoop) pin() (unpin func() bool) {
+	nothing := func() bool { return true }
+	p := l.m.cpu
+	if p == nil {
+		return nothing
+	}
+	var old, one unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		l.m.t.log.Warn("tunnel relay thread left unpinned", "err", fmt.Errorf("read CPU affinity: %w", err))
+		return nothing
+	}
+	one.Set(p.cpu)
+	if err := unix.SchedSetaffinity(0, &one); err != nil {
+		l.m.t.log.Warn("tunnel relay thread left unpinned", "err", fmt.Errorf("set CPU affinity to CPU %d: %w", p.cpu, err))
+		return nothing
+	}
+	l.m.t.log.Debug("tunnel relay thread pinned", "cpu", p.cpu)
+	return func() bool { return unix.SchedSetaffinity(0, &old) == nil }
+}
+
 func (l *relayLoop) ctl(op, fd int, events uint32, kind int32, id uint32) error {
 	ev := unix.EpollEvent{Events: events, Fd: kind, Pad: int32(id)}
 	return unix.EpollCtl(l.epfd, op, fd, &ev)
@@ -238,7 +279,12 @@ func (l *relayLoop) close() {
 // run is the loop; it returns why the link ended.
 func (l *relayLoop) run() error {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	unpin := l.pin()
+	defer func() {
+		if unpin() {
+			runtime.UnlockOSThread()
+		} // else the thread ends with this goroutine rather than serve others on one CPU
+	}()
 	loopProcs(1)
 	defer loopProcs(-1)
 	defer l.close()

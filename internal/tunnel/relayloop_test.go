@@ -5,11 +5,17 @@ package tunnel
 import (
 	"bytes"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
-
+	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,4 +188,146 @@ func TestRelayLoopTLSBufferedFrame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRelayLoopLinkCPUs: under LinkCPUsSpread each relay thread runs on one CPU of those
+// the process may use, the threads of the process spread evenly over them (two links: two
+// threads at the entry, two at the exit), and a thread whose link ended has all its CPUs
+// back, as has every CPU taken for a link or a connection; under LinkCPUsFree no thread is
+// held on a CPU.
+func TestRelayLoopLinkCPUs(t *testing.T) {
+	allowed := cpusAllowed(t, "/proc/self/status")
+	if len(allowed) < 2 {
+		t.Skipf("this process may use %d CPU: nothing to spread over", len(allowed))
+	}
+	for _, tc := range []struct {
+		cpus       LinkCPUs
+		wantPinned int
+	}{{LinkCPUsSpread, 4}, {LinkCPUsFree, 0}} {
+		t.Run(string(tc.cpus), func(t *testing.T) {
+			exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Mux: MuxOn, LinkCPUs: tc.cpus})
+			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Mux: MuxOn, Links: 2, LinkCPUs: tc.cpus})
+			// A connection without the mux takes a CPU at the exit's accept and gives it back.
+			perConn := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Mux: MuxOff})
+			pinged(t, perConn.Addr().String()).Close()
+			perConn.stop()
+			// Two clients at once: the second opens the entry's second link.
+			for range 2 {
+				defer pinged(t, entry.Addr().String()).Close()
+			}
+			entry.links.mu.Lock()
+			links := len(entry.links.links)
+			entry.links.mu.Unlock()
+			if links != 2 {
+				t.Fatalf("entry has %d mux links, want 2", links)
+			}
+			var on map[int]int
+			spread := func() bool {
+				on = pinnedThreads(t, allowed)
+				total, lo, hi := 0, 1<<30, 0
+				for _, c := range allowed {
+					total += on[c]
+					lo, hi = min(lo, on[c]), max(hi, on[c])
+				}
+				return total == tc.wantPinned && hi-lo <= 1
+			}
+			if !eventually(5*time.Second, spread) {
+				t.Fatalf("threads held on one CPU, by CPU: %v; want %d over CPUs %v, evenly", on, tc.wantPinned, allowed)
+			}
+			entry.stop()
+			exit.stop()
+			if !eventually(5*time.Second, func() bool { on = pinnedThreads(t, allowed); return len(on) == 0 }) {
+				t.Fatalf("links closed, threads still held on one CPU, by CPU: %v", on)
+			}
+			loopCPUs.mu.Lock()
+			taken := maps.Clone(loopCPUs.loops)
+			loopCPUs.mu.Unlock()
+			if len(taken) != 0 {
+				t.Fatalf("links and connections closed, CPUs still counted taken: %v", taken)
+			}
+		})
+	}
+}
+
+// pinged dials addr and makes five round trips; the caller closes the connection.
+func pinged(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if err := pingPong(c, 5); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return c
+}
+
+// eventually polls cond every 20 ms until it holds or d has passed.
+func eventually(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// pinnedThreads counts, by CPU, this process's threads allowed only that one CPU.
+func pinnedThreads(t *testing.T, allowed []int) map[int]int {
+	t.Helper()
+	tasks, err := filepath.Glob("/proc/self/task/*/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := map[int]int{}
+	for _, f := range tasks {
+		if _, err := os.Stat(f); err != nil {
+			continue // the thread ended
+		}
+		if c := cpusAllowed(t, f); len(c) == 1 && len(allowed) > 1 {
+			on[c[0]]++
+		}
+	}
+	return on
+}
+
+// cpusAllowed reads the Cpus_allowed_list of a /proc status file, like "0-1,4".
+func cpusAllowed(t *testing.T, status string) []int {
+	t.Helper()
+	b, err := os.ReadFile(status)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // a thread that ended
+		}
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(b)) {
+		list, ok := strings.CutPrefix(line, "Cpus_allowed_list:")
+		if !ok {
+			continue
+		}
+		var cpus []int
+		for part := range strings.SplitSeq(strings.TrimSpace(list), ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err1 := strconv.Atoi(lo)
+			b := a
+			var err2 error
+			if isRange {
+				b, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: Cpus_allowed_list %q does not parse", status, list)
+			}
+			for c := a; c <= b; c++ {
+				cpus = append(cpus, c)
+			}
+		}
+		return cpus
+	}
+	t.Fatalf("%s has no Cpus_allowed_list", status)
+	return nil
 }

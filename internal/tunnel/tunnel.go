@@ -94,7 +94,11 @@ func (t *Tunnel) Serve(ctx context.Context) error {
 			err = fmt.Errorf("tunnel %s: accept on %s: %w", t.cfg.Role, t.ln.Addr(), aerr)
 			break
 		}
-		t.wg.Go(func() { t.handle(ctx, conn) })
+		var cpu *cpuPick
+		if t.cfg.Role == Exit {
+			cpu = t.pickCPU() // in accept order: the order the entry dialled its links
+		}
+		t.wg.Go(func() { t.handle(ctx, conn, cpu) })
 	}
 	cancel()
 	t.shutdown()
@@ -158,8 +162,9 @@ func (t *Tunnel) statsLoop(ctx context.Context) {
 
 // handle relays one accepted connection: a client at the entry (over its own WAN
 // connection, or as a stream of the mux link), a WAN connection at the exit (one client's,
-// or a mux link carrying many).
-func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
+// or a mux link carrying many). At an exit, cpu is the CPU picked for the connection should
+// it open a mux link (given back otherwise).
+func (t *Tunnel) handle(ctx context.Context, accepted net.Conn, cpu *cpuPick) {
 	if t.cfg.Role == Entry && t.cfg.Mux == MuxOn {
 		t.handleMuxEntry(ctx, accepted)
 		return
@@ -168,14 +173,16 @@ func (t *Tunnel) handle(ctx context.Context, accepted net.Conn) {
 		accepted = wrapSock(accepted) // a mux link's relay loop may take the WAN socket over
 	}
 	if !t.track(accepted) {
+		cpu.release()
 		return
 	}
 	plain, wan, sock, mux, err := t.connect(ctx, accepted)
 	if mux {
-		t.serveMuxExit(wan, sock)
+		t.serveMuxExit(wan, sock, cpu)
 		t.untrack(accepted)
 		return
 	}
+	cpu.release() // not a mux link
 	t.c.conns.Add(1)
 	t.c.active.Add(1)
 	defer t.c.active.Add(-1)
