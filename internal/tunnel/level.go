@@ -31,8 +31,11 @@ import (
 // samples of the last decision interval show a queue) the encoder is keeping up, whatever
 // its busy share or the estimates say (on a shared CPU the encoder's wall time includes
 // its preemptions): then the level only moves up, and an encoder busy less than levelProbe
-// tries the next level. A change of level starts a new zstd
-// stream and loses the history, so a new level is held at least levelHold.
+// tries the next level. A tried level the policy leaves again, for whatever reason, is not
+// tried again for levelRetry: at 20 Mbit/s level 11 left the link unqueued (so the
+// estimates stepped back to 7) and the next backlogged second tried it again, 7 and 11
+// alternating every 4 s for a whole minute (docs/bench-tunnel.md). A change of level starts
+// a new zstd stream and loses the history, so a new level is held at least levelHold.
 //
 // The levels are klauspost's four encoders. Level 11 (best) is several times slower than
 // 7, so it fits only slow links; the calibration decides where.
@@ -103,6 +106,7 @@ type levelPolicy struct {
 	linkSpan                   time.Duration // least span of a drain-rate sample: linkEvery
 	ceiling                    int           // adaptLevels index not to reach before ceilingTo
 	ceilingTo                  time.Time
+	tried                      bool // the current level was reached by levelProbe's try
 	skipNext                   bool // the next frame is the first at a new level (observe)
 }
 
@@ -172,7 +176,7 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	if now.After(l.ceilingTo) {
 		l.ceiling = len(adaptLevels)
 	}
-	prev := l.idx
+	prev, tried := l.idx, false
 	ready := l.cal != nil && l.linkRate > 0 && now.Sub(l.changedAt) >= levelHold
 	switch {
 	case backlogged:
@@ -181,7 +185,7 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 			l.idx = max(l.idx, pickLevel(in))
 			why = in.String() + ", link backlogged"
 			if l.idx == prev && busy < levelProbe && l.idx+1 < min(len(adaptLevels), l.ceiling) && l.liveRaw >= levelMinLive {
-				l.idx++
+				l.idx, tried = l.idx+1, true
 				why = fmt.Sprintf("%s, encoder busy %.0f%%: trying the next level", why, busy*100)
 			}
 		}
@@ -198,6 +202,11 @@ func (l *levelPolicy) decide(now time.Time) (level int, changed bool, why string
 	if l.idx == prev {
 		return adaptLevels[l.idx], false, ""
 	}
+	if l.tried && l.idx < prev {
+		l.ceiling, l.ceilingTo = min(l.ceiling, prev), now.Add(levelRetry)
+		why += fmt.Sprintf("; level %d not tried again for %s", adaptLevels[prev], levelRetry)
+	}
+	l.tried = tried
 	l.liveRaw, l.liveWire, l.liveEnc, l.changedAt, l.skipNext = 0, 0, 0, now, true
 	return adaptLevels[l.idx], true, why
 }

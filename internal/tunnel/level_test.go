@@ -213,6 +213,64 @@ func TestLevelPolicy(t *testing.T) {
 	expect("2mbit a third used", lvl, changed, 11, true)
 }
 
+// TestLevelTriedNotRetried: a level the encoder tried on a backlogged link and the policy
+// then leaves because the estimates no longer take it (the link stopped queueing, the
+// encoder not busy enough to step down for that) is not tried again for levelRetry, so
+// the level does not alternate between two and lose its history at every change.
+func TestLevelTriedNotRetried(t *testing.T) {
+	c := newLevelClock(t)
+	// Level 3 reads seven times slower than 1: the estimates keep 1 on 200 mbit.
+	c.l.calibrated([]levelCal{{400e6, 3}, {57e6, 3.1}, {40e6, 3.2}, {10e6, 3.3}})
+	tryThree := func(step string) {
+		t.Helper()
+		for range 3 {
+			if lvl, changed := c.secondQueued(200*mbit, 0.14, true); changed {
+				if lvl != 3 {
+					t.Fatalf("%s: moved to level %d, want a try of 3", step, lvl)
+				}
+				return
+			}
+		}
+		t.Fatalf("%s: no try of level 3 while backlogged with the encoder busy 14%%", step)
+	}
+	tryThree("first try")
+	var lvl int
+	var changed bool
+	for i := range 4 {
+		// not backlogged, busy 40% (under levelDown): the estimates decide, once levelHold passed
+		if lvl, changed = c.secondQueued(200*mbit, 0.40, false); changed {
+			break
+		}
+		if i == 3 {
+			t.Fatalf("at the tried level 3 off a queue: still %d after 4 s, want the estimates' 1", lvl)
+		}
+	}
+	if lvl != 1 {
+		t.Fatalf("left the tried level for %d, want 1", lvl)
+	}
+	for i := range 10 {
+		if lvl, changed = c.secondQueued(200*mbit, 0.14, true); changed {
+			t.Fatalf("second %d after leaving the tried level: moved to %d within levelRetry", i, lvl)
+		}
+	}
+	c.at = c.at.Add(levelRetry)
+	c.acked += uint64(200 * mbit * levelRetry.Seconds())
+	tryThree("after levelRetry")
+
+	// A level reached by the estimates and left by them is not barred: they may move back.
+	c = newLevelClock(t)
+	c.l.calibrated(testCal)
+	if lvl, changed = c.second(20*mbit, 0.001); lvl != 7 || !changed {
+		t.Fatalf("calibrated on 20 mbit: level %d changed %v, want 7", lvl, changed)
+	}
+	for range 3 {
+		c.second(8000*mbit, 0.001)
+	}
+	if c.l.ceiling != len(adaptLevels) {
+		t.Fatalf("left an estimated level: ceiling %d, want none", c.l.ceiling)
+	}
+}
+
 // TestLevelLinkRate: the drain rate is acked bytes per second over spans of at least
 // linkEvery, its maximum aged with linkHalfLife; a counter that goes back restarts it.
 func TestLevelLinkRate(t *testing.T) {
