@@ -80,6 +80,13 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		e.Cond = e.Lab.State.Condition
 	}
 	defer func() {
+		if s.OutDir != "" { // before Down removes them with the backend's directories
+			c, cancel := context.WithTimeout(context.WithoutCancel(hard), time.Minute)
+			if kerr := keepLogs(c, b, tunnelLogs(logHosts(b, needs.Hosts)), s.OutDir); kerr != nil {
+				s.Logger.Warn("the tunnel's logs are not kept with the results", "err", kerr)
+			}
+			cancel()
+		}
 		st.Teardown()
 		if rerr := e.releaseAll(context.WithoutCancel(hard)); rerr != nil {
 			err = errors.Join(err, rerr)

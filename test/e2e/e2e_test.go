@@ -71,6 +71,22 @@ func labRunID(t *testing.T, stateDir string) string {
 	return ""
 }
 
+// assertTunnelLogs checks that a run through the tunnel kept both ends' logs in its
+// results directory, each from its start ("tunnel listening", the end's role).
+func assertTunnelLogs(t *testing.T, out string) {
+	t.Helper()
+	for _, role := range []string{"exit", "entry"} {
+		b, err := os.ReadFile(filepath.Join(out, "tunnel-"+role+".log"))
+		if err != nil {
+			t.Errorf("the tunnel %s's log is not with the results: %v", role, err)
+			continue
+		}
+		if s := string(b); !strings.Contains(s, `msg="tunnel listening"`) || !strings.Contains(s, "role="+role) {
+			t.Errorf("tunnel-%s.log does not start with the %s listening:\n%.500s", role, role, s)
+		}
+	}
+}
+
 // assertGone checks that nothing of lab id is left: namespaces, processes in them, temp dirs.
 func assertGone(t *testing.T, id string) {
 	t.Helper()

@@ -88,6 +88,7 @@ func TestPostgresRunThroughTunnel(t *testing.T) {
 	if len(r.Points) != 1 || r.Points[0].Failed || r.Points[0].TPS <= 0 || r.Points[0].Channel != "tunnel" || r.Points[0].Down <= 0 {
 		t.Errorf("points %+v: want one tunnel point with transactions and wire bytes", r.Points)
 	}
+	assertTunnelLogs(t, out)
 	if ids, _ := os.ReadDir(state); len(ids) != 0 {
 		t.Errorf("lab state left: %v", ids)
 	}

@@ -43,6 +43,11 @@ func TestSSHRunTunnel(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
 			t.Errorf("--channel %s: no report: %v", channel, err)
 		}
+		if channel == "tunnel" {
+			assertTunnelLogs(t, out) // copied from the server host and the client host
+		} else if logs, _ := filepath.Glob(filepath.Join(out, "tunnel-*.log")); len(logs) > 0 {
+			t.Errorf("--channel %s: tunnel logs %v with the results of a run without the tunnel", channel, logs)
+		}
 	}
 	// One read-only transaction is ~42 KB down uncompressed; the tunnel's zstd takes it
 	// to well under half, and the full 20 mbit link then carries twice the transactions.
