@@ -112,7 +112,7 @@ lab() {
 	      ratio("unlimited tunnel mux off", "unlimited plain", "(reference)")
 	      ratio("unlimited compression", "unlimited plain", "(reference)") }'
 	echo
-	echo "(results.json and logs: $labdir; tunnel --stats lines in each lab's tunnel-*.log)"
+	echo "(results.json and logs: $labdir; each tunnel row's directory keeps its ends' tunnel-exit.log and tunnel-entry.log: level decisions, --stats lines)"
 }
 
 # relays: one unshaped lab, one data set; sysbench in the client host reaches MariaDB directly,
