@@ -520,8 +520,15 @@ func (b *Backend) Launcher(role string) execx.Launcher {
 }
 
 // Dir implements study.Backend: wirelab's staged directory on the host, which Down (or
-// `down --hosts`) removes.
-func (b *Backend) Dir(role string) string { return b.hostOf(role).stage.Dir }
+// `down --hosts`) removes; "" for the server's role when the server is an existing one,
+// whose machine wirelab does not log in to.
+func (b *Backend) Dir(role string) string {
+	h := b.hostOf(role)
+	if h == nil {
+		return ""
+	}
+	return h.stage.Dir
+}
 
 // Exec implements study.Backend.
 func (b *Backend) Exec(ctx context.Context, role string, argv ...string) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/inventory"
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 )
@@ -83,6 +84,23 @@ func TestDryRunOfAnExistingServer(t *testing.T) {
 	}
 	if n := strings.Count(text, "sysbench oltp_read_only --db-driver=mysql"); n < 2 {
 		t.Errorf("%d sysbench commands, want the prepare and the point's run on the client:\n%s", n, text)
+	}
+}
+
+// An existing server's machine is not wirelab's: the backend has no directory there (Dir
+// ""), so nothing is looked for on it (a run's kept logs), while the client has its own.
+func TestExistingServerHasNoDir(t *testing.T) {
+	var out bytes.Buffer
+	b, err := Open(context.Background(), existingOptions(t, &out), existingBandwidth().Needs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Down(context.Background())
+	if d := b.Dir(lab.Server); d != "" {
+		t.Errorf("Dir(server) = %q for an existing server, want none", d)
+	}
+	if d := b.Dir(lab.Client); d == "" {
+		t.Error("Dir(client) is empty")
 	}
 }
 

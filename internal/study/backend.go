@@ -38,7 +38,8 @@ type Backend interface {
 	// Sampler is the per-second wire and CPU sampler of one measurement.
 	Sampler(sides Sides) Sampler
 	// Dir is a directory of the backend's own on host (a lab role), removed by Down: where
-	// a study's helpers keep their sockets and logs.
+	// a study's helpers keep their sockets and logs; "" when the backend has no such host
+	// of its own (an existing server's machine).
 	Dir(host string) string
 	// Exec runs argv to completion on host and returns its standard output.
 	Exec(ctx context.Context, host string, argv ...string) ([]byte, error)

@@ -38,14 +38,19 @@ func tunnelLogs(hosts []string) []keptLog {
 	return logs
 }
 
-// keepLogs copies each log that exists into dir (a host without it ran no such process:
-// nothing is written for it). Hosts that share the backend's directory (the lab's) give
+// keepLogs copies each log that exists into dir (a host without it ran no such process,
+// a host the backend has no directory on, such as an existing server's, none at all:
+// nothing is written for them). Hosts that share the backend's directory (the lab's) give
 // each file once. It tries every log and returns what failed.
 func keepLogs(ctx context.Context, b Backend, logs []keptLog, dir string) error {
 	var errs []error
 	seen := map[string]bool{}
 	for _, l := range logs {
-		src := path.Join(b.Dir(l.host), l.name+".log")
+		d := b.Dir(l.host)
+		if d == "" {
+			continue
+		}
+		src := path.Join(d, l.name+".log")
 		if seen[src] {
 			continue
 		}

@@ -98,6 +98,17 @@ func TestKeepTunnelLogs(t *testing.T) {
 		t.Errorf("lab layout kept %v, want the exit's and the entry's log once each", got)
 	}
 
+	// An existing server: the backend has no directory on its machine (Dir ""), so only
+	// the entry's log is looked for.
+	existing := &dirBackend{dirs: map[string]string{lab.Client: b.dirs[lab.Client]}, fail: lab.Server}
+	out = t.TempDir()
+	if err := keepLogs(context.Background(), existing, tunnelLogs([]string{lab.Client}), out); err != nil {
+		t.Fatalf("with an existing server: %v", err)
+	}
+	if got := readKept(t, out); len(got) != 1 || got["tunnel-entry.log"] != "entry 1\n" {
+		t.Errorf("with an existing server kept %v, want the entry's log only", got)
+	}
+
 	// No tunnel ran: nothing kept, no directory made.
 	none := filepath.Join(t.TempDir(), "results")
 	if err := keepLogs(context.Background(), &dirBackend{shared: t.TempDir()}, tunnelLogs([]string{lab.Client}), none); err != nil {
