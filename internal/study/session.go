@@ -38,7 +38,8 @@ type Session struct {
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
 // runs the study's Setup, measures its points one at a time (results.json is rewritten
 // after each, so finished points survive anything), renders the report, keeps the
-// tunnel's logs beside it (logs.go) and removes the lab. soft cancelled = stop after the current point; hard = abort it and tear down now.
+// tunnel's logs beside it (logs.go) and removes the lab. soft cancelled = stop after the
+// current point; hard = abort it and tear down now.
 func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, err error) {
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
