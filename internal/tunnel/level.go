@@ -62,7 +62,8 @@ const (
 	// its twin ran at 7, busy ~50% (docs/bench-tunnel.md). A level too slow for the link
 	// stops it being backlogged and steps back down (levelDown) for levelRetry.
 	levelProbe = 0.25
-	// levelRetry: how long a level stepped down from for being busy stays out of reach.
+	// levelRetry: how long a level stays out of reach once stepped down from for a busy
+	// encoder, or once left after levelProbe's try reached it.
 	levelRetry = time.Minute
 	// levelMinLive is how many raw bytes the current level must have encoded before its
 	// live speed and ratio are trusted; before that avail is availGuess and the ratio the
