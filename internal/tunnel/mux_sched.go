@@ -55,8 +55,12 @@ func (m *muxLink) claim() bool {
 	return true
 }
 
-// kick makes sure someone writes what is ready, without writing here.
+// kick makes sure someone writes what is ready, without writing here: the relay loop at
+// the end of its round when it is in one, else the writer goroutine.
 func (m *muxLink) kick() {
+	if m.loop.inRound() {
+		return
+	}
 	m.mu.Lock()
 	ok := m.claim()
 	m.mu.Unlock()

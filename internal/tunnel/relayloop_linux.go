@@ -42,6 +42,9 @@ type relayLoop struct {
 	start  int    // first unparsed byte of acc
 	frame  bytes.Reader
 	dec    *frameDecoder
+	// round: the loop is between the end of its wait and the write that ends its round
+	// (writeReady), which writes whatever became ready meanwhile (inRound).
+	round atomic.Bool
 	// wanMore: the WAN may have bytes epoll will not report, so the next round reads it
 	// without waiting for an event. Records read ahead sit above the socket (in the TLS
 	// connection, or the link's own records): those the preface read brought in before
@@ -194,6 +197,13 @@ func (l *relayLoop) backlogged() bool { return l != nil && l.wan.pending.Load() 
 // without bound.
 const loopFrames = 16
 
+// inRound reports whether the loop is in a round: what becomes ready now leaves in the
+// write that ends it, so a kick need not wake the writer goroutine. A stream's delivery in
+// the round returns credit for every quarter window its local peer took, and each such
+// wake-up handed the credit's frame to another thread, often on the other CPU, where it
+// preempted the other connection's tasks (docs/bench-tunnel.md). False without a loop.
+func (l *relayLoop) inRound() bool { return l != nil && l.round.Load() }
+
 // wake makes the loop look at the link's state (it failed).
 func (l *relayLoop) wake() {
 	l.mu.Lock()
@@ -292,6 +302,7 @@ func (l *relayLoop) run() error {
 	l.dec = newFrameDecoder(&l.frame)
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)
+	defer l.round.Store(false)
 	l.wanMore = true // whatever the handshake and the preface read left buffered
 	lastYield := time.Now()
 	for {
@@ -310,6 +321,7 @@ func (l *relayLoop) run() error {
 		if err != nil {
 			return fmt.Errorf("epoll wait: %w", err)
 		}
+		l.round.Store(true)
 		wanRead := false
 		for _, ev := range l.events[:n] {
 			switch ev.Fd {
@@ -344,6 +356,7 @@ func (l *relayLoop) run() error {
 				return err
 			}
 		}
+		l.round.Store(false) // before writeReady's claim: a kick from now on wakes the writer
 		if m.failed() {
 			return nil
 		}

@@ -23,6 +23,7 @@ func newRelayLoop(*muxLink, net.Conn) *relayLoop  { return nil }
 func (l *relayLoop) run() error                   { return nil }
 func (l *relayLoop) wake()                        {}
 func (l *relayLoop) backlogged() bool             { return false }
+func (l *relayLoop) inRound() bool                { return false }
 func (l *relayLoop) add(*stream, *sockConn) error { return nil }
 func (l *relayLoop) pause(*stream)                {}
 func (l *relayLoop) resume(*stream)               {}
