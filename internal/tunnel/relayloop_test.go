@@ -334,10 +334,10 @@ func cpusAllowed(t *testing.T, status string) []int {
 // leaves in the frame the loop writes at the end of that round, so no writer goroutine is
 // woken for it (a wake-up hands work to another thread, often on the other CPU, where it
 // preempts another connection's tasks). 2 MiB each way through a 512 KiB window returns
-// credit 16 times at each end (18-20 writer-goroutine frames before this was so); at most
-// four may be the writer goroutine's: the stream's open, written by the client's goroutine
-// while the loop waits, and what a goroutine outside a round sends (a delivery that found
-// the client's socket full, the stream's end), which a loaded machine makes now and then.
+// credit 16 times at each end, and at most four frames may be the writer goroutine's: the
+// stream's open, written by the client's goroutine while the loop waits, and what a
+// goroutine outside a round sends (a delivery that found the client's socket full, the
+// stream's end), which a loaded machine makes now and then.
 func TestRelayLoopCreditInRound(t *testing.T) {
 	entry, exit := pair(t, echoServer(t), Off, MuxOn, nil, nil)
 	c, err := net.Dial("tcp", entry.Addr().String())
