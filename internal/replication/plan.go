@@ -106,7 +106,7 @@ func (r *Study) maxLoad(yield func(PointSpec) bool) bool {
 				return false
 			}
 			p := r.last()
-			s.Record(q, p.SustainsLoad(), p.Replication != nil && p.Replication.SourceLimited)
+			s.Record(q, p.DeliveredQPS(), p.SustainsLoad(), p.Replication != nil && p.Replication.SourceLimited)
 		}
 		if f := s.Limit(); f.OK {
 			r.e.Progressf("max-load %s: limit %.0f QPS (95%% interval %.0f–%.0f)", ch, f.Est, f.Lo, f.Hi)

@@ -21,7 +21,10 @@ import (
 // the link) ends the search: a higher target cannot measure the link either. MaxProbes
 // bounds the whole search.
 //
-// Use: for q, ok := s.Next(); ok; q, ok = s.Next() { s.Record(q, passed, limited) }.
+// The fit charges each outcome to the load the probe delivered (result.Probe.Delivered);
+// the ladder and the bracket go by the targets probed.
+//
+// Use: for q, ok := s.Next(); ok; q, ok = s.Next() { s.Record(q, delivered, passed, limited) }.
 type Search struct {
 	Start, Factor float64
 	Min, Max      float64 // loads outside [Min, Max] are never probed
@@ -89,10 +92,11 @@ func (s *Search) round(q float64) float64 {
 	return math.Max(s.Step, math.Round(q/s.Step)*s.Step)
 }
 
-// Record is the outcome of probing load q: passed (bounded lag and a matching checksum),
-// and whether the source fell short of the target.
-func (s *Search) Record(q float64, passed, limited bool) {
-	s.probes = append(s.probes, result.Probe{Load: q, OK: passed})
+// Record is the outcome of probing load q: the load the source delivered (0 = not known),
+// passed (bounded lag and a matching checksum), and whether the source fell short of the
+// target.
+func (s *Search) Record(q, delivered float64, passed, limited bool) {
+	s.probes = append(s.probes, result.Probe{Load: q, Delivered: delivered, OK: passed})
 	s.limited = s.limited || passed && limited
 }
 

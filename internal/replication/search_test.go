@@ -16,7 +16,7 @@ func drive(t *testing.T, s *Search, capQPS, srcMax float64) []float64 {
 			t.Fatalf("search does not end: %v", probes)
 		}
 		achieved := min(q, srcMax)
-		s.Record(q, achieved <= capQPS, achieved < 0.9*q)
+		s.Record(q, achieved, achieved <= capQPS, achieved < 0.9*q)
 	}
 	return probes
 }
@@ -70,7 +70,7 @@ func TestSearchLuckyPass(t *testing.T) {
 		if q > 800 && q < 900 && lucky == 0 {
 			lucky, pass = q, true
 		}
-		s.Record(q, pass, false)
+		s.Record(q, q, pass, false)
 	}
 	f := s.Limit()
 	if lucky == 0 || !f.OK || f.Est >= lucky || math.Abs(f.Est/800-1) > 0.04 {

@@ -11,7 +11,7 @@ import (
 // query took, flagged when the two lie more than result.LinkTolerance apart. nil when no
 // channel's search found a failing load above a passing one.
 func maxLoadFit(pts []result.Point) []Block {
-	t := Table{Caption: "Max sustainable load fitted to every probe (the load at which a probe passes half the time), and what the link can carry where the link is the limit",
+	t := Table{Caption: "Max sustainable load fitted to every probe at the load it delivered (the load at which a probe passes half the time), and what the link can carry where the link is the limit",
 		Header: []string{"channel", "max sustainable QPS", "95% interval", "probes", "link carries QPS", "fit ÷ link"}}
 	t.Numeric = numericCols(len(t.Header))
 	for _, e := range result.MaxLoads(pts) {

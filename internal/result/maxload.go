@@ -7,11 +7,24 @@ import (
 	"github.com/wirelab/wirelab/internal/stats"
 )
 
-// Probe is one probe of a max-load search: the target load and whether it passed (usable,
-// bounded lag, matching checksum).
+// Probe is one probe of a max-load search: the target load, the load it delivered, and
+// whether it passed (usable, bounded lag, matching checksum).
 type Probe struct {
 	Load float64
-	OK   bool
+	// Delivered is the load the source applied over the probe (sysbench's QPS; 0 = not
+	// known). sysbench's --rate draws each transaction's start from exponential gaps, so a
+	// probe's count of transactions is random around its target: ±1/√(transactions), about
+	// 2% for a 20 s probe at 700 QPS.
+	Delivered float64
+	OK        bool
+}
+
+// at is the load a probe's outcome is charged to: what it delivered where that is known.
+func (p Probe) at() float64 {
+	if p.Delivered > 0 {
+		return p.Delivered
+	}
+	return p.Load
 }
 
 // Bracket is where a max-load search stands: Lo is the highest load that passed every
@@ -38,13 +51,15 @@ func Bracket(probes []Probe) (lo, hi float64) {
 
 // FitLimit is the load at which a probe passes half the time, with its 95% interval,
 // from every probe of one search (stats.FitThreshold): the one estimate of a channel's
-// maximum sustainable load that the search steers by and the report shows. Not OK until
-// a probe has failed above a passing one.
+// maximum sustainable load that the search steers by and the report shows. Each outcome
+// is charged to the load the probe delivered, not its target, so the random count of
+// transactions a paced probe gets does not scatter the fit. Not OK until a probe has
+// failed above a passing one.
 func FitLimit(probes []Probe) stats.Threshold {
 	ts := make([]stats.Trial, 0, len(probes))
 	for _, p := range probes {
-		if p.Load > 0 {
-			ts = append(ts, stats.Trial{X: p.Load, Pass: p.OK})
+		if x := p.at(); x > 0 {
+			ts = append(ts, stats.Trial{X: x, Pass: p.OK})
 		}
 	}
 	return stats.FitThreshold(ts)
@@ -123,7 +138,7 @@ func MaxLoads(points []Point) []Edge {
 		pts := byCh[ch]
 		var probes []Probe
 		for _, p := range pts {
-			probes = append(probes, Probe{Load: p.Replication.TargetQPS, OK: p.SustainsLoad()})
+			probes = append(probes, Probe{Load: p.Replication.TargetQPS, Delivered: p.DeliveredQPS(), OK: p.SustainsLoad()})
 		}
 		e := Edge{Channel: ch, Probes: len(pts)}
 		e.Limit, e.FirstFailed = Bracket(probes)
@@ -195,6 +210,16 @@ func LinkCapacityQPS(pts []Point, rateBps float64) float64 {
 // SustainsLoad is true for a usable replication point whose lag stayed bounded.
 func (p Point) SustainsLoad() bool {
 	return p.Usable() && p.Replication != nil && p.Replication.Bounded
+}
+
+// DeliveredQPS is the load a max-load probe applied: sysbench's QPS over the load window,
+// or 0 when the point failed to run (its count of queries then says nothing about the
+// load), so the probe is charged to its target.
+func (p Point) DeliveredQPS() float64 {
+	if p.Failed {
+		return 0
+	}
+	return p.QPS
 }
 
 // ReplicationChannels are the replication study's channels in the order reports show them.

@@ -89,11 +89,11 @@ func TestBracketAndMaxLoads(t *testing.T) {
 		probes []Probe
 		lo, hi float64
 	}{
-		{"climb then bisect", []Probe{{300, true}, {600, true}, {1200, false}, {900, true}, {1050, false}}, 900, 1050},
-		{"a failed confirmation moves the limit down", []Probe{{300, true}, {600, true}, {1200, false}, {900, true}, {900, false}}, 600, 900},
-		{"a pass above a failure does not count", []Probe{{300, true}, {600, false}, {900, true}}, 300, 600},
-		{"never failed", []Probe{{300, true}, {600, true}}, 600, 0},
-		{"never passed", []Probe{{300, false}}, 0, 300},
+		{"climb then bisect", []Probe{{Load: 300, OK: true}, {Load: 600, OK: true}, {Load: 1200, OK: false}, {Load: 900, OK: true}, {Load: 1050, OK: false}}, 900, 1050},
+		{"a failed confirmation moves the limit down", []Probe{{Load: 300, OK: true}, {Load: 600, OK: true}, {Load: 1200, OK: false}, {Load: 900, OK: true}, {Load: 900, OK: false}}, 600, 900},
+		{"a pass above a failure does not count", []Probe{{Load: 300, OK: true}, {Load: 600, OK: false}, {Load: 900, OK: true}}, 300, 600},
+		{"never failed", []Probe{{Load: 300, OK: true}, {Load: 600, OK: true}}, 600, 0},
+		{"never passed", []Probe{{Load: 300, OK: false}}, 0, 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if lo, hi := Bracket(tc.probes); lo != tc.lo || hi != tc.hi {
@@ -114,6 +114,37 @@ func TestBracketAndMaxLoads(t *testing.T) {
 	if e := es[1]; e.Limit != 1140 || e.FirstFailed != 1200 || e.Passes != 2 || e.At == nil || e.Failed == nil ||
 		e.Probes != 4 || e.Width() < 0.052 || e.Width() > 0.053 {
 		t.Errorf("tunnel edge %+v (width %v)", e, e.Width())
+	}
+}
+
+// The fit charges each probe to the load it delivered: two probes at 700 and two at 720
+// QPS split by what they delivered (690 and 700 passed, 745 and 760 failed), so the limit
+// lies between the highest delivered pass and the lowest delivered failure, and the
+// interval is narrower than the same outcomes charged to their targets, where a pass and a
+// failure share each load.
+func TestFitLimitChargesDelivered(t *testing.T) {
+	probes := []Probe{{Load: 600, Delivered: 604, OK: true}, {Load: 700, Delivered: 690, OK: true}, {Load: 700, Delivered: 745},
+		{Load: 720, Delivered: 700, OK: true}, {Load: 720, Delivered: 760}, {Load: 800, Delivered: 797}}
+	targets := make([]Probe, len(probes))
+	for i, p := range probes {
+		targets[i] = Probe{Load: p.Load, OK: p.OK}
+	}
+	d, tg := FitLimit(probes), FitLimit(targets)
+	if !d.OK || !tg.OK || d.Est <= 700 || d.Est >= 745 || d.Hi-d.Lo >= tg.Hi-tg.Lo {
+		t.Errorf("fit on delivered %+v, on targets %+v: want the first between 700 and 745 and narrower", d, tg)
+	}
+}
+
+// A probe that failed to run is charged to its target: its QPS (what sysbench did before
+// it failed) says nothing about the load it was asked to apply.
+func TestMaxLoadsChargesAFailedProbeToItsTarget(t *testing.T) {
+	pt := func(q, qps float64, ok, failed bool) Point {
+		return Point{Series: MaxLoadSeries, Channel: "native", QPS: qps, Failed: failed,
+			Replication: &ReplicationStats{TargetQPS: q, Bounded: ok, ChecksumOK: true}}
+	}
+	es := MaxLoads([]Point{pt(300, 301, true, false), pt(600, 597, true, false), pt(900, 40, false, true)})
+	if len(es) != 1 || es[0].Est <= 600 || es[0].Est >= 900 {
+		t.Errorf("edges %+v: want one fitted between 600 and 900", es)
 	}
 }
 
