@@ -72,8 +72,9 @@ func (o Options) notes() []string {
 			logRate,
 		fmt.Sprintf("max-load search: per channel, the first probe is 85%% of the capacity its earlier points predict (the link's rate ÷ the wire bytes one query took), "+
 			"probes climb by ×%g until one fails; the limit is then the load at which a probe passes half the time, fitted to every probe's outcome "+
-			"at the load it delivered (sysbench's QPS: --rate starts transactions at random, exponential gaps, so a probe delivers its target ± about 1/√transactions) "+
-			"(a probit in log load, its spread from 1.5%% to 12%% of the load, posterior median and 95%% interval), and each further probe goes to the current fit "+
+			"at the load it delivered (a probit in log load, its spread from 1.5%% to 12%% of the load, posterior median and 95%% interval; "+
+			"the load delivered is sysbench's QPS, since --rate starts transactions at random, exponential gaps and a probe delivers its target ± about 1/√transactions), "+
+			"and each further probe goes to the current fit "+
 			"until the interval is within ±%.0f%% or %d probes were placed there; a passing probe the source could not deliver (achieved < 90%% of target) ends the search.",
 			o.SearchFactor, 100*o.Precision, edgeProbes),
 		check,

@@ -131,8 +131,8 @@ func fitted(start float64) (prober, func() (float64, float64, float64)) {
 	return &s, func() (float64, float64, float64) { f := s.Limit(); return f.Est, f.Lo, f.Hi }
 }
 
-// onTargets is the search with its fit charged to the targets probed, as it was before
-// probes carried the load they delivered.
+// onTargets is the search with the delivered loads dropped, so its fit is charged to the
+// targets probed: the baseline the delivered-load fit is measured against.
 type onTargets struct{ Search }
 
 func (o *onTargets) Record(q, _ float64, passed, limited bool) {
@@ -180,8 +180,8 @@ func TestSearchRepeats(t *testing.T) {
 }
 
 // sysbench paces --rate as random arrivals (exponential gaps), so a 20 s probe at 700 QPS
-// delivers its target ±2%: in two runs of the quick study a native probe at 708 QPS
-// delivered 708 and passed, and 747 and failed. Charged to the load each probe delivered,
+// delivers its target ±2%, and the same target can pass on a low draw and fail on a high
+// one. Charged to the load each probe delivered,
 // the fit no longer carries that scatter: against a channel whose own outcome noise is
 // 1%, its answers lie nearer the limit and two runs in a row agree within 10% at least as
 // often as the same search fitted on its targets.
