@@ -181,10 +181,10 @@ func TestSearchRepeats(t *testing.T) {
 
 // sysbench paces --rate as random arrivals (exponential gaps), so a 20 s probe at 700 QPS
 // delivers its target ±2%, and the same target can pass on a low draw and fail on a high
-// one. Charged to the load each probe delivered,
-// the fit no longer carries that scatter: against a channel whose own outcome noise is
-// 1%, its answers lie nearer the limit and two runs in a row agree within 10% at least as
-// often as the same search fitted on its targets.
+// one. Charged to the load each probe delivered, the fit no longer carries that scatter:
+// against a channel whose own outcome noise is 1%, its answers lie nearer the limit and
+// two runs in a row agree within 10% at least as often as the same search fitted on its
+// targets.
 func TestSearchChargesDeliveredLoad(t *testing.T) {
 	const runs, edge, noise, probeS = 400, 700.0, 0.01, 20.0
 	on := simulate(runs, edge, noise, probeS, 3, fitted)
