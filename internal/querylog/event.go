@@ -1,0 +1,95 @@
+package querylog
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind is what an Event records of its session.
+type Kind uint8
+
+const (
+	// Connect opens a session (a log without connection lines, the slow log, opens one
+	// at its first statement).
+	Connect Kind = iota + 1
+	// Query is one statement the session sent and waited for.
+	Query
+	// Quit closes a session (a log without it closes each session after its last
+	// statement).
+	Quit
+)
+
+// String names the kind as logs do.
+func (k Kind) String() string {
+	switch k {
+	case Connect:
+		return "connect"
+	case Query:
+		return "query"
+	case Quit:
+		return "quit"
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Event is one entry of a query log: a session connecting, sending a statement, or
+// quitting. Events come in the log's order, which is the order the server saw them.
+type Event struct {
+	// Line is the log line the entry starts on (1-based), for error messages.
+	Line int64
+	// Session names the session within the log: MariaDB's thread id, PostgreSQL's
+	// session id (%c).
+	Session string
+	Kind    Kind
+	// At is the entry's time since the log's first entry; Time the entry's own clock
+	// time, zero when the log has none for it (then At is the last known one).
+	At   time.Duration
+	Time time.Time
+	// SQL is the statement as the session sent it (Query only).
+	SQL string
+	// Params are the values of $1..$n of a statement sent through PostgreSQL's extended
+	// protocol, as the log prints them (text; Null[i] marks a NULL); nil for a statement
+	// sent as text.
+	Params []string
+	Null   []bool
+	// Duration is how long the server took for the statement, where the log says it
+	// (the slow log's Query_time); -1 when unknown.
+	Duration time.Duration
+	// Rows is the rows the statement sent or changed, where the log says it; -1 when
+	// unknown.
+	Rows int64
+	// User and DB are the session's user and database where the log names them (Connect,
+	// and every entry of logs that carry them per line).
+	User, DB string
+}
+
+// Format is a query log's layout.
+type Format string
+
+// The formats Open reads.
+const (
+	MySQLGeneral Format = "mysql-general"
+	MySQLSlow    Format = "mysql-slow"
+	PGStderr     Format = "pg-stderr"
+	PGCSV        Format = "pg-csv"
+)
+
+// Formats are the formats Open reads, in the order the flag lists them.
+var Formats = []Format{MySQLGeneral, MySQLSlow, PGStderr, PGCSV}
+
+// Reader is a stream of a log's events. Next returns io.EOF after the last one; a
+// malformed entry is a *BadLineError unless the reader skips such entries.
+type Reader interface {
+	Next() (Event, error)
+}
+
+// BadLineError is a log line the reader cannot read as its format.
+type BadLineError struct {
+	Line int64
+	Text string // the line, cut to 200 bytes
+	Why  string
+}
+
+func (e *BadLineError) Error() string {
+	return fmt.Sprintf("line %d: %s: %q", e.Line, e.Why, e.Text)
+}
