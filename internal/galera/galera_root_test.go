@@ -18,7 +18,6 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/nstest"
-	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
@@ -103,8 +102,9 @@ func TestGaleraCommitPaysTheRTT(t *testing.T) {
 	assertGcommAcrossWire(ctx, t, l)
 
 	conn := c.Primary.Conn()
-	load := study.SysbenchTo(conn, sysbench.Options{Workload: "oltp_write_only", Tables: 2, TableSize: 1000,
-		Socket: conn.Socket, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup})
+	load := sysbench.Options{Workload: "oltp_write_only", Tables: 2, TableSize: 1000, Driver: sysbench.DriverMySQL,
+		User: conn.User, Password: conn.Password, DB: conn.DB, CertDir: conn.CertDir,
+		Socket: conn.Socket, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup}
 	if err := sysbench.Prepare(ctx, load, log); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}

@@ -495,9 +495,6 @@ func (b *Backend) Clients() []study.ClientHost {
 	return out
 }
 
-// Lab implements study.Backend: these are not the namespace lab.
-func (b *Backend) Lab() *lab.Lab { return nil }
-
 // hostOf is the host of a lab role: the server's for lab.Server, the i-th client's for
 // study.ClientRole(i), the replica's for lab.Replica when it is the far host, the first
 // far host's otherwise.
@@ -629,6 +626,9 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
 	if sv.Existing != nil {
 		return sv.Existing, nil // running already, and not wirelab's to start
+	}
+	if sv.DB.Upstream != nil {
+		return nil, fmt.Errorf("start %s in %s: a PostgreSQL standby (a base backup across the wire) runs in the namespace lab only", sv.DB.Engine, sv.Host)
 	}
 	h := b.hostOf(sv.Host)
 	o := b.serverOptions(sv, h)

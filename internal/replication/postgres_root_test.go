@@ -64,9 +64,10 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	p := &Pair{Backend: study.LabBackend(l, self, lab.Replica), Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
+	b := study.LabBackend(l, self, lab.Replica)
+	p := &Pair{Backend: b, Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
 	defer p.Close()
-	rep, err := openPostgres(ctx, p, &study.Env{Lab: l, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
+	rep, err := openPostgres(ctx, p, &study.Env{Backend: b, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

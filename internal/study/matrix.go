@@ -101,9 +101,9 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	return measureLoad(ctx, e, m.driver, c, func(client func() int) Sides {
 		return Sides{
 			// A tunnel end's CPU belongs to the side it runs on.
-			Server: func() []int { return append(srv.Pids(), e.procPids("tunnel-exit")...) },
+			Server: func() []int { return append(srv.Pids(), e.helperPids("tunnel-exit")...) },
 			Client: func() []int {
-				pids := e.procPids("tunnel-entry")
+				pids := e.helperPids("tunnel-entry")
 				if pid := client(); pid != 0 {
 					pids = append(pids, pid)
 				}

@@ -74,12 +74,9 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	if err := claim.SetLab(b.ID()); err != nil {
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
-	e := &Env{Backend: b, Lab: b.Lab(), Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
+	e := &Env{Backend: b, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
 		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b)}
 	e.Cores = result.HostCores(e.Hosts)
-	if e.Lab != nil {
-		e.Cond = e.Lab.State.Condition
-	}
 	defer func() {
 		if s.OutDir != "" { // before Down removes them with the backend's directories
 			c, cancel := context.WithTimeout(context.WithoutCancel(hard), time.Minute)

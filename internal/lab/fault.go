@@ -1,10 +1,8 @@
-package replication
+package lab
 
 import (
 	"context"
 	"fmt"
-
-	"github.com/wirelab/wirelab/internal/lab"
 )
 
 // faultComment tags the rules DropWire inserts, so only they are removed.
@@ -22,9 +20,10 @@ func dropRules(wireIface string) [][]string {
 }
 
 // DropWire makes the wire drop everything to and from host until the returned restore is
-// called. restore is idempotent and uses its own context, so a cancelled run still
-// restores the link (and lab.Down removes the namespace, rules included, anyway).
-func DropWire(ctx context.Context, l *lab.Lab, host string) (restore func() error, err error) {
+// called (replication's fault scenario). restore is idempotent and uses its own context,
+// so a cancelled run still restores the link (and Down removes the wire host's
+// namespace, rules included, anyway).
+func (l *Lab) DropWire(ctx context.Context, host string) (restore func() error, err error) {
 	wif := l.State.WireIfaces[host]
 	if wif == "" {
 		return nil, fmt.Errorf("drop wire: lab has no link to %q", host)
@@ -34,7 +33,7 @@ func DropWire(ctx context.Context, l *lab.Lab, host string) (restore func() erro
 		var first error
 		for i := len(added) - 1; i >= 0; i-- {
 			argv := append([]string{"iptables", "-w", "-D", "FORWARD"}, added[i]...)
-			if _, err := l.Exec(context.WithoutCancel(ctx), lab.Wire, argv...); err != nil && first == nil {
+			if _, err := l.Exec(context.WithoutCancel(ctx), Wire, argv...); err != nil && first == nil {
 				first = fmt.Errorf("restore wire to %s: %w", host, err)
 			}
 		}
@@ -43,18 +42,14 @@ func DropWire(ctx context.Context, l *lab.Lab, host string) (restore func() erro
 	}
 	for _, r := range dropRules(wif) {
 		argv := append([]string{"iptables", "-w", "-I", "FORWARD", "1"}, r...)
-		if _, err := l.Exec(ctx, lab.Wire, argv...); err != nil {
+		if _, err := l.Exec(ctx, Wire, argv...); err != nil {
 			rerr := restore()
-			return nil, fmt.Errorf("drop wire to %s: %w", host, joinErr(err, rerr))
+			if rerr != nil {
+				return nil, fmt.Errorf("drop wire to %s: %w (and %v)", host, err, rerr)
+			}
+			return nil, fmt.Errorf("drop wire to %s: %w", host, err)
 		}
 		added = append(added, r)
 	}
 	return restore, nil
-}
-
-func joinErr(a, b error) error {
-	if b == nil {
-		return a
-	}
-	return fmt.Errorf("%w (and %v)", a, b)
 }
