@@ -126,7 +126,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 // ready validates the knobs, then checks that this machine can build the lab (root, the
 // tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
 // wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+func (b *benchFlags) ready(p *Process, study string, shaper link.Shaper, c link.Condition, tls bool) (benchSpec, error) {
 	var spec benchSpec
 	kind, err := b.engine.kind()
 	if err != nil {
@@ -176,7 +176,7 @@ func (s benchSpec) measure() measureOptions {
 }
 
 // bench is the validated knobs as the study engine takes them.
-func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
+func (b *benchFlags) bench(s benchSpec, shaper link.Shaper) study.Bench {
 	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
 		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,

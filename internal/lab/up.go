@@ -22,7 +22,7 @@ type Options struct {
 	RunID     string   // "" = a fresh random id
 	Hosts     []string // end hosts besides the wire; default client + server
 	Condition link.Condition
-	Shaper    string // "" = detect
+	Shaper    link.Shaper // auto = detect
 	// Congestion is the TCP congestion control every host's connections use (set on its
 	// default route): "" = LabCongestion, "kernel" = the kernel's default. Resolved with
 	// ResolveCongestion.
@@ -268,7 +268,7 @@ func (l *Lab) WireSpec(self string) link.Wire {
 }
 
 // Shape applies (or replaces) the link condition on the wire and records it.
-func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper, self string) error {
+func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper link.Shaper, self string) error {
 	applied, err := link.Apply(ctx, l.runner, l.WireSpec(self), c, shaper)
 	if err != nil {
 		return fmt.Errorf("shape the wire (%s): %w", c, err)

@@ -26,8 +26,6 @@ import (
 // its pid and stats files; the log is kept for post-mortems.
 type nfqShaper struct{ proc string }
 
-func (nfqShaper) Name() string { return "nfqueue" }
-
 // delayerArgs is the command line that starts the delayer detached inside the wire namespace.
 func delayerArgs(w Wire, c Condition) (string, []string) {
 	pid, log, stats := DelayerFiles(w)
@@ -63,11 +61,7 @@ func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 	}
 	rb = strings.TrimSpace(rb + "\n" + strings.TrimSpace(string(rules)) +
 		fmt.Sprintf("\ndelayer pid %d: delay %s jitter %s loss %g%%", pid, c.Delay, c.Jitter, c.LossPct))
-	n := "nfqueue"
-	if !c.Unlimited() {
-		n = "htb+nfqueue"
-	}
-	return Applied{Shaper: n, ReadBack: rb, DelayerPid: pid}, nil
+	return Applied{Shaper: Made(!c.Unlimited(), ShaperNfqueue), ReadBack: rb, DelayerPid: pid}, nil
 }
 
 // parsePidLine reads the "pid N" line the detached delayer prints; 0 if absent.

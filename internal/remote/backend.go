@@ -568,7 +568,8 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 func (b *Backend) Wire() study.WireState {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var rb, shapers []string
+	var rb []string
+	var shapers []link.Shaper
 	for i, h := range b.clients {
 		shaper, nic := b.links[i].Shaper(), b.targets[i].NIC
 		shapers = append(shapers, shaper)
@@ -577,7 +578,7 @@ func (b *Backend) Wire() study.WireState {
 				rb = append(rb, h.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
 		}
-		if strings.Contains(shaper, "nfqueue") {
+		if shaper.Uses(link.ShaperNfqueue) {
 			if out, err := h.h.Run(ctx, hosts.DelayRules(b.targets[i])...); err == nil {
 				rb = append(rb, h.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
@@ -598,17 +599,17 @@ func (b *Backend) Wire() study.WireState {
 }
 
 // shaperName is the clients' shaper: the one they share, else each client's by name.
-func (b *Backend) shaperName(shapers []string) string {
+func (b *Backend) shaperName(shapers []link.Shaper) string {
 	same := true
 	for _, s := range shapers {
 		same = same && s == shapers[0]
 	}
 	if same {
-		return shapers[0]
+		return string(shapers[0])
 	}
 	named := make([]string, len(shapers))
 	for i, s := range shapers {
-		named[i] = b.clients[i].inv.Name + ": " + s
+		named[i] = b.clients[i].inv.Name + ": " + string(s)
 	}
 	return strings.Join(named, ", ")
 }

@@ -19,7 +19,7 @@ import (
 type labBackend struct {
 	l      *lab.Lab
 	self   string
-	shaper string
+	shaper link.Shaper
 	hosts  []string
 }
 
@@ -64,9 +64,9 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
+	ws := WireState{Shaper: string(st.Shaper), ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
-	if strings.Contains(st.Shaper, "nfqueue") {
+	if st.Shaper.Uses(link.ShaperNfqueue) {
 		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))
 	}
 	return ws
