@@ -82,7 +82,7 @@ var randTypes = map[string]bool{"uniform": true, "gaussian": true, "special": tr
 
 // validate checks every flag and creates (and proves writable) the output directory; it
 // runs before anything touches the kernel.
-func (b *benchFlags) validate(study string) (benchSpec, error) {
+func (b *benchFlags) validate(p *Process, study string) (benchSpec, error) {
 	var s benchSpec
 	var err error
 	if s.Threads, err = parseThreads(*b.threads); err != nil {
@@ -116,7 +116,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if err := lab.CheckBufferPool(*b.pool); err != nil {
 		return s, err
 	}
-	if err := checkCongestion(*b.congest, b.hosts.given()); err != nil {
+	if err := checkCongestion(p, *b.congest, b.hosts.given()); err != nil {
 		return s, err
 	}
 	s.OutDir, err = outDir(*b.out, study)
@@ -136,7 +136,7 @@ func (b *benchFlags) ready(p *Process, study string, shaper link.Shaper, c link.
 	if err != nil {
 		return spec, err
 	}
-	if spec, err = b.validate(study); err != nil {
+	if spec, err = b.validate(p, study); err != nil {
 		return spec, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {

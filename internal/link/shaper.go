@@ -8,14 +8,16 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Wire is the wire host as the shapers see it.
 type Wire struct {
-	NS       string   // wire namespace name
-	Ifaces   []string // egress interfaces in NS to shape (one per attached host)
-	StateDir string   // dir for delayer pid/log/stats files (exists)
-	Self     string   // path of the wirelab binary (the delayer runs as `Self __delayer ...` inside NS)
+	NS       string    // wire namespace name
+	Ifaces   []string  // egress interfaces in NS to shape (one per attached host)
+	StateDir string    // dir for delayer pid/log/stats files (exists)
+	Self     string    // path of the wirelab binary (the delayer runs as `Self __delayer ...` inside NS)
+	Proc     procfs.FS // this machine's /proc, where a delayer is recognised by its command line
 }
 
 // Applied is what a shaper did: its name as results record it ("htb", "htb+netem",

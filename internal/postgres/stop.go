@@ -43,5 +43,5 @@ func (s *Server) Pids() []int {
 	if s == nil || s.Pid <= 0 {
 		return nil
 	}
-	return dbserver.Tree("/proc", s.Pid)
+	return s.process().Tree()
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -44,6 +43,9 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds each host's connect and handshake; 0 = 10 s.
 	Timeout time.Duration
+	// AgentSocket is the ssh-agent socket the command found in its environment
+	// (SSH_AUTH_SOCK); "" = no agent, the inventory's key files only.
+	AgentSocket string
 	// DropExisting drops tables of the inventory's existing server (server.dsn) that a
 	// run recorded and did not drop: what `down --hosts` does with them. nil = none is
 	// dropped (and a record found is an error naming them).
@@ -396,7 +398,7 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 	}
 	inv := b.o.Inventory
 	h, err := hosts.DialSSH(ctx, hosts.SSHConfig{Name: ih.Name, Addr: ih.SSHAddr(), User: ih.User, KeyFile: ih.Key,
-		AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
+		AgentSocket: b.o.AgentSocket, KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
 		Timeout: b.o.Timeout, Dial: b.o.Dial, Sudo: sudo})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inv.Path, err)
