@@ -23,7 +23,7 @@ import (
 type labBackend struct {
 	l      *lab.Lab
 	self   string
-	shaper string
+	shaper link.Shaper
 	hosts  []string
 }
 
@@ -32,7 +32,7 @@ func (s *Session) LabOpener() Opener {
 	return func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error) {
 		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
 			Congestion: needs.Congestion, StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
-			Outside: outside(needs)})
+			Outside: outside(needs), Proc: s.Proc})
 		if err != nil {
 			return nil, err
 		}
@@ -66,9 +66,9 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
+	ws := WireState{Shaper: string(st.Shaper), ReadBack: st.ReadBack, Congestion: b.l.Congestion(),
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
-	if strings.Contains(st.Shaper, "nfqueue") {
+	if st.Shaper.Uses(link.ShaperNfqueue) {
 		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))
 	}
 	return ws

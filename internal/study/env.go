@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -129,12 +129,10 @@ func (e *Env) helperPids(names ...string) []int {
 }
 
 // loadAverage is the 1-minute load average (0 when unreadable).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
+func loadAverage(proc procfs.FS) float64 {
+	l, err := proc.LoadAvg()
 	if err != nil {
 		return 0
 	}
-	var l float64
-	_, _ = fmt.Sscanf(string(b), "%f", &l)
-	return l
+	return l.One
 }
