@@ -56,19 +56,13 @@ func Classify(d Dialect, sql string) Class {
 	if t.kind != tWord {
 		return ClassOther
 	}
-	switch w := sql[t.start:t.end]; {
-	case is(w, "select"), is(w, "values"), is(w, "table"):
-		return ClassSelect
+	w := sql[t.start:t.end]
+	if c, ok := dml(w); ok {
+		return c
+	}
+	switch {
 	case is(w, "with"):
 		return l.afterWith()
-	case is(w, "insert"):
-		return ClassInsert
-	case is(w, "update"):
-		return ClassUpdate
-	case is(w, "delete"):
-		return ClassDelete
-	case is(w, "replace"):
-		return ClassReplace
 	case is(w, "set"):
 		return ClassSet
 	case is(w, "use"):
@@ -82,7 +76,24 @@ func Classify(d Dialect, sql string) Class {
 			return ClassDDL
 		}
 	}
-	return l.transaction(sql[t.start:t.end])
+	return l.transaction(w)
+}
+
+// dml classes the statements that read or change rows by their keyword.
+func dml(w string) (Class, bool) {
+	switch {
+	case is(w, "select"), is(w, "values"), is(w, "table"):
+		return ClassSelect, true
+	case is(w, "insert"):
+		return ClassInsert, true
+	case is(w, "update"):
+		return ClassUpdate, true
+	case is(w, "delete"):
+		return ClassDelete, true
+	case is(w, "replace"):
+		return ClassReplace, true
+	}
+	return ClassOther, false
 }
 
 // transaction classes the statements that open and end transactions.
@@ -143,17 +154,8 @@ func (l *lexer) afterWith() Class {
 		case t.kind == tPunct && l.s[t.start] == ';' && depth == 0:
 			return ClassOther
 		case t.kind == tWord && depth == 0:
-			switch w := l.s[t.start:t.end]; {
-			case is(w, "select"), is(w, "values"), is(w, "table"):
-				return ClassSelect
-			case is(w, "insert"):
-				return ClassInsert
-			case is(w, "update"):
-				return ClassUpdate
-			case is(w, "delete"):
-				return ClassDelete
-			case is(w, "replace"):
-				return ClassReplace
+			if c, ok := dml(l.s[t.start:t.end]); ok {
+				return c
 			}
 		}
 	}

@@ -1,9 +1,7 @@
 package querylog
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -100,6 +98,13 @@ func indexByte(b []byte, c byte) int {
 }
 
 func (g *generalParser) entry(s *stream) error {
+	return s.lines.entryError(g.read(s), generalStarts)
+}
+
+// generalStarts reports a line that starts an entry (or the server's header).
+func generalStarts(line []byte) bool { return isServerHeader(line) || isGeneral(line) }
+
+func (g *generalParser) read(s *stream) error {
 	line, no, err := s.lines.next()
 	if err != nil {
 		return err
@@ -113,35 +118,21 @@ func (g *generalParser) entry(s *stream) error {
 	}
 	id := s.key(gl.id) // the line buffer is reused below
 	g.arg = append(g.arg[:0], gl.arg...)
-	if err := g.continuation(s); err != nil {
-		return err
-	}
-	return g.handle(s, gl.kind, gl.name, id, s.event(0, no, gl.t))
-}
-
-// continuation appends the lines of a statement written over several lines.
-func (g *generalParser) continuation(s *stream) error {
+	// A statement written over several lines goes on until the next entry.
 	for {
-		line, _, err := s.lines.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+		line, no, ok, err := s.lines.more(generalStarts)
 		if err != nil {
 			return err
 		}
-		if isServerHeader(line) {
-			s.lines.back()
-			return nil
-		}
-		if _, ok := parseGeneral(line); ok {
-			s.lines.back()
-			return nil
+		if !ok {
+			break
 		}
 		if len(g.arg)+1+len(line) > g.max {
-			return badLine(s.lines.curNo, line, fmt.Sprintf("statement longer than %d bytes", g.max))
+			return badLine(no, line, fmt.Sprintf("statement longer than %d bytes", g.max))
 		}
 		g.arg = append(append(g.arg, '\n'), line...)
 	}
+	return g.handle(s, gl.kind, gl.name, id, s.event(0, no, gl.t))
 }
 
 // handle turns one entry into events.

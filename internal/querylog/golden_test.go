@@ -67,6 +67,42 @@ func readAll(t *testing.T, r io.Reader, opt Options) ([]Event, *Log, error) {
 	}
 }
 
+// readFixture reads every event of a file in testdata/.
+func readFixture(t *testing.T, file string) ([]Event, *Log) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	evs, l, err := readAll(t, stripHandMade(t, file, f), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, l
+}
+
+// readDump reads a log given as text and dumps its events.
+func readDump(t *testing.T, f Format, log string) []string {
+	t.Helper()
+	evs, _, err := readAll(t, strings.NewReader(log), Options{Format: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs {
+		out = append(out, dump(ev))
+	}
+	return out
+}
+
+func checkDump(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // golden compares text with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, text string) {
 	t.Helper()
@@ -109,15 +145,7 @@ var fixtures = []struct {
 func TestFixturesGolden(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", fx.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			evs, l, err := readAll(t, stripHandMade(t, fx.file, f), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			evs, l := readFixture(t, fx.file)
 			if l.Format() != fx.format {
 				t.Errorf("detected %s, want %s", l.Format(), fx.format)
 			}

@@ -243,7 +243,7 @@ func (p *pgState) parameters(b []byte) ([]string, []bool, error) {
 	return append([]string(nil), p.paramsBuf...), append([]bool(nil), p.nullBuf...), nil
 }
 
-// value reads 'text' (with '' for a quote) or NULL.
+// value reads a quoted value (a quote inside is doubled) or NULL.
 func (p *pgState) value(b []byte) (v string, null bool, rest []byte, err error) {
 	if r, ok := bytes.CutPrefix(b, []byte("NULL")); ok {
 		return "", true, r, nil

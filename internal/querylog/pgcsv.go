@@ -1,9 +1,8 @@
 package querylog
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
-	"io"
 )
 
 // pgCSVParser reads PostgreSQL's csvlog (log_destination = 'csvlog', with
@@ -34,6 +33,19 @@ func (p *pgCSVParser) field(i int) []byte {
 }
 
 func (p *pgCSVParser) entry(s *stream) error {
+	return s.lines.entryError(p.read(s), pgCSVStarts)
+}
+
+// pgCSVStarts reports a line that starts a record: a log_time and a comma. It is used
+// only to find the next record after a bad one.
+func pgCSVStarts(line []byte) bool {
+	_, rest, ok := pgTime(line)
+	return ok && len(rest) > 0 && rest[0] == ','
+}
+
+func inRecord([]byte) bool { return false }
+
+func (p *pgCSVParser) read(s *stream) error {
 	first, err := p.record(s)
 	if err != nil {
 		return err
@@ -63,20 +75,31 @@ func (p *pgCSVParser) record(s *stream) (int64, error) {
 	}
 	quoted, start := false, true
 	for {
-		for i := 0; i < len(line); i++ {
-			c := line[i]
+		for i := 0; i < len(line); {
 			switch {
-			case start && c == '"':
+			case start && line[i] == '"':
 				quoted, start = true, false
-			case quoted && c == '"' && i+1 < len(line) && line[i+1] == '"':
-				p.rec = append(p.rec, '"')
 				i++
-			case quoted && c == '"':
-				quoted = false
-			case !quoted && c == ',':
-				p.ends, start = append(p.ends, len(p.rec)), true
+			case quoted:
+				j := bytes.IndexByte(line[i:], '"')
+				if j < 0 {
+					p.rec, i = append(p.rec, line[i:]...), len(line)
+					break
+				}
+				p.rec, i = append(p.rec, line[i:i+j]...), i+j+1
+				if i < len(line) && line[i] == '"' { // "" is a quote
+					p.rec, i = append(p.rec, '"'), i+1
+				} else {
+					quoted = false
+				}
 			default:
-				p.rec, start = append(p.rec, c), false
+				j := bytes.IndexByte(line[i:], ',')
+				if j < 0 {
+					p.rec, i, start = append(p.rec, line[i:]...), len(line), false
+					break
+				}
+				p.rec, i, start = append(p.rec, line[i:i+j]...), i+j+1, true
+				p.ends = append(p.ends, len(p.rec))
 			}
 		}
 		if !quoted {
@@ -85,12 +108,13 @@ func (p *pgCSVParser) record(s *stream) (int64, error) {
 		}
 		// A newline inside quotes belongs to the field.
 		var no int64
-		line, no, err = s.lines.next()
-		if errors.Is(err, io.EOF) {
-			return 0, badLine(first, p.rec, "the log ends inside a quoted field: the record was cut short")
-		}
+		var ok bool
+		line, no, ok, err = s.lines.more(inRecord)
 		if err != nil {
 			return 0, err
+		}
+		if !ok {
+			return 0, badLine(first, p.rec, "the log ends inside a quoted field: the record was cut short")
 		}
 		if len(p.rec)+len(line) > p.pg.max {
 			return 0, badLine(no, line, fmt.Sprintf("record longer than %d bytes", p.pg.max))

@@ -2,9 +2,7 @@ package querylog
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -64,6 +62,13 @@ func parsePGPrefix(line []byte) (pgPrefix, bool) {
 }
 
 func (p *pgStderrParser) entry(s *stream) error {
+	return s.lines.entryError(p.read(s), pgStderrStarts)
+}
+
+// pgStderrStarts reports a line that is not a message's continuation.
+func pgStderrStarts(line []byte) bool { return len(line) == 0 || line[0] != '\t' }
+
+func (p *pgStderrParser) read(s *stream) error {
 	line, no, err := s.lines.next()
 	if err != nil {
 		return err
@@ -76,15 +81,11 @@ func (p *pgStderrParser) entry(s *stream) error {
 		user: p.pg.intern(pf.user, &p.pg.user), db: p.pg.intern(pf.db, &p.pg.db)}
 	p.msg = append(p.msg[:0], pf.msg...)
 	for {
-		line, no, err := s.lines.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		line, no, ok, err := s.lines.more(pgStderrStarts)
 		if err != nil {
 			return err
 		}
-		if len(line) == 0 || line[0] != '\t' {
-			s.lines.back()
+		if !ok {
 			break
 		}
 		if len(p.msg)+len(line) > p.pg.max {

@@ -2,9 +2,7 @@ package querylog
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -56,6 +54,10 @@ type slowHeader struct {
 }
 
 func (p *slowParser) entry(s *stream) error {
+	return s.lines.entryError(p.read(s), isSlowBoundary)
+}
+
+func (p *slowParser) read(s *stream) error {
 	for {
 		line, no, err := s.lines.next()
 		if err != nil {
@@ -123,14 +125,14 @@ func userHost(b []byte, h *slowHeader) string {
 // readHeader reads the entry's other "# " lines as "Key: value" pairs.
 func (p *slowParser) readHeader(s *stream, h *slowHeader) error {
 	for {
-		line, no, err := s.lines.next()
-		if errors.Is(err, io.EOF) {
-			return badLine(h.line, nil, "the log ends in an entry's header: it was cut short")
-		}
+		line, no, ok, err := s.lines.more(isSlowBoundary)
 		if err != nil {
 			return err
 		}
-		if !bytes.HasPrefix(line, []byte("# ")) || isSlowBoundary(line) {
+		if !ok {
+			return badLine(h.line, nil, "the entry ends in its header, without a statement: it was cut short")
+		}
+		if !bytes.HasPrefix(line, []byte("# ")) {
 			s.lines.back()
 			return nil
 		}
@@ -194,39 +196,31 @@ func (h *slowHeader) set(key, val []byte) error {
 // readStatement reads the "use" and "SET timestamp" lines and the statement after them.
 func (p *slowParser) readStatement(s *stream, h *slowHeader) error {
 	for {
-		line, _, err := s.lines.next()
-		if errors.Is(err, io.EOF) {
-			return badLine(h.line, nil, "the log ends before the entry's statement: it was cut short")
-		}
+		line, _, ok, err := s.lines.more(isSlowBoundary)
 		if err != nil {
 			return err
+		}
+		if !ok {
+			return badLine(h.line, nil, "the entry ends before its statement: it was cut short")
 		}
 		if bytes.HasPrefix(line, []byte("use ")) && bytes.HasSuffix(line, []byte(";")) {
 			p.useDB = unquoteIdent(line[4 : len(line)-1])
 			continue
 		}
-		if bytes.HasPrefix(line, []byte("SET ")) && bytes.HasSuffix(line, []byte(";")) {
-			if i := bytes.Index(line, []byte("timestamp=")); i >= 0 {
-				if v, err := count(bytes.TrimRight(line[i+10:], ";")); err == nil {
-					h.stamp = v
-					break
-				}
-			}
+		if v, ok := setTimestamp(line); ok {
+			h.stamp = v
+			break
 		}
 		s.lines.back()
 		break
 	}
 	p.sql = p.sql[:0]
 	for n := 0; ; n++ {
-		line, no, err := s.lines.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		line, no, ok, err := s.lines.more(isSlowBoundary)
 		if err != nil {
 			return err
 		}
-		if isSlowBoundary(line) {
-			s.lines.back()
+		if !ok {
 			break
 		}
 		if len(p.sql)+1+len(line) > p.max {
@@ -243,6 +237,20 @@ func (p *slowParser) readStatement(s *stream, h *slowHeader) error {
 	}
 	p.sql = p.sql[:len(p.sql)-1]
 	return nil
+}
+
+// setTimestamp reads the server's "SET timestamp=N;" line (MySQL may put last_insert_id
+// and insert_id before it: "SET last_insert_id=7,insert_id=8,timestamp=N;").
+func setTimestamp(line []byte) (int64, bool) {
+	if !bytes.HasPrefix(line, []byte("SET ")) || !bytes.HasSuffix(line, []byte(";")) {
+		return 0, false
+	}
+	i := bytes.Index(line, []byte("timestamp="))
+	if i < 0 {
+		return 0, false
+	}
+	v, err := count(line[i+len("timestamp=") : len(line)-1])
+	return v, err == nil
 }
 
 func unquoteIdent(b []byte) string {

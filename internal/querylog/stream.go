@@ -1,7 +1,6 @@
 package querylog
 
 import (
-	"errors"
 	"io"
 	"sort"
 	"time"
@@ -73,13 +72,12 @@ func (s *stream) Next() (Event, error) {
 			return Event{}, s.err
 		}
 		err := s.p.entry(s)
-		var bad *BadLineError
 		switch {
 		case err == nil:
-		case errors.Is(err, io.EOF):
+		case err == io.EOF:
 			s.finish()
 			s.done, s.err = true, io.EOF
-		case s.skip && errors.As(err, &bad):
+		case s.skip && isBad(err):
 			s.skipped++
 		default:
 			s.done, s.err = true, err
@@ -153,7 +151,7 @@ func (s *stream) key(id []byte) string {
 // was not logged.
 func (s *stream) connect(id string, ev Event, held bool) *session {
 	if old := s.open[id]; old != nil {
-		s.quit(old, s.implied(Quit, ev))
+		s.closeImplied(old, ev)
 	}
 	ss := s.newSession(id)
 	ss.user, ss.db = ev.User, ev.DB
@@ -213,10 +211,15 @@ func (s *stream) finish() {
 	sort.Slice(left, func(i, j int) bool { return left[i].order < left[j].order })
 	end := Event{Line: s.lines.lastNo, At: s.lastAt}
 	for _, ss := range left {
-		ev := s.implied(Quit, end)
-		ev.User, ev.DB = ss.user, ss.db
-		s.quit(ss, ev)
+		s.closeImplied(ss, end)
 	}
+}
+
+// closeImplied closes a session the log shows no Quit for, at the entry at.
+func (s *stream) closeImplied(ss *session, at Event) {
+	ev := s.implied(Quit, at)
+	ev.User, ev.DB = ss.user, ss.db
+	s.quit(ss, ev)
 }
 
 // at turns an entry's clock time into its offset from the log's first entry; an entry
