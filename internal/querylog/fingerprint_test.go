@@ -1,6 +1,8 @@
 package querylog
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -108,5 +110,59 @@ func BenchmarkClassify(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Classify(MySQL, "SELECT c FROM sbtest1 WHERE id BETWEEN 422 AND 521 ORDER BY c")
+	}
+}
+
+// splitSQL cuts a script into its statements at the semicolons the lexer sees.
+func splitSQL(d Dialect, script string) []string {
+	var out []string
+	l := lexer{d: d, s: script}
+	start := 0
+	for t := l.next(); ; t = l.next() {
+		if t.kind == tEnd || t.kind == tPunct && script[t.start] == ';' {
+			if s := strings.TrimSpace(script[start:t.start]); s != "" {
+				out = append(out, s)
+			}
+			start = t.end
+		}
+		if t.kind == tEnd || t.kind == tBad {
+			return out
+		}
+	}
+}
+
+// TestMixedSessionsAsSent: the statements the mixed sessions read in each log are, shape
+// for shape and in order, those mixed.sql and pgmixed.sql sent (the mysql client drops
+// comments, and sends SELECT DATABASE() before the Init DB of a USE; the slow log has
+// no Init DB).
+func TestMixedSessionsAsSent(t *testing.T) {
+	cases := []struct{ log, script, session string }{
+		{"mariadb-general-mixed.log", "mixed.sql", "26"},
+		{"mariadb-slow-mixed.log", "mixed.sql", "26"},
+		{"pg-stderr-mixed.log", "pgmixed.sql", "6b174b5f.192c"},
+		{"pg-csvlog-mixed-sysbench.csv", "pgmixed.sql", "6b174b68.196f"},
+	}
+	for _, c := range cases {
+		evs, l := readFixture(t, c.log)
+		d := l.Format().Dialect()
+		script, err := os.ReadFile(filepath.Join("testdata", c.script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		skip := map[string]bool{"select database()": true, "use ?": true}
+		var sent, read []string
+		for _, s := range splitSQL(d, string(script)) {
+			if fp := Fingerprint(d, s); !skip[fp] {
+				sent = append(sent, fp)
+			}
+		}
+		for _, ev := range evs {
+			if fp := Fingerprint(d, ev.SQL); ev.Kind == Query && ev.Session == c.session && !skip[fp] {
+				read = append(read, fp)
+			}
+		}
+		if len(sent) < 9 || strings.Join(sent, "\n") != strings.Join(read, "\n") {
+			t.Errorf("%s: read\n%s\nbut %s sent\n%s", c.log, strings.Join(read, "\n"), c.script, strings.Join(sent, "\n"))
+		}
 	}
 }

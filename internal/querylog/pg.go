@@ -79,14 +79,6 @@ type pgEntry struct {
 	query         []byte // csvlog's query column: the statement an ERROR belongs to
 }
 
-// intern returns b as a string, the previous one when it is the same.
-func (p *pgState) intern(b []byte, prev *string) string {
-	if string(b) != *prev {
-		*prev = string(b)
-	}
-	return *prev
-}
-
 func (p *pgState) handle(s *stream, e *pgEntry) error {
 	switch e.level {
 	case lvLog:

@@ -58,7 +58,7 @@ func (p *pgCSVParser) read(s *stream) error {
 		return badLine(first, p.field(0), "unreadable log_time")
 	}
 	p.e = pgEntry{line: first, t: t, level: level(p.field(11)), sid: s.key(p.field(5)),
-		user: p.pg.intern(p.field(1), &p.pg.user), db: p.pg.intern(p.field(2), &p.pg.db),
+		user: intern(p.field(1), &p.pg.user), db: intern(p.field(2), &p.pg.db),
 		msg: p.field(13), detail: p.field(14)}
 	if len(p.ends) > 19 {
 		p.e.query = p.field(19)

@@ -78,7 +78,7 @@ func (p *pgStderrParser) read(s *stream) error {
 		return badLine(no, line, "not a line of pgreplay's format (log_line_prefix '%m|%u|%d|%c|', then \"LEVEL:  message\")")
 	}
 	p.e = pgEntry{line: no, t: pf.t, level: level(pf.level), sid: s.key(pf.sid),
-		user: p.pg.intern(pf.user, &p.pg.user), db: p.pg.intern(pf.db, &p.pg.db)}
+		user: intern(pf.user, &p.pg.user), db: intern(pf.db, &p.pg.db)}
 	p.msg = append(p.msg[:0], pf.msg...)
 	for {
 		line, no, ok, err := s.lines.more(pgStderrStarts)

@@ -37,12 +37,15 @@ type slowParser struct {
 	clockUS bool      // that line had microseconds (MySQL: every entry has one)
 	fresh   bool      // it was printed for the entry being read
 	useDB   string    // from the last "use db;" line
+
+	id           []byte // the entry's thread id
+	user, schema string // the last ones read, so entries share the strings
 }
 
 // slowHeader is what an entry's "# " lines say.
 type slowHeader struct {
 	line         int64
-	user, id     string
+	user         string
 	schema       string
 	hasSchema    bool
 	queryTime    time.Duration
@@ -98,28 +101,29 @@ func isSlowBoundary(line []byte) bool {
 
 func (p *slowParser) readEntry(s *stream, first []byte, no int64) error {
 	h := slowHeader{line: no, queryTime: -1, rowsSent: -1, rowsAffected: -1, stamp: -1}
-	h.user = userHost(first[len("# User@Host: "):], &h)
+	p.id = p.id[:0]
+	h.user = p.userHost(first[len("# User@Host: "):])
 	if err := p.readHeader(s, &h); err != nil {
 		return err
 	}
 	if err := p.readStatement(s, &h); err != nil {
 		return err
 	}
-	if h.id == "" {
-		return badLine(h.line, first, "entry without a thread id (no \"Thread_id:\" or \"Id:\")")
+	if len(p.id) == 0 {
+		return badLine(h.line, []byte("# User@Host: "+h.user), "entry without a thread id (no \"Thread_id:\" or \"Id:\")")
 	}
 	return p.emit(s, &h)
 }
 
 // userHost reads "sbtest[sbtest] @  [198.18.1.2]  Id: 12" and returns the user.
-func userHost(b []byte, h *slowHeader) string {
+func (p *slowParser) userHost(b []byte) string {
 	if i := bytes.Index(b, []byte("Id:")); i >= 0 {
-		h.id = string(bytes.TrimSpace(b[i+3:]))
+		p.id = append(p.id[:0], bytes.TrimSpace(b[i+3:])...)
 	}
 	if i := bytes.IndexByte(b, '['); i >= 0 {
 		b = b[:i]
 	}
-	return string(bytes.TrimSpace(b))
+	return intern(bytes.TrimSpace(b), &p.user)
 }
 
 // readHeader reads the entry's other "# " lines as "Key: value" pairs.
@@ -136,14 +140,14 @@ func (p *slowParser) readHeader(s *stream, h *slowHeader) error {
 			s.lines.back()
 			return nil
 		}
-		if err := headerPairs(line[2:], h); err != nil {
+		if err := p.headerPairs(line[2:], h); err != nil {
 			return badLine(no, line, err.Error())
 		}
 	}
 }
 
 // headerPairs reads "Key: value  Key: value" into the fields the reader keeps.
-func headerPairs(b []byte, h *slowHeader) error {
+func (p *slowParser) headerPairs(b []byte, h *slowHeader) error {
 	for len(b) > 0 {
 		b = bytes.TrimLeft(b, " ")
 		colon := bytes.Index(b, []byte(": "))
@@ -158,20 +162,20 @@ func headerPairs(b []byte, h *slowHeader) error {
 		}
 		val := b[:end]
 		b = b[end:]
-		if err := h.set(key, val); err != nil {
+		if err := p.set(h, key, val); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (h *slowHeader) set(key, val []byte) error {
+func (p *slowParser) set(h *slowHeader, key, val []byte) error {
 	var err error
 	switch string(key) {
 	case "Thread_id":
-		h.id = string(val)
+		p.id = append(p.id[:0], val...)
 	case "Schema":
-		h.schema, h.hasSchema = string(val), true
+		h.schema, h.hasSchema = intern(val, &p.schema), true
 	case "Query_time":
 		h.queryTime, err = seconds(val)
 	case "Rows_sent":
@@ -283,7 +287,7 @@ func (p *slowParser) emit(s *stream, h *slowHeader) error {
 	}
 	ev := s.event(Query, h.line, p.startTime(h))
 	ev.User, ev.DB = h.user, db
-	ss := s.ensure(h.id, ev)
+	ss := s.ensure(s.key(p.id), ev)
 	ev.Session = ss.id
 	if db != "" && db != ss.db {
 		use := s.implied(Query, ev)

@@ -195,6 +195,15 @@ func (s *stream) drop(ss *session) {
 	delete(s.open, ss.id)
 }
 
+// intern returns b as a string, the previous one when it is the same, so that the
+// events of a session share one.
+func intern(b []byte, prev *string) string {
+	if string(b) != *prev {
+		*prev = string(b)
+	}
+	return *prev
+}
+
 // implied makes an event no line shows, placed at the entry that implies it.
 func (s *stream) implied(k Kind, at Event) Event {
 	return Event{Line: at.Line, Kind: k, At: at.At, Duration: -1, Rows: -1,
