@@ -24,8 +24,9 @@ const (
 	// counts its round trip, as it chooses.
 	Prepare
 	// Admin is a protocol command that carries no statement (MariaDB's Ping, Field List,
-	// Statistics, Change user, Reset connection, ...): a round trip of its own. Command
-	// names it; SQL is the log's argument, for information only, never a statement.
+	// Statistics, Change user, Reset connection, ...; PostgreSQL's fastpath "Function
+	// call"): a round trip of its own. Command names it; SQL is the log's argument, for
+	// information only, never a statement.
 	Admin
 )
 
@@ -96,7 +97,8 @@ type Event struct {
 	// slow log has no connection lines; a general log may start mid-session), the Quit of
 	// one still open at the end of the log or whose id connects again, and the change of
 	// database ("Init DB") that a slow log only shows as a new Schema. Line and At are
-	// those of the entry that implied it; Time is zero.
+	// those of the entry that implied it (for the Quits at the end of the log, its last
+	// line and the last offset); Time is zero.
 	Implied bool
 }
 

@@ -114,8 +114,11 @@ func (p *pgState) log(s *stream, e *pgEntry) error {
 		}
 		msg, dur = bytes.TrimLeft(rest, " "), d
 	}
+	if !sessionAction(msg) {
+		return nil // lock waits, temporary files, ...: nothing the session sent
+	}
 	if ss := s.open[e.sid]; ss != nil {
-		s.release(ss)
+		s.release(ss) // the session has moved on: its statement is complete
 	}
 	switch {
 	case bytes.HasPrefix(msg, []byte("connection authorized: ")):
@@ -137,6 +140,21 @@ func (p *pgState) log(s *stream, e *pgEntry) error {
 		s.emit(ev, nil, false)
 	}
 	return nil
+}
+
+// sessionActions start the LOG messages of what a session did; a held statement is
+// complete when its session does something else.
+var sessionActions = [][]byte{[]byte("connection authorized: "), []byte("disconnection: "),
+	[]byte("statement: "), []byte("execute "), []byte("parse "), []byte("bind "),
+	[]byte("fastpath function call: ")}
+
+func sessionAction(msg []byte) bool {
+	for _, a := range sessionActions {
+		if bytes.HasPrefix(msg, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // event starts an event of the entry; a duration moves its time to when it started.

@@ -152,3 +152,16 @@ func TestPGCSVFailures(t *testing.T) {
 		t.Fatal("csvlog failures read wrong")
 	}
 }
+
+// TestPGOtherLogLines: a LOG line that is nothing the session sent (a lock wait) leaves
+// its statement open for the ERROR that ends it.
+func TestPGOtherLogLines(t *testing.T) {
+	got := readDump(t, PGStderr, pgLog(
+		"a.1|LOG:  statement: update t set v = 1",
+		"a.1|LOG:  process 4242 still waiting for ShareLock on transaction 725 after 1000.042 ms",
+		"a.1|ERROR:  deadlock detected",
+	))
+	if len(got) != 3 || !strings.Contains(got[1], `err="deadlock detected"`) {
+		t.Errorf("got %q", got)
+	}
+}
