@@ -35,6 +35,10 @@ func Detect(head []byte) (Format, error) {
 		if f, ok := lineFormat(line); ok {
 			return f, nil
 		}
+		if _, _, ok := pgTime(line); ok {
+			return "", fmt.Errorf("%w: line %d (%q) is a PostgreSQL log line, but not in pgreplay's format: "+
+				"set log_line_prefix = '%%m|%%u|%%d|%%c|' (or log_destination = 'csvlog')", ErrUnknownFormat, no, cut(line, 80))
+		}
 		return "", fmt.Errorf("%w: line %d (%q) starts none of %s: name the format with --format",
 			ErrUnknownFormat, no, cut(line, 80), formatList())
 	}

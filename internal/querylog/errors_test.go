@@ -35,6 +35,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"gzip", gz.String(), ErrBinary, []string{"gzip"}},
 		{"unknown", "just some text\nmore\n", ErrUnknownFormat, []string{"line 1", "mysql-general", "pg-csv", "--format"}},
 		{"empty", "", ErrUnknownFormat, []string{"empty"}},
+		{"default prefix", "2026-12-08 00:12:15.320 UTC [6450] LOG:  statement: select 1\n", ErrUnknownFormat, []string{"line 1", "log_line_prefix = '%m|%u|%d|%c|'"}},
 		{"header only", generalHead, ErrUnknownFormat, []string{"header", "--format"}},
 	}
 	for _, c := range cases {
