@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"context"
-
-	"github.com/wirelab/wirelab/internal/metrics"
-)
+import "github.com/wirelab/wirelab/internal/metrics"
 
 const agentSampleExample = `wirelab agent sample --every 1s --up-class eth0:1:1 --down-class wlifb-eth0:1:1 --comm sysbench --for 2h
 wirelab agent sample --every 1s --comm mariadbd
@@ -27,14 +23,7 @@ func cmdAgentSample(p *Process, args []string) error {
 	if err != nil {
 		return &UsageError{err}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stop := untilInterrupt(p)
+	defer stop()
 	return c.RunAgent(ctx, c.Config(p.procRoot(), p.Runner, p.Logger), p.Stdout)
 }

@@ -267,6 +267,20 @@ func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
 	return soft, hard, func() { close(done); softCancel(); hardCancel() }
 }
 
+// untilInterrupt is a context that ends at the first interrupt: how a helper wirelab
+// starts (the delayer, an agent) is told to clean up and exit. Call stop when done.
+func untilInterrupt(p *Process) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-p.Interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
 // procRoot is p.ProcRoot or /proc.
 func (p *Process) procRoot() string {
 	if p.ProcRoot == "" {

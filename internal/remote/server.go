@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,25 +85,6 @@ func (o ServerOptions) withDefaults(e Engine) ServerOptions {
 		o.StopTimeout = DefaultStopTimeout
 	}
 	return o
-}
-
-// agentArgv is the agent's command line: `wirelab agent <engine>` (defaults filled).
-func (o ServerOptions) agentArgv() []string {
-	argv := []string{o.Agent, "agent", string(o.Engine), "--dir", o.Dir, "--bind", o.Bind,
-		"--port", strconv.Itoa(o.Port), "--for", o.For.String()}
-	if o.BufferPool != "" {
-		argv = append(argv, "--buffer-pool", o.BufferPool)
-	}
-	if o.ServerID != 0 {
-		argv = append(argv, "--server-id", strconv.Itoa(o.ServerID))
-	}
-	if o.LogBin {
-		argv = append(argv, "--log-bin")
-	}
-	for _, k := range slices.Sorted(maps.Keys(o.Extra)) {
-		argv = append(argv, "--set", k+"="+o.Extra[k])
-	}
-	return argv
 }
 
 // Server is a database server an agent runs on a host. It is an engine.Server.
