@@ -1,11 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
-
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/hosts"
@@ -34,37 +29,15 @@ func cmdAgent(p *Process, args []string) error {
 	}
 	fs := newFlagSet(p, "agent deadman", "internal: remove a NIC's shaping unless the renewal file is touched within the TTL",
 		"wirelab agent deadman --ttl 30s --renew /tmp/wirelab-x/deadman.renew --undo /tmp/wirelab-x/deadman.undo")
-	ttl := fs.Duration("ttl", 0, "how old the renewal file's mtime may get before the undo runs")
-	renew := fs.String("renew", "", "the renewal file wirelab touches")
-	undoPath := fs.String("undo", "", "the undo file: tc, ip and iptables commands, one a line")
-	delayerPid := fs.String("delayer-pid", "", "the delay line's pid file: the delayer it names is stopped after the undo")
+	f := hosts.AddDeadmanFlags(fs)
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if *ttl <= 0 || *renew == "" || *undoPath == "" {
-		return usagef("agent deadman: --ttl, --renew and --undo are required")
-	}
-	b, err := os.ReadFile(*undoPath)
+	c, err := f.Command()
 	if err != nil {
-		return fmt.Errorf("agent deadman: %w", err)
+		return &UsageError{err}
 	}
-	undo, err := hosts.ParseUndo(string(b))
-	if err != nil {
-		return fmt.Errorf("agent deadman: %w", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts: // SIGTERM from Clear, or anyone's: undo, then exit
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	d := &hosts.Deadman{Renew: *renew, TTL: *ttl, Undo: undo, DelayerPid: *delayerPid, Runner: execx.OS{},
-		Log: p.Logger.With("component", "deadman")}
-	if err := d.Watch(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("agent deadman: %w", err)
-	}
-	return nil
+	ctx, stop := untilInterrupt(p) // SIGTERM from Clear, or anyone's: undo, then exit
+	defer stop()
+	return c.Run(ctx, execx.OS{}, p.Logger.With("component", "deadman"))
 }
