@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,29 +23,10 @@ func TestAgentSampleFlagErrors(t *testing.T) {
 	}
 }
 
-// fakeHost is a procfs root with a machine counter and one interface.
-func fakeHost(t *testing.T) string {
-	t.Helper()
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "net"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
-		"stat":    "cpu  100 0 50 5000 7 0 0 0 0 0\n",
-		"net/dev": "h\nh\neth0: 10 1 0 0 0 0 0 0 20 2 0 0 0 0 0 0\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 // SIGTERM ends the agent well before --for; a closed stdin does not.
 func TestAgentSampleStopsOnSignal(t *testing.T) {
 	p, out, errb, _ := testProcess(t, true)
-	p.ProcRoot = fakeHost(t)
+	p.ProcRoot = "/proc" // the machine's counters: the agent reads nothing else here
 	sig := make(chan os.Signal, 1)
 	p.Interrupts = sig
 	done := make(chan int, 1)

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
@@ -85,7 +85,7 @@ var randTypes = map[string]bool{"uniform": true, "gaussian": true, "special": tr
 func (b *benchFlags) validate(study string) (benchSpec, error) {
 	var s benchSpec
 	var err error
-	if s.Threads, err = parseThreads(*b.threads); err != nil {
+	if s.Threads, err = flagx.ParseThreads(*b.threads); err != nil {
 		return s, err
 	}
 	if *b.duration < time.Second {
@@ -226,42 +226,11 @@ func applyQuick(fs *flag.FlagSet, quick bool, values map[string]string) error {
 }
 
 // given reports whether the user set the flag name.
-func given(fs *flag.FlagSet, name string) bool {
-	return firstGiven(fs, func(n string) bool { return n == name }) != ""
-}
+func given(fs *flag.FlagSet, name string) bool { return flagx.Given(fs, name) }
 
-// firstGiven is the first flag, in name order, that the user set and match accepts; ""
-// for none. Commands use it to refuse flags the rest of the command line makes moot.
+// firstGiven is the first flag, in name order, that the user set and match accepts.
 func firstGiven(fs *flag.FlagSet, match func(name string) bool) string {
-	named := ""
-	fs.Visit(func(f *flag.Flag) {
-		if named == "" && match(f.Name) {
-			named = f.Name
-		}
-	})
-	return named
-}
-
-// parseThreads parses "1,8,32": each 1..4096, no duplicates, at least one.
-func parseThreads(v string) ([]int, error) {
-	const form = "comma-separated whole numbers 1..4096, e.g. 1,8,32"
-	if strings.TrimSpace(v) == "" {
-		return nil, fmt.Errorf("--threads is empty: want %s", form)
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, fmt.Errorf("--threads %q: %q is not allowed; want %s", v, f, form)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("--threads %q: %d appears twice; want %s", v, n, form)
-		}
-		seen[n] = true
-		out = append(out, n)
-	}
-	return out, nil
+	return flagx.FirstGiven(fs, match)
 }
 
 func keys(m map[string]bool) string {

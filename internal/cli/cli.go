@@ -16,6 +16,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // Process is the process state handed to every command, so commands run in memory in tests
@@ -103,13 +104,21 @@ func commands() map[string]command {
 	}
 }
 
-// UsageError is a bad invocation: exit code 2 and the command's usage hint.
+// UsageError is a bad invocation: exit code 2 and the command's usage hint. A package
+// that checks flags says the same with flagx.UsageError, which Main treats alike.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// isUsage says whether err is a bad invocation, the command's or a package's.
+func isUsage(err error) bool {
+	var ue *UsageError
+	var fe *flagx.UsageError
+	return errors.As(err, &ue) || errors.As(err, &fe)
+}
 
 // Main runs wirelab with args and returns the exit code.
 func Main(args []string, p *Process) int {
@@ -122,8 +131,7 @@ func Main(args []string, p *Process) int {
 			return xe.Code
 		}
 		fmt.Fprintf(p.Stderr, "wirelab: %v\n", err)
-		var ue *UsageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return 2
 		}
 		return 1

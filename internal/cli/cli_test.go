@@ -11,6 +11,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // testProcess is an in-memory process: no signals, a fake runner that fails the test if a
@@ -214,7 +215,7 @@ func TestHelpHasAnExample(t *testing.T) {
 }
 
 func TestParseThreads(t *testing.T) {
-	got, err := parseThreads("1, 8,32")
+	got, err := flagx.ParseThreads("1, 8,32")
 	if err != nil || len(got) != 3 || got[0] != 1 || got[2] != 32 {
 		t.Fatalf("parseThreads: %v %v", got, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/model"
 	"github.com/wirelab/wirelab/internal/report"
@@ -135,7 +136,7 @@ func predictFlags(from, against, series, rates listFlag, rtt, threads string, se
 		}
 		o.links = append(o.links, model.Link{RateBps: bps, RTT: d, Shaped: shaped})
 	}
-	if o.threads, err = parseThreads(threads); err != nil {
+	if o.threads, err = flagx.ParseThreads(threads); err != nil {
 		return o, err
 	}
 	for _, c := range []struct {

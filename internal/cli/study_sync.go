@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/remote"
@@ -154,7 +155,7 @@ func (f *syncFlags) options() (syncrep.Options, error) {
 	if o.RTTs, err = link.ParseRTTs("--rtts", *f.rtts); err != nil {
 		return o, err
 	}
-	if o.Threads, err = parseThreads(*f.threads); err != nil {
+	if o.Threads, err = flagx.ParseThreads(*f.threads); err != nil {
 		return o, err
 	}
 	if err := lab.CheckBufferPool(o.BufferPool); err != nil {

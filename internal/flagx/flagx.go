@@ -2,6 +2,8 @@ package flagx
 
 import (
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -56,4 +58,42 @@ func Duration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// UsageError is a bad invocation: a flag's value, or flags that do not go together. A
+// command exits 2 on it and shows its usage hint; the package that checks a flag returns
+// it so the command need not guess which of its errors are the user's.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef is a UsageError with a formatted message.
+func Usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// MaxThreads is the most client threads (sysbench's threads, pgbench's clients) a
+// --threads list may name.
+const MaxThreads = 4096
+
+// ParseThreads parses a --threads list, "1,8,32": each 1..MaxThreads, no duplicates, at
+// least one.
+func ParseThreads(v string) ([]int, error) {
+	form := fmt.Sprintf("comma-separated whole numbers 1..%d, e.g. 1,8,32", MaxThreads)
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("--threads is empty: want %s", form)
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > MaxThreads {
+			return nil, fmt.Errorf("--threads %q: %q is not allowed; want %s", v, f, form)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("--threads %q: %d appears twice; want %s", v, n, form)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
 }
