@@ -11,7 +11,6 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
-	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // testProcess is an in-memory process: no signals, a fake runner that fails the test if a
@@ -211,13 +210,6 @@ func TestHelpHasAnExample(t *testing.T) {
 		if help := out.String() + errb.String(); !strings.Contains(help, "Example") {
 			t.Errorf("%s --help has no example:\n%s", cmd, help)
 		}
-	}
-}
-
-func TestParseThreads(t *testing.T) {
-	got, err := flagx.ParseThreads("1, 8,32")
-	if err != nil || len(got) != 3 || got[0] != 1 || got[2] != 32 {
-		t.Fatalf("parseThreads: %v %v", got, err)
 	}
 }
 

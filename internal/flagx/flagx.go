@@ -97,3 +97,12 @@ func ParseThreads(v string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// JoinInts is xs as a comma-separated list flag spells it, "1,8,32".
+func JoinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}

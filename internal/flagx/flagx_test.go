@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,5 +54,35 @@ func TestDuration(t *testing.T) {
 		if back, err := time.ParseDuration(got); err != nil || back != d {
 			t.Errorf("Duration(%v) = %q reads back as %v, %v", d, got, back, err)
 		}
+	}
+}
+
+func TestParseThreads(t *testing.T) {
+	got, err := ParseThreads("1, 8,32")
+	if err != nil || !reflect.DeepEqual(got, []int{1, 8, 32}) {
+		t.Fatalf("ParseThreads: %v %v", got, err)
+	}
+	for v, want := range map[string]string{
+		"":       "--threads is empty",
+		"0":      `--threads "0": "0" is not allowed; want comma-separated whole numbers 1..4096`,
+		"4097":   `"4097" is not allowed`,
+		"1,x":    `"x" is not allowed`,
+		"8,1,8":  "8 appears twice",
+		"1,,2":   `"" is not allowed`,
+		" 16 ,4": "",
+	} {
+		_, err := ParseThreads(v)
+		if (want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseThreads(%q): %v, want %q", v, err, want)
+		}
+	}
+}
+
+func TestJoinInts(t *testing.T) {
+	if got := JoinInts([]int{1, 8, 32}); got != "1,8,32" {
+		t.Errorf("JoinInts = %q", got)
+	}
+	if back, err := ParseThreads(JoinInts([]int{4, 2})); err != nil || !reflect.DeepEqual(back, []int{4, 2}) {
+		t.Errorf("ParseThreads(JoinInts) = %v, %v", back, err)
 	}
 }
