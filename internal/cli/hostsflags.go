@@ -58,7 +58,7 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	}
 	// pgbench's progress comes on its standard error and its latencies in log files, which
 	// the SSH launcher does not bring back: the load on real hosts is sysbench's.
-	if *b.driver.driver == study.DriverPgbench {
+	if b.load.Driver() == study.DriverPgbench {
 		return nil, usagef("--hosts: --driver pgbench runs in the namespace lab only; on real hosts the load is sysbench's (its pgsql driver with --engine postgres): drop --driver and --scale, or drop --hosts")
 	}
 	k, err := b.engine.kind()

@@ -34,7 +34,7 @@ func studyBandwidth(p *Process, args []string) error {
 	quick := fs.Bool("quick", false, "a subset of thread counts and short points (≤ 10 min on 2 cores)")
 	calibrate := fs.Bool("calibrate", false, "measure the unshaped peak and choose the slow rate from it (overrides --slow)")
 	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
-	bf := addBenchFlags(fs, flagx.JoinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
+	bf := addBenchFlags(fs, study.BenchDefaults{Threads: flagx.JoinInts(study.BandwidthThreads), Duration: 30 * time.Second, Warmup: 5 * time.Second, Tables: 8, TableSize: 100000})
 	tf := addTunnelFlags(fs, "auto", tunnel.GroupWait{}) // N2's channel on PostgreSQL, which has no protocol compression
 	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/remote"
+	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/syncrep"
 )
 
@@ -78,7 +79,7 @@ func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 		target:    fs.Float64("target-tps", 0, "say at which RTT each mode falls below this many TPS (0 = no target)"),
 		tables:    fs.Int("tables", 4, "sysbench --tables"),
 		tableSize: fs.Int("table-size", 10000, "sysbench --table-size (rows per table)"),
-		scale:     addScaleFlag(fs, fmt.Sprintf("with --workload %s only, 1..%d", strings.Join(syncrep.PgbenchWorkloads, " or "), syncrep.MaxScale)),
+		scale:     study.AddScaleFlag(fs, fmt.Sprintf("with --workload %s only, 1..%d", strings.Join(syncrep.PgbenchWorkloads, " or "), syncrep.MaxScale)),
 		cu:        fs.Duration("catchup-timeout", 5*time.Minute, "how long the replica may take to catch up after a point"),
 		checkWire: fs.Bool("check-wire", true, "measure the wire (RTT, loss, iperf3) after every change of it and record it"),
 		pool:      fs.String("buffer-pool", "512M", "each server's data cache: innodb_buffer_pool_size (MariaDB), shared_buffers (PostgreSQL)"),
