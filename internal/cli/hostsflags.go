@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/study"
@@ -35,13 +36,9 @@ func addHostsFlags(fs *flag.FlagSet) *hostsFlags {
 			"with several clients (run, study bandwidth) each point's threads are split among them, the remainder to the first, and their results merged"),
 		insecure: fs.Bool("insecure-host-key", false, "with --hosts: accept any SSH host key (throwaway hosts only; known_hosts is checked otherwise)"),
 		dryRun:   fs.Bool("dry-run", false, "with --hosts: print every remote command, copy and start instead of running them, then stop"),
-		ttl:      fs.Duration("deadman-ttl", defaultDeadmanTTL, "with --hosts: each client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
+		ttl:      fs.Duration("deadman-ttl", hosts.DefaultDeadmanTTL, "with --hosts: each client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
 	}
 }
-
-// defaultDeadmanTTL: three renewals fit in it (every TTL/3), and a lost wirelab throttles
-// a real NIC for at most this long.
-const defaultDeadmanTTL = 30 * time.Second
 
 // given says whether --hosts was given.
 func (h *hostsFlags) given() bool { return h != nil && *h.file != "" }
@@ -97,8 +94,8 @@ func (h *hostsFlags) check() (bool, error) {
 // load checks the flags every study on hosts shares, loads the inventory and checks that
 // its server starts an engine k server; it contacts nobody.
 func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
-	if *h.ttl < 3*time.Second || *h.ttl > time.Hour {
-		return nil, usagef("--deadman-ttl %s: want 3s..1h, e.g. 30s", *h.ttl)
+	if err := hosts.CheckDeadmanTTL(*h.ttl); err != nil {
+		return nil, &UsageError{err}
 	}
 	home, _ := os.UserHomeDir()
 	inv, err := inventory.Load(*h.file, home)

@@ -13,6 +13,23 @@ import (
 	"github.com/wirelab/wirelab/internal/flagx"
 )
 
+// The dead-man switch's TTL: three renewals fit in the default (every TTL/3), and a lost
+// wirelab throttles a real NIC for at most this long; below the minimum an SSH round trip
+// that stalls would fire it, above the maximum a NIC stays shaped too long.
+const (
+	DefaultDeadmanTTL = 30 * time.Second
+	MinDeadmanTTL     = 3 * time.Second
+	MaxDeadmanTTL     = time.Hour
+)
+
+// CheckDeadmanTTL refuses a --deadman-ttl out of MinDeadmanTTL..MaxDeadmanTTL.
+func CheckDeadmanTTL(d time.Duration) error {
+	if d < MinDeadmanTTL || d > MaxDeadmanTTL {
+		return fmt.Errorf("--deadman-ttl %s: want %s..%s, e.g. %s", d, flagx.Duration(MinDeadmanTTL), flagx.Duration(MaxDeadmanTTL), flagx.Duration(DefaultDeadmanTTL))
+	}
+	return nil
+}
+
 // DeadmanCommand is the command line of `wirelab agent deadman`, the Deadman on a shaped
 // host. RemoteLink renders it (Argv) and the agent parses it (AddDeadmanFlags), both
 // here, so the two sides cannot disagree on a flag's name or form.

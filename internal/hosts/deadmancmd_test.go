@@ -50,3 +50,16 @@ func TestDeadmanCommandRefusesABadUndoFile(t *testing.T) {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+func TestCheckDeadmanTTL(t *testing.T) {
+	for _, d := range []time.Duration{MinDeadmanTTL, DefaultDeadmanTTL, MaxDeadmanTTL} {
+		if err := CheckDeadmanTTL(d); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	for _, d := range []time.Duration{time.Second, 2 * time.Hour} {
+		if err := CheckDeadmanTTL(d); err == nil || !strings.Contains(err.Error(), "want 3s..1h, e.g. 30s") {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+}

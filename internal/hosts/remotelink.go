@@ -64,7 +64,7 @@ func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo")
 
 func (l *RemoteLink) ttl() time.Duration {
 	if l.TTL <= 0 {
-		return 30 * time.Second
+		return DefaultDeadmanTTL
 	}
 	return l.TTL
 }
