@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -79,7 +80,7 @@ func (b *benchFlags) validate(studyName string) (benchSpec, error) {
 // ready validates the knobs, then checks that this machine can build the lab (root, the
 // tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
 // wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+func (b *benchFlags) ready(p *Process, studyName, shaper string, c link.Condition, tls bool) (benchSpec, error) {
 	var spec benchSpec
 	kind, err := b.engine.kind()
 	if err != nil {
@@ -89,7 +90,7 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	if err != nil {
 		return spec, err
 	}
-	if spec, err = b.validate(study); err != nil {
+	if spec, err = b.validate(studyName); err != nil {
 		return spec, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
@@ -105,7 +106,7 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 		return spec, err
 	}
 	if existing != nil {
-		spec.Existing, err = openExisting(existing, spec.Bench.Tables, "--server-dsn")
+		spec.Existing, err = study.OpenExisting(context.Background(), existing, spec.Bench.Tables, "--server-dsn")
 	}
 	return spec, err
 }

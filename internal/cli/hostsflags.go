@@ -205,7 +205,7 @@ func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.E
 	if *h.dryRun {
 		return engine.UncheckedExternal(*cfg, ""), nil
 	}
-	return openExisting(cfg, tables, where+": server.dsn")
+	return study.OpenExisting(context.Background(), cfg, tables, where+": server.dsn")
 }
 
 // existingConfig is how this machine reaches the inventory's existing server: at the

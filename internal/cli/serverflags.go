@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -134,31 +131,4 @@ func (f *serverFlags) tlsDir(tls bool) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// openExisting logs in to the server from this machine before any lab is built, and
-// refuses a database that already has the tables the data set would create: wirelab drops
-// its tables when it is done, so it must not adopt any it did not make. A refused login or
-// such tables are usage errors; an unreachable server is not. where names the server's
-// option in errors ("--server-dsn").
-func openExisting(cfg *engine.ExternalConfig, tables int, where string) (*engine.External, error) {
-	ctx := context.Background()
-	x, err := engine.OpenExternal(ctx, *cfg)
-	if errors.Is(err, engine.ErrLoginRefused) {
-		return nil, &UsageError{fmt.Errorf("%s: %w", where, err)}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	have, err := x.ExistingTables(ctx, sysbench.TableNames(tables))
-	if err != nil {
-		x.Stop(ctx)
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if len(have) > 0 {
-		x.Stop(ctx)
-		return nil, usagef("%s: database %s on %s already has %s: wirelab creates sbtest1..sbtest%d for its data set and drops them when done, so it leaves tables it did not make alone; name an empty database in the DSN, or drop them if they are a sysbench leftover",
-			where, cfg.DSN.DB, cfg.DSN.Addr(), strings.Join(have, ", "), tables)
-	}
-	return x, nil
 }
