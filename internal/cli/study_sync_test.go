@@ -97,7 +97,7 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 			if o.Engine != c.engine || !slices.Equal(syncrep.Names(o.Modes), c.modes) || !slices.Equal(o.RTTs, c.rtts) || !slices.Equal(o.Threads, c.threads) {
 				t.Errorf("options: engine %s modes %v rtts %v threads %v", o.Engine, syncrep.Names(o.Modes), o.RTTs, o.Threads)
 			}
-			if got := syncWorkload(o); got != c.data {
+			if got := o.WorkloadText(); got != c.data {
 				t.Errorf("workload %q, want %q", got, c.data)
 			}
 			if *f.quick {
