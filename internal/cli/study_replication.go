@@ -54,7 +54,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		awake:  addAwakeFlag(fs),
 		noWait: addNoWaitFlag(fs),
 		study:  replication.AddFlags(fs),
-		out:    fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
+		out:    addOutFlag(fs, "replication"),
 		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:   link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
 		tunnel: addTunnelFlags(fs, "zstd", tunnel.GroupWait{Auto: true}),
