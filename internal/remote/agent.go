@@ -19,12 +19,13 @@ import (
 )
 
 // The command line of `wirelab agent <engine>`, which Start runs on a server host: Start
-// renders it from ServerOptions (agentArgv) and the agent parses it back into
+// renders it from ServerOptions (AgentArgv) and the agent parses it back into
 // ServerOptions (AddAgentFlags), both here, so the two sides cannot disagree on a flag's
 // name or form.
 
-// agentArgv is the agent's command line: `wirelab agent <engine>` (defaults filled).
-func (o ServerOptions) agentArgv() []string {
+// AgentArgv is the agent's command line, `wirelab agent <engine>`, for o with its
+// defaults filled (Start fills them).
+func (o ServerOptions) AgentArgv() []string {
 	argv := []string{o.Agent, "agent", string(o.Engine), "--dir", o.Dir, "--bind", o.Bind,
 		"--port", strconv.Itoa(o.Port), "--for", o.For.String()}
 	if o.BufferPool != "" {

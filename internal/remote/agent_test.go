@@ -35,7 +35,7 @@ func TestAgentArgvRoundTrip(t *testing.T) {
 		{Engine: engine.Postgres, Dir: "/tmp/wirelab-x/postgres", Bind: "198.18.21.2", Port: 15432, BufferPool: "1G", For: time.Minute},
 	} {
 		o.Agent = "/tmp/wirelab-x/wirelab"
-		argv := o.agentArgv()
+		argv := o.AgentArgv()
 		if argv[0] != o.Agent || argv[1] != "agent" {
 			t.Fatalf("argv %q", argv)
 		}

@@ -123,7 +123,7 @@ func Start(ctx context.Context, h hosts.Host, o ServerOptions) (*Server, error) 
 	if _, err := h.Run(ctx, "rm", "-f", "--", statePath); err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Engine, err)
 	}
-	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.agentArgv(), logPath)
+	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.AgentArgv(), logPath)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Engine, err)
 	}
@@ -152,7 +152,7 @@ func Plan(ctx context.Context, h hosts.Host, o ServerOptions) (*Server, error) {
 	if _, err := h.Run(ctx, "mkdir", "-p", "--", o.Dir); err != nil {
 		return nil, fmt.Errorf("plan %s: %w", o.Engine, err)
 	}
-	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.agentArgv(), path.Join(o.Dir, AgentLog(o.Engine)))
+	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.AgentArgv(), path.Join(o.Dir, AgentLog(o.Engine)))
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", o.Engine, err)
 	}
