@@ -38,8 +38,8 @@ func TestExistingConfig(t *testing.T) {
 		t.Errorf("config %+v", cfg)
 	}
 	for server, want := range map[string]string{
-		`server: {dsn: "bench@tcp(198.18.20.2:3306)/wl", password_env: WL_NONE}`:  "host db: server.password_env: $WL_NONE is empty or unset",
-		`server: {dsn: "bench@tcp(198.18.20.2:3306)/wl", password_env: WL_BLANK}`: "(password from server.password_env $WL_BLANK): the password has a blank",
+		`server: {dsn: "bench@tcp(198.18.20.2:3306)/wl", password_env: WL_NONE}`:                         "host db: server.password_env: $WL_NONE is empty or unset",
+		`server: {dsn: "bench@tcp(198.18.20.2:3306)/wl", password_env: WL_BLANK}`:                        "(password from server.password_env $WL_BLANK): the password has a blank",
 		`server: {dsn: "bench@tcp(db.invalid:3306)/wl", password_env: WL_PW}, data_address: 198.18.20.2`: "server.dsn names db.invalid, which does not resolve here",
 	} {
 		_, err := ExistingConfig(serverInventory(t, server), getenv)
