@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -82,7 +83,7 @@ func (f *Flags) Apply(o *Options) error {
 		return err
 	}
 	o.Loads = nil
-	for _, s := range link.SplitList(f.loads) {
+	for _, s := range flagx.Split(f.loads) {
 		q, err := strconv.Atoi(s)
 		if err != nil || q < QueriesPerTxn || q > 1_000_000 {
 			return fmt.Errorf("--loads %q: %q is not a load; want QPS values %d..1000000, e.g. 300,1200", f.loads, s, QueriesPerTxn)
@@ -151,7 +152,7 @@ func parseScenarios(s string) ([]int, error) {
 	const form = "comma-separated numbers: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault"
 	seen := map[int]bool{}
 	var out []int
-	for _, f := range link.SplitList(s) {
+	for _, f := range flagx.Split(s) {
 		n, err := strconv.Atoi(f)
 		if err != nil || ScenarioNames[n] == "" {
 			return nil, fmt.Errorf("--scenarios %q: %q is not a scenario; want %s", s, f, form)
