@@ -7,10 +7,11 @@ import (
 )
 
 // cmdAgent is what wirelab runs on a remote host it copied itself to: the dead-man switch
-// that removes the shaping of a NIC when wirelab stops renewing it, the sampler that prints
-// the host's counters once per interval (agent_sample.go), the database server of a
-// study (agent_server.go: agent_mariadb.go, agent_postgres.go), and the host's facts for
-// the report and the verdicts (agent_facts.go).
+// that removes the shaping of a NIC when wirelab stops renewing it (hosts.DeadmanCommand),
+// the sampler that prints the host's counters once per interval (agent_sample.go,
+// metrics.SampleCommand), the database server of a study (agent_server.go, remote.Serve),
+// and the host's facts for the report and the verdicts (agent_facts.go). Each tool's
+// command line is written and parsed by the package that starts it; cli only wires it.
 func cmdAgent(p *Process, args []string) error {
 	tool := ""
 	if len(args) > 0 {
