@@ -16,6 +16,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/procfs"
 )
 
@@ -104,13 +105,21 @@ func commands() map[string]command {
 	}
 }
 
-// UsageError is a bad invocation: exit code 2 and the command's usage hint.
+// UsageError is a bad invocation: exit code 2 and the command's usage hint. A package
+// that checks flags says the same with flagx.UsageError, which Main treats alike.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// isUsage says whether err is a bad invocation, the command's or a package's.
+func isUsage(err error) bool {
+	var ue *UsageError
+	var fe *flagx.UsageError
+	return errors.As(err, &ue) || errors.As(err, &fe)
+}
 
 // Main runs wirelab with args and returns the exit code.
 func Main(args []string, p *Process) int {
@@ -123,8 +132,7 @@ func Main(args []string, p *Process) int {
 			return xe.Code
 		}
 		fmt.Fprintf(p.Stderr, "wirelab: %v\n", err)
-		var ue *UsageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return 2
 		}
 		return 1
@@ -266,6 +274,20 @@ func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
 		}
 	}()
 	return soft, hard, func() { close(done); softCancel(); hardCancel() }
+}
+
+// untilInterrupt is a context that ends at the first interrupt: how a helper wirelab
+// starts (the delayer, an agent) is told to clean up and exit. Call stop when done.
+func untilInterrupt(p *Process) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-p.Interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // sshAgentEnv names the ssh-agent socket, which real hosts are logged in to with.

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/compare"
 	"github.com/wirelab/wirelab/internal/result"
@@ -41,9 +39,9 @@ func cmdCompare(p *Process, args []string) error {
 	if err != nil {
 		return usagef("compare: --format: %v", err)
 	}
-	m, err := parseMargin(*margin)
+	m, err := compare.ParseMargin(*margin)
 	if err != nil {
-		return usagef("compare: --margin %q: want a percentage from 0%% to 99%%, e.g. 5%%", *margin)
+		return usagef("compare: %v", err)
 	}
 	if len(dirs) < 2 {
 		fs.Usage()
@@ -62,13 +60,4 @@ func cmdCompare(p *Process, args []string) error {
 		return err
 	}
 	return compare.Write(p.Stdout, c, f)
-}
-
-// parseMargin reads "5%" as 0.05.
-func parseMargin(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || !strings.HasSuffix(s, "%") || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("bad margin %q", s)
-	}
-	return v / 100, nil
 }

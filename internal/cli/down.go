@@ -19,7 +19,7 @@ var (
 func cmdDown(p *Process, args []string) error {
 	fs := newFlagSet(p, "down", "remove everything a lab made: processes, hosts, wire, temp files (also after kill -9)",
 		"wirelab down\nwirelab down --lab 3f9a1c\nwirelab down --all\nwirelab down --lab 3f9a1c --force   # a lab a running study owns: stop the study first")
-	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
+	id := addLabFlag(fs)
 	all := fs.Bool("all", false, "remove every lab on this machine, and lab namespaces and cgroups left without a state file")
 	force := fs.Bool("force", false, "also remove labs a running run or study owns: stop it first (it tears its own lab down; SIGKILL after 60s)")
 	hf := addHostsFlags(fs)

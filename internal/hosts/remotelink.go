@@ -64,7 +64,7 @@ func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo")
 
 func (l *RemoteLink) ttl() time.Duration {
 	if l.TTL <= 0 {
-		return 30 * time.Second
+		return DefaultDeadmanTTL
 	}
 	return l.TTL
 }
@@ -138,10 +138,8 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 	if _, err := l.Host.Run(ctx, "touch", l.renewFile()); err != nil {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}
-	p, err := l.Host.Start(ctx, "deadman", []string{l.Agent, "agent", "deadman",
-		"--ttl", l.ttl().String(), "--renew", l.renewFile(), "--undo", l.undoFile(),
-		"--delayer-pid", delayerPidFile(l.Target.NIC)},
-		path.Join(l.Dir, "deadman.log"))
+	cmd := DeadmanCommand{TTL: l.ttl(), Renew: l.renewFile(), Undo: l.undoFile(), DelayerPid: delayerPidFile(l.Target.NIC)}
+	p, err := l.Host.Start(ctx, "deadman", cmd.Argv(l.Agent), path.Join(l.Dir, "deadman.log"))
 	if err != nil {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}

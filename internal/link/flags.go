@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // Limits of a condition; beyond them the value is a typo, not an experiment.
@@ -154,7 +156,7 @@ func ParseDuration(name, s string) (time.Duration, error) { return parseDur(name
 // 100ms"), each as ParseDuration takes it; an empty list is nil.
 func ParseRTTs(name, s string) ([]time.Duration, error) {
 	var out []time.Duration
-	for _, f := range SplitList(s) {
+	for _, f := range flagx.Split(s) {
 		d, err := parseDur(strings.TrimPrefix(name, "--"), f)
 		if err != nil {
 			return nil, err
@@ -162,15 +164,4 @@ func ParseRTTs(name, s string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// SplitList splits a comma-separated flag value, dropping blanks around and between items.
-func SplitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

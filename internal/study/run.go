@@ -14,7 +14,7 @@ type RunOptions struct {
 	Link        link.Condition
 	Compression bool // MySQL protocol compression (zlib)
 	TLS         bool
-	Channel     string            // ChannelDirect or ChannelTunnel
+	Channel     Channel           // ChannelDirect or ChannelTunnel
 	Tunnel      lab.TunnelOptions // with ChannelTunnel
 }
 

@@ -1,11 +1,13 @@
-package cli
+package predict
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 )
@@ -43,13 +45,13 @@ type tpsPrediction struct {
 	MeasuredTPS  float64 `json:"measured_tps,omitempty"`
 }
 
-// predictCommit is predict on sync-study runs: each mode's model (result.SyncModels: the
+// commitTerm is predict on sync-study runs: each mode's model (result.SyncModels: the
 // commit line, round trips per commit and a constant fitted on the sweep's 1-thread
 // medians, and the window limit) read at --rtt and --threads. done is false when a --from
 // run is not a sync study: the MVA prediction applies.
-func predictCommit(p *Process, o predictOptions) (done bool, err error) {
+func commitTerm(w io.Writer, o Options) (done bool, err error) {
 	var pts []result.Point
-	for _, dir := range o.from {
+	for _, dir := range o.From {
 		r, err := result.Read(dir)
 		if err != nil {
 			return true, fmt.Errorf("predict: %w", err)
@@ -58,28 +60,28 @@ func predictCommit(p *Process, o predictOptions) (done bool, err error) {
 			return false, nil
 		}
 		for _, pt := range r.Points {
-			if o.series == nil || o.series[pt.Series] {
+			if o.Series == nil || o.Series[pt.Series] {
 				pts = append(pts, pt)
 			}
 		}
 	}
-	if len(o.against) > 0 || o.crossover {
+	if len(o.Against) > 0 || o.Crossover {
 		return true, fmt.Errorf("predict: --from holds sync-study runs, whose commit term is read at --rtt; --against and --crossover model links and CPUs: drop them")
 	}
-	rtt := rttMs(o.links[0].RTT)
+	rtt := rttMs(o.Links[0].RTT)
 	models := result.SyncModels(pts)
 	if len(models) == 0 {
-		return true, fmt.Errorf("predict: no mode of %v was measured at two RTTs or more: nothing to fit a commit term to", o.from)
+		return true, fmt.Errorf("predict: no mode of %v was measured at two RTTs or more: nothing to fit a commit term to", o.From)
 	}
 	out := make([]commitPrediction, len(models))
 	for i, m := range models {
-		out[i] = syncPrediction(pts, m, rtt, o.threads)
+		out[i] = syncPrediction(pts, m, rtt, o.Threads)
 	}
-	if o.json {
-		return true, writeJSON(p, out)
+	if o.JSON {
+		return true, writeJSON(w, out)
 	}
-	fmt.Fprintf(p.Stdout, "Predicted from %s by each mode's commit term and window limit.\n\n%s", strings.Join(o.from, ", "),
-		report.Markdown(commitBlocks(pts, models, out, rtt, o.threads)))
+	fmt.Fprintf(w, "Predicted from %s by each mode's commit term and window limit.\n\n%s", strings.Join(o.From, ", "),
+		report.Markdown(commitBlocks(pts, models, out, rtt, o.Threads)))
 	return true, nil
 }
 
@@ -110,7 +112,7 @@ func commitBlocks(pts []result.Point, models []result.SyncModel, out []commitPre
 		Header: []string{"mode", "threads", "RTTs per commit", "+ ms", "predicted commit p50 ms", "measured"}, Numeric: []bool{false, true, true, true, true, true}}
 	header := []string{"mode", "window", "ceiling TPS"}
 	for _, n := range threads {
-		header = append(header, threadsHeader(n))
+		header = append(header, threadsN(n))
 	}
 	tps := report.Table{Caption: fmt.Sprintf("TPS at %s ms RTT: the lower of the closed loop (threads ÷ commit) and the mode's ceiling", at),
 		Header: header, Numeric: append([]bool{false, false, true}, make([]bool, len(threads))...)}
@@ -144,7 +146,7 @@ func commitBlocks(pts []result.Point, models []result.SyncModel, out []commitPre
 	blocks := []report.Block{commit, tps, report.Paragraph{Text: modelText}}
 	if extrapolated {
 		blocks = append(blocks, report.Paragraph{Text: fmt.Sprintf("* beyond what the sweep measured (threads %s, RTTs %s ms): the commit line and the ceiling are carried past their data, "+
-			"and whether a window grows with the threads the thread counts measured cannot tell.", joinInts(allThreads), joinRTTs(allRTTs))})
+			"and whether a window grows with the threads the thread counts measured cannot tell.", flagx.JoinInts(allThreads), joinRTTs(allRTTs))})
 	}
 	return blocks
 }
@@ -186,13 +188,6 @@ func mark(extrapolated bool) string {
 		return " *"
 	}
 	return ""
-}
-
-func threadsHeader(n int) string {
-	if n == 1 {
-		return "1 thread"
-	}
-	return strconv.Itoa(n) + " threads"
 }
 
 func joinRTTs(v []float64) string {
