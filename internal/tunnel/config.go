@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"runtime"
 	"strconv"
 	"time"
@@ -71,6 +72,12 @@ const (
 	LongMuxWindow = 128 << 20
 	// MaxWindow bounds --window; a receiver accepts any stream up to it.
 	MaxWindow = 256 << 20
+	// DefaultStatsEvery is the period of the --stats line.
+	DefaultStatsEvery = 5 * time.Second
+	// DefaultDrainTimeout is how long a stopping end lets open streams run (--drain-timeout):
+	// long enough for a request or a short transaction, short of a service manager's own
+	// stop timeout (systemd's 90 s).
+	DefaultDrainTimeout = 30 * time.Second
 )
 
 // Codec names the zstd implementation the sender encodes with (`tunnel --help` says it):
@@ -278,12 +285,25 @@ type Config struct {
 	// when empty); an entry restores what it receives either way.
 	Binlog BinlogMode
 	// TLS enables mutual TLS on the WAN side: a server config for an exit, a client config
-	// for an entry (see LoadTLS). Nil means plaintext.
-	TLS           *tls.Config
+	// for an entry (see LoadTLS). Nil: New loads it from TLSCert, TLSKey and TLSCA when they
+	// are given, else the WAN side is plaintext.
+	TLS *tls.Config
+	// TLSCert, TLSKey and TLSCA are the PEM files of this end's certificate, its key and the
+	// CA that signed the other end: all three or none. ReloadTLS reads them again.
+	TLSCert, TLSKey, TLSCA string
+	// AllowWildcard lets Listen and MetricsListen be a wildcard address.
 	AllowWildcard bool
-	Logger        *slog.Logger
-	StatsEvery    time.Duration // period of the stats line; 0 disables it
-	Stats         io.Writer     // where stats lines go; nil disables them
+	// MetricsListen is where the end serves Prometheus metrics (host:port); "" serves none.
+	MetricsListen string
+	// DrainTimeout bounds a graceful stop: how long Drain lets open streams run once the end
+	// stops accepting. 0 closes them at once.
+	DrainTimeout time.Duration
+	Logger       *slog.Logger
+	PrintStats   bool          // print the stats line to StatsOut every StatsEvery
+	StatsEvery   time.Duration // period of the stats line; 0 means DefaultStatsEvery
+	StatsOut     io.Writer     // where stats lines go; nil means os.Stdout
+	// Switches are the environment's say in how the end runs, read once by the command.
+	Switches Switches
 
 	// dial replaces net.Dialer in tests (e.g. a rate-limited connection).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -360,30 +380,88 @@ func (c Config) normalize() (Config, error) {
 	if c.GroupTimeout < 0 {
 		return c, configErr("--group-timeout %v: want a positive duration like 2ms", c.GroupTimeout)
 	}
-	if c.StatsEvery < 0 {
-		return c, configErr("stats period %v: want a positive duration or 0", c.StatsEvery)
+	if err := c.checkService(); err != nil {
+		return c, err
+	}
+	if c.StatsEvery == 0 {
+		c.StatsEvery = DefaultStatsEvery
+	}
+	if c.PrintStats && c.StatsOut == nil {
+		c.StatsOut = os.Stdout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if c.TLS != nil {
-		t := c.TLS.Clone()
-		if t.MinVersion < tls.VersionTLS13 {
-			t.MinVersion = tls.VersionTLS13
+		t, err := c.endTLS(c.TLS)
+		if err != nil {
+			return c, err
 		}
-		if c.Role == Entry && t.ServerName == "" {
-			t.ServerName, _, _ = net.SplitHostPort(c.To)
-		}
-		if c.Role == Exit && t.ClientAuth != tls.RequireAndVerifyClientCert {
-			return c, configErr("exit TLS must require and verify client certificates (use LoadTLS with server=true)")
-		}
-		// A mux link leaves TLS's record layer after its preface (records.go): a session
-		// ticket the exit sent after the handshake would arrive among the link's own
-		// records. The entry never resumes a session, so the exit sends none.
-		t.SessionTicketsDisabled = t.SessionTicketsDisabled || c.Role == Exit
 		c.TLS = t
 	}
 	return c, nil
+}
+
+// endTLS is t as this end uses it (a copy): TLS 1.3, the exit's name checked at the entry,
+// client certificates required at the exit, no session tickets from the exit.
+func (c Config) endTLS(t *tls.Config) (*tls.Config, error) {
+	t = t.Clone()
+	if t.MinVersion < tls.VersionTLS13 {
+		t.MinVersion = tls.VersionTLS13
+	}
+	if c.Role == Entry && t.ServerName == "" {
+		t.ServerName, _, _ = net.SplitHostPort(c.To)
+	}
+	if c.Role == Exit && t.ClientAuth != tls.RequireAndVerifyClientCert {
+		return nil, configErr("exit TLS must require and verify client certificates (use LoadTLS with server=true)")
+	}
+	// A mux link leaves TLS's record layer after its preface (records.go): a session
+	// ticket the exit sent after the handshake would arrive among the link's own
+	// records. The entry never resumes a session, so the exit sends none.
+	t.SessionTicketsDisabled = t.SessionTicketsDisabled || c.Role == Exit
+	return t, nil
+}
+
+// loadTLS reads the TLS files, when given, into the end's TLS config.
+func (c Config) loadTLS() (*tls.Config, error) {
+	if c.TLSCert == "" {
+		return c.TLS, nil
+	}
+	t, err := LoadTLS(c.TLSCert, c.TLSKey, c.TLSCA, c.Role == Exit)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return c.endTLS(t)
+}
+
+// checkService validates what makes the end a service: its metrics address, TLS files,
+// stats period and drain timeout.
+func (c Config) checkService() error {
+	if c.MetricsListen != "" {
+		if err := checkAddr("metrics-listen", c.MetricsListen, !c.AllowWildcard); err != nil {
+			return err
+		}
+	}
+	if n := countSet(c.TLSCert, c.TLSKey, c.TLSCA); n > 0 && n < 3 {
+		return configErr("--tls-cert, --tls-key and --tls-ca go together: give all three or none")
+	}
+	if c.StatsEvery < 0 {
+		return configErr("--stats-every %v: want a positive duration like 10s", c.StatsEvery)
+	}
+	if c.DrainTimeout < 0 {
+		return configErr("--drain-timeout %v: want a duration like 30s, or 0 to close open streams at once", c.DrainTimeout)
+	}
+	return nil
+}
+
+func countSet(vals ...string) int {
+	n := 0
+	for _, v := range vals {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // checkMux validates the mux layout, the number of links and their CPUs, the group wait and
@@ -446,4 +524,69 @@ func checkAddr(flag, addr string, noWildcard bool) error {
 		}
 	}
 	return nil
+}
+
+// parseBool parses a boolean flag's value.
+func parseBool(flag, s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, configErr("--%s %q: want true or false", flag, s)
+	}
+	return b, nil
+}
+
+// parsePositive parses a duration above 0, like example.
+func parsePositive(flag, s, example string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, configErr("--%s %q: want a positive duration like %s", flag, s, example)
+	}
+	return d, nil
+}
+
+// parseDrain parses the --drain-timeout value: a duration, 0 included.
+func parseDrain(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, configErr("--drain-timeout %q: want a duration like 30s, or 0 to close open connections at once", s)
+	}
+	return d, nil
+}
+
+// parseLinks parses the --links value; its range is checkMux's.
+func parseLinks(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, configErr("--links %q: want 1..%d, or 0 for one per CPU", s, MaxLinks)
+	}
+	return n, nil
+}
+
+// parseOptional parses s with parse, "" being the default.
+func parseOptional[T ~string](s string, parse func(string) (T, error)) (T, error) {
+	if s == "" {
+		return "", nil
+	}
+	return parse(s)
+}
+
+// parseWindow parses the --window value; what a window may be is checkMux's.
+func parseWindow(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := ParseSize(s)
+	if err != nil || n > MaxWindow {
+		return 0, configErr("--window %q: want a power of two from 1KiB to %s, like 16MiB", s, FormatSize(MaxWindow))
+	}
+	return int(n), nil
+}
+
+// parseGroupMaxSize parses the --group-max-size value: 1 byte to MaxGroupSize.
+func parseGroupMaxSize(s string) (int, error) {
+	n, err := ParseSize(s)
+	if err != nil || n <= 0 || n > MaxGroupSize {
+		return 0, configErr("--group-max-size %q: want a positive size up to %s, like 64KiB", s, FormatSize(MaxGroupSize))
+	}
+	return int(n), nil
 }
