@@ -91,6 +91,21 @@ var metrics = []metric{
 		func(s Stats) []metricValue { return one(s.TLSRefused) }},
 }
 
+// MetricNames are the names of the metrics a tunnel end serves (with TLS), its process's
+// CPU time among them.
+func MetricNames() []string {
+	names := make([]string, 0, len(metrics)+2)
+	for _, m := range metrics {
+		names = append(names, metricPrefix+m.name)
+	}
+	return append(names, certExpiryMetric, "process_cpu_seconds_total")
+}
+
+const (
+	metricPrefix     = "wirelab_tunnel_"
+	certExpiryMetric = metricPrefix + "tls_cert_expiry_seconds"
+)
+
 // collector reads a tunnel end's counters at each scrape.
 type collector struct {
 	t      *Tunnel
@@ -106,9 +121,9 @@ func newCollector(t *Tunnel) *collector {
 		if m.label != "" {
 			labels = []string{m.label}
 		}
-		c.descs = append(c.descs, prometheus.NewDesc("wirelab_tunnel_"+m.name, m.help, labels, role))
+		c.descs = append(c.descs, prometheus.NewDesc(metricPrefix+m.name, m.help, labels, role))
 	}
-	c.expiry = prometheus.NewDesc("wirelab_tunnel_tls_cert_expiry_seconds",
+	c.expiry = prometheus.NewDesc(certExpiryMetric,
 		"Seconds until the certificate this end's new WAN connections use expires (negative: expired); absent without TLS.", nil, role)
 	return c
 }
