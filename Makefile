@@ -31,6 +31,9 @@ bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity ta
 bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
 	bash scripts/bench-tunnel.sh
 
+bench-tunnel-faults: build ## the tunnel's faults under replication at 20 ms (WAN dropped 30 s, exit or entry killed and restarted, certificate reload): checksums equal, lag back under 1 s
+	WIRELAB_TUNNEL_FAULTS=1 $(GO) test -count=1 -run '^TestTunnelFault' -v -timeout 30m ./test/e2e/
+
 bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one
 	$(GO) test -run '^$$' -bench 'SSHvsLab|SSHTwoClients|SSHReplicationVsLab' -benchtime 1x -timeout 60m ./test/e2e/
 
@@ -46,4 +49,4 @@ bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimit
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-delay bench-model clean
+.PHONY: help deps build run test bench bench-tunnel bench-tunnel-faults bench-ssh bench-link bench-delay bench-model clean

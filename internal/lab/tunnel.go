@@ -30,6 +30,9 @@ type TunnelOptions struct {
 	// ServerHost is the address the exit forwards to: "" = 127.0.0.1, the server host's
 	// own database; an existing server's address, which the server host routes to.
 	ServerHost string
+	// ExitMetrics and EntryMetrics are where each end serves Prometheus metrics
+	// (host:port on its own host); "" serves none.
+	ExitMetrics, EntryMetrics string
 }
 
 // TunnelEnd is one end of the tunnel as a lab or a set of real hosts starts it: a helper
@@ -53,6 +56,7 @@ func TunnelEnds(certDir, exitAddr string, o TunnelOptions) (exit, entry TunnelEn
 	end := func(role tunnel.Role, port int, listen, to, cert, key string) TunnelEnd {
 		c := o.Knobs.Config(role)
 		c.Listen, c.To, c.PrintStats, c.StatsEvery = listen, to, true, 10*time.Second
+		c.MetricsListen = map[tunnel.Role]string{tunnel.Exit: o.ExitMetrics, tunnel.Entry: o.EntryMetrics}[role]
 		c.TLSCert, c.TLSKey, c.TLSCA = filepath.Join(certDir, cert), filepath.Join(certDir, key), filepath.Join(certDir, tunnel.CAFile)
 		return TunnelEnd{Name: "tunnel-" + string(role), Port: port, Certs: []string{tunnel.CAFile, cert, key}, Config: c}
 	}

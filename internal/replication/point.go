@@ -257,7 +257,9 @@ func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	}
 	var restore func() error
 	var err error
-	if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
+	if f.Inject != nil {
+		restore, err = f.Inject(ctx, e)
+	} else if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
 		restore, err = d.DropWire(ctx, lab.Replica)
 	} else if e.Lab != nil {
 		restore, err = DropWire(ctx, e.Lab, lab.Replica)
@@ -267,7 +269,7 @@ func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	if err != nil {
 		return err
 	}
-	r.e.Logger.Info("fault: wire to the replica drops everything", "for", f.For)
+	r.e.Logger.Info("fault: "+f.what(), "for", f.For)
 	select {
 	case <-ctx.Done():
 	case <-time.After(f.For):
