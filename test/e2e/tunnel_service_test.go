@@ -140,7 +140,10 @@ func startPrometheus(ctx context.Context, e *study.Env) error {
 			return err == nil && strings.TrimSpace(string(out)) != ""
 		},
 		Exited: func() bool { return procGone(pid) },
-		Tail:   func() string { b, _ := os.ReadFile(filepath.Join(e.Lab.State.TempDir, "prometheus.log")); return "\n" + string(b) },
+		Tail: func() string {
+			b, _ := os.ReadFile(filepath.Join(e.Lab.State.TempDir, "prometheus.log"))
+			return "\n" + string(b)
+		},
 	})
 }
 
