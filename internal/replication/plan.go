@@ -8,7 +8,6 @@ import (
 
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
-	"github.com/wirelab/wirelab/internal/study"
 )
 
 // PointSpec is one measurement: a load on one channel under one wire.
@@ -40,7 +39,7 @@ type Fault struct {
 	At, For time.Duration
 	// Inject is the fault, when it is not the wire's drop: it returns what ends it, called
 	// For later. What says what it does, for the run's note.
-	Inject func(ctx context.Context, e *study.Env) (end func() error, err error)
+	Inject func(ctx context.Context) (end func() error, err error)
 	What   string
 }
 

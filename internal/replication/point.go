@@ -258,7 +258,7 @@ func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	var restore func() error
 	var err error
 	if f.Inject != nil {
-		restore, err = f.Inject(ctx, e)
+		restore, err = f.Inject(ctx)
 	} else if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
 		restore, err = d.DropWire(ctx, lab.Replica)
 	} else if e.Lab != nil {

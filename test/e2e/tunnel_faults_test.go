@@ -15,7 +15,6 @@ import (
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/replication"
 	"github.com/wirelab/wirelab/internal/result"
-	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/tunnel"
 )
 
@@ -29,33 +28,39 @@ var link20ms = link.Condition{Delay: 10 * time.Millisecond}
 // bench-tunnel-faults` (WIRELAB_TUNNEL_FAULTS=1), not in every `make test`.
 
 func TestTunnelFaultWANDrop30s(t *testing.T) {
-	tunnelFault(t, replication.Fault{At: 5 * time.Second, For: 30 * time.Second}, 40*time.Second)
+	tunnelFault(t, 40*time.Second, func(*labRun) replication.Fault {
+		return replication.Fault{At: 5 * time.Second, For: 30 * time.Second}
+	})
 }
 
 func TestTunnelFaultExitKilled(t *testing.T) {
-	tunnelFault(t, killAndRestart(tunnel.Exit), 15*time.Second)
+	tunnelFault(t, 15*time.Second, func(r *labRun) replication.Fault { return killAndRestart(r, tunnel.Exit) })
 }
 
 func TestTunnelFaultEntryKilled(t *testing.T) {
-	tunnelFault(t, killAndRestart(tunnel.Entry), 15*time.Second)
+	tunnelFault(t, 15*time.Second, func(r *labRun) replication.Fault { return killAndRestart(r, tunnel.Entry) })
 }
 
 func TestTunnelFaultCertReload(t *testing.T) {
-	tunnelFault(t, replication.Fault{At: 5 * time.Second, For: 2 * time.Second, Inject: reloadCerts,
-		What: "new certificates (a new CA) were written and both tunnel ends reloaded them on SIGHUP"}, 12*time.Second)
+	tunnelFault(t, 12*time.Second, func(r *labRun) replication.Fault {
+		return replication.Fault{At: 5 * time.Second, For: 2 * time.Second, Inject: func(context.Context) (func() error, error) { return reloadCerts(r.lab) },
+			What: "new certificates (a new CA) were written and both tunnel ends reloaded them on SIGHUP"}
+	})
 }
 
-// tunnelFault runs the replication study's fault scenario through the tunnel with f and
-// checks the point.
-func tunnelFault(t *testing.T, f replication.Fault, load time.Duration) {
+// tunnelFault runs the replication study's fault scenario through the tunnel with the
+// fault fault makes (its steps act on the run's lab) and checks the point.
+func tunnelFault(t *testing.T, load time.Duration, fault func(*labRun) replication.Fault) {
 	skipUnlessRoot(t)
 	if os.Getenv("WIRELAB_TUNNEL_FAULTS") == "" {
 		t.Skip("WIRELAB_TUNNEL_FAULTS unset: `make bench-tunnel-faults` runs the tunnel's fault tests")
 	}
+	r := &labRun{t: t}
+	f := fault(r)
 	o := tunnelReplicationOptions()
 	o.Scenarios, o.Link, o.Duration, o.Fault = []int{4}, link20ms, load, f
 	start := time.Now()
-	run := runTunnelReplication(t, replication.New(o))
+	run := r.run(replication.New(o))
 	if len(run.Points) != 1 {
 		t.Fatalf("%d points, want 1", len(run.Points))
 	}
@@ -85,11 +90,11 @@ func lagBackUnder(p result.Point, limit, end time.Duration) (time.Duration, bool
 
 // killAndRestart kills a tunnel end with SIGKILL 5 s into the load and starts it again, as
 // the lab started it, 5 s later.
-func killAndRestart(role tunnel.Role) replication.Fault {
+func killAndRestart(r *labRun, role tunnel.Role) replication.Fault {
 	return replication.Fault{At: 5 * time.Second, For: 5 * time.Second,
 		What: fmt.Sprintf("the tunnel %s was killed (SIGKILL) and started again 5 s later", role),
-		Inject: func(ctx context.Context, e *study.Env) (func() error, error) {
-			l, name := e.Lab, "tunnel-"+string(role)
+		Inject: func(ctx context.Context) (func() error, error) {
+			l, name := r.lab, "tunnel-"+string(role)
 			host := map[tunnel.Role]string{tunnel.Exit: lab.Server, tunnel.Entry: lab.Replica}[role]
 			pid, argv, err := endProc(l, name)
 			if err != nil {
@@ -138,8 +143,7 @@ func waitListening(ctx context.Context, l *lab.Lab, host string, port int) error
 
 // reloadCerts writes new certificates where the lab's ends read theirs and sends both
 // SIGHUP, the exit first; the end checks that both logged the reload.
-func reloadCerts(ctx context.Context, e *study.Env) (func() error, error) {
-	l := e.Lab
+func reloadCerts(l *lab.Lab) (func() error, error) {
 	if err := tunnel.GenerateCerts(filepath.Join(l.State.TempDir, "tunnel-certs"), []string{lab.HostAddr[lab.Server]}); err != nil {
 		return nil, err
 	}

@@ -37,21 +37,21 @@ var promAddr = lab.WireAddr[lab.Server] + ":9090"
 // (the lab and its servers up), and after each point (caught up, checked, the lab still up).
 type observed struct {
 	*replication.Study
-	setup func(ctx context.Context, e *study.Env) error
-	after func(ctx context.Context, e *study.Env, p result.Point)
+	setup func(ctx context.Context) error
+	after func(ctx context.Context, p result.Point)
 }
 
 func (o observed) Setup(ctx context.Context, e *study.Env) error {
 	if err := o.Study.Setup(ctx, e); err != nil || o.setup == nil {
 		return err
 	}
-	return o.setup(ctx, e)
+	return o.setup(ctx)
 }
 
 func (o observed) Measure(ctx context.Context, e *study.Env, c study.Cell) (result.Point, error) {
 	p, err := o.Study.Measure(ctx, e, c)
 	if err == nil && o.after != nil {
-		o.after(ctx, e, p)
+		o.after(ctx, p)
 	}
 	return p, err
 }
@@ -66,13 +66,29 @@ func tunnelReplicationOptions() replication.Options {
 		Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}}
 }
 
-// runTunnelReplication runs st in a fresh lab and checks that it left nothing behind.
-func runTunnelReplication(t *testing.T, st study.Study) *result.Run {
+// labRun runs a study in a fresh namespace lab, which it hands to the test's steps (lab)
+// once up, and checks that the run left nothing behind.
+type labRun struct {
+	t   *testing.T
+	lab *lab.Lab
+}
+
+func (r *labRun) run(st study.Study) *result.Run {
+	t := r.t
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: bin, Progress: testLog{t}, OutDir: t.TempDir()}
+	s.Open = func(ctx context.Context, needs study.Needs, owner *lab.Owner) (study.Backend, error) {
+		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
+			Congestion: needs.Congestion, StateDir: s.StateDir, Self: s.Self, Logger: s.Logger, Owner: owner})
+		if err != nil {
+			return nil, err
+		}
+		r.lab = l
+		return study.LabBackend(l, s.Self, needs.Hosts...), nil
+	}
 	run, err := s.Run(ctx, ctx, st)
 	if err != nil {
 		t.Fatalf("replication through the tunnel: %v", err)
@@ -104,14 +120,16 @@ func TestTunnelMetricsPrometheus(t *testing.T) {
 	o.Tunnel.ExitMetrics = lab.HostAddr[lab.Server] + ":" + metricsPort
 	o.Tunnel.EntryMetrics = lab.HostAddr[lab.Replica] + ":" + metricsPort
 	checked := false
-	st := observed{Study: replication.New(o), setup: startPrometheus, after: func(ctx context.Context, e *study.Env, p result.Point) {
-		checked = true
-		if !p.Usable() {
-			t.Errorf("the point failed: %s", p.FailReason)
-		}
-		checkTunnelMetrics(ctx, t, e, []string{o.Tunnel.ExitMetrics, o.Tunnel.EntryMetrics})
-	}}
-	runTunnelReplication(t, st)
+	r := &labRun{t: t}
+	st := observed{Study: replication.New(o), setup: func(ctx context.Context) error { return startPrometheus(ctx, r.lab) },
+		after: func(ctx context.Context, p result.Point) {
+			checked = true
+			if !p.Usable() {
+				t.Errorf("the point failed: %s", p.FailReason)
+			}
+			checkTunnelMetrics(t, r.lab, []string{o.Tunnel.ExitMetrics, o.Tunnel.EntryMetrics})
+		}}
+	r.run(st)
 	if !checked {
 		t.Fatal("no point was measured")
 	}
@@ -119,8 +137,8 @@ func TestTunnelMetricsPrometheus(t *testing.T) {
 
 // startPrometheus runs Prometheus in the wire host, scraping both ends every second, its
 // configuration and storage in the lab's temp dir; the lab stops it.
-func startPrometheus(ctx context.Context, e *study.Env) error {
-	dir := filepath.Join(e.Lab.State.TempDir, "prometheus")
+func startPrometheus(ctx context.Context, l *lab.Lab) error {
+	dir := filepath.Join(l.State.TempDir, "prometheus")
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return err
 	}
@@ -129,19 +147,19 @@ func startPrometheus(ctx context.Context, e *study.Env) error {
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	pid, err := e.Lab.StartProc(lab.Wire, "prometheus", []string{"prometheus", "--config.file=" + filepath.Join(dir, "prometheus.yml"),
+	pid, err := l.StartProc(lab.Wire, "prometheus", []string{"prometheus", "--config.file=" + filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path=" + filepath.Join(dir, "data"), "--web.listen-address=" + promAddr, "--log.level=warn"}, nil)
 	if err != nil {
 		return err
 	}
 	return lab.AwaitListen(ctx, 9090, lab.ListenProbe{
 		Listening: func() bool {
-			out, err := e.Lab.Exec(ctx, lab.Wire, lab.ListenCheck(9090)...)
+			out, err := l.Exec(ctx, lab.Wire, lab.ListenCheck(9090)...)
 			return err == nil && strings.TrimSpace(string(out)) != ""
 		},
 		Exited: func() bool { return procGone(pid) },
 		Tail: func() string {
-			b, _ := os.ReadFile(filepath.Join(e.Lab.State.TempDir, "prometheus.log"))
+			b, _ := os.ReadFile(filepath.Join(l.State.TempDir, "prometheus.log"))
 			return "\n" + string(b)
 		},
 	})
@@ -155,9 +173,9 @@ func procGone(pid int) bool {
 
 // checkTunnelMetrics compares Prometheus's ratio with the exit's --stats line, once both
 // read the counters after the point's catch-up, and checks both ends' exposition.
-func checkTunnelMetrics(ctx context.Context, t *testing.T, e *study.Env, ends []string) {
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: nstest.DialIn(e.Lab.State.NS(lab.Wire))}}
-	logPath := filepath.Join(e.Lab.State.TempDir, "tunnel-exit.log")
+func checkTunnelMetrics(t *testing.T, l *lab.Lab, ends []string) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: nstest.DialIn(l.State.NS(lab.Wire))}}
+	logPath := filepath.Join(l.State.TempDir, "tunnel-exit.log")
 	// A stats line printed after the catch-up (every 10 s), then a scrape after it.
 	before := len(statsLines(t, logPath))
 	var line string
