@@ -49,6 +49,10 @@ func TestTunnelBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.pem")
+	badConfig := filepath.Join(t.TempDir(), "tunnel.yaml")
+	if err := os.WriteFile(badConfig, []byte("to: 127.0.0.1:4406\ncompression: zstd\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	exit := []string{"tunnel", "exit", "--to", "127.0.0.1:3306"}
 	entry := []string{"tunnel", "entry", "--listen", "127.0.0.1:0"}
 	with := func(base []string, more ...string) []string { return append(append([]string{}, base...), more...) }
@@ -95,6 +99,9 @@ func TestTunnelBadInput(t *testing.T) {
 			tlsFlags(filepath.Join(certs, "exit.pem"), filepath.Join(certs, "exit-key.pem"), missing)...), "--tls-ca"},
 		{"ca file without a certificate", with([]string{"tunnel", "exit", "--to", "127.0.0.1:3306"},
 			tlsFlags(filepath.Join(certs, "exit.pem"), filepath.Join(certs, "exit-key.pem"), garbage)...), "--tls-ca"},
+		{"config with an unknown key", with(entry, "--config", badConfig), `unknown key "compression"`},
+		{"missing config file", with(entry, "--config", missing), "--config"},
+		{"wildcard metrics address", with(entry, "--to", "127.0.0.1:4406", "--metrics-listen", "0.0.0.0:9464"), "--metrics-listen"},
 		{"unknown subcommand", []string{"tunnel", "middle"}, "unknown subcommand"},
 		{"certs without --out", []string{"tunnel", "certs"}, "--out"},
 		{"certs with empty --hosts", []string{"tunnel", "certs", "--out", t.TempDir(), "--hosts", " , "}, "--hosts"},
@@ -116,6 +123,23 @@ func TestTunnelBadInput(t *testing.T) {
 				t.Errorf("bad input ran commands: %v", f.Lines())
 			}
 		})
+	}
+}
+
+// Help lists every flag of an end, the service's among them.
+func TestTunnelEndHelp(t *testing.T) {
+	for _, role := range []string{"entry", "exit"} {
+		p, _, errb, _ := testProcess(t, false)
+		if code := Main([]string{"tunnel", role, "--help"}, p); code != 0 {
+			t.Fatalf("%s --help: exit %d", role, code)
+		}
+		for _, f := range []string{"listen", "to", "tls-cert", "tls-key", "tls-ca", "stats", "stats-every", "compress", "level", "mux",
+			"links", "link-cpus", "window", "group-max-size", "group-timeout", "group-wait", "binlog", "allow-wildcard",
+			"metrics-listen", "drain-timeout", "config"} {
+			if !strings.Contains(errb.String(), "\n  --"+f+" ") && !strings.Contains(errb.String(), "\n  --"+f+"\n") {
+				t.Errorf("tunnel %s --help does not list --%s", role, f)
+			}
+		}
 	}
 }
 
