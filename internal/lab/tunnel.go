@@ -56,6 +56,7 @@ func TunnelEnds(certDir, exitAddr string, o TunnelOptions) (exit, entry TunnelEn
 	end := func(role tunnel.Role, port int, listen, to, cert, key string) TunnelEnd {
 		c := o.Knobs.Config(role)
 		c.Listen, c.To, c.PrintStats, c.StatsEvery = listen, to, true, 10*time.Second
+		c.DrainTimeout = 0 // --drain-timeout 0s: a stop closes open connections at once
 		c.MetricsListen = map[tunnel.Role]string{tunnel.Exit: o.ExitMetrics, tunnel.Entry: o.EntryMetrics}[role]
 		c.TLSCert, c.TLSKey, c.TLSCA = filepath.Join(certDir, cert), filepath.Join(certDir, key), filepath.Join(certDir, tunnel.CAFile)
 		return TunnelEnd{Name: "tunnel-" + string(role), Port: port, Certs: []string{tunnel.CAFile, cert, key}, Config: c}
