@@ -31,6 +31,10 @@ bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity ta
 bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS tables: docs/bench/tunnel.md
 	bash scripts/bench-tunnel.sh
 
+bench-tunnel-faults: build ## the tunnel's faults under replication at 20 ms (WAN dropped 30 s, exit or entry killed and restarted, certificate reload): checksums equal, lag back under 1 s
+	WIRELAB_TUNNEL_FAULTS=1 $(GO) test -count=1 -run '^TestTunnelFault' -v -timeout 30m ./test/e2e/
+
+
 bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one: docs/bench/ssh.md
 	bash scripts/bench-ssh.sh
 
@@ -46,4 +50,4 @@ bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimit
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-delay bench-model clean
+.PHONY: help deps build run test bench bench-tunnel bench-tunnel-faults bench-ssh bench-link bench-delay bench-model clean

@@ -35,6 +35,16 @@ type Process struct {
 	ProcRoot       string // this machine's /proc ("" = procfs.DefaultRoot): every /proc read starts here
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
+	// Hangups subscribes a command that reloads on SIGHUP (a tunnel end) to it: the
+	// channel, and a function that ends the subscription. Nil: no SIGHUP comes.
+	Hangups func() (<-chan os.Signal, func())
+}
+
+// notifyHangups subscribes to SIGHUP; only the commands that ask catch it.
+func notifyHangups() (<-chan os.Signal, func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGHUP)
+	return c, func() { signal.Stop(c) }
 }
 
 // NewProcess is the real process: os streams, signals, the OS runner.
@@ -58,7 +68,7 @@ func NewProcess() *Process {
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
 		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", ProcRoot: procfs.DefaultRoot,
-		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
+		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System, Hangups: notifyHangups,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and bench scripts: private labs
 		p.StateDir = d

@@ -102,7 +102,7 @@ func Slug(heading string) string {
 }
 
 // repoPath is a path into the repository as the docs name one in their text.
-var repoPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:docs|scripts|internal|cmd|test)/[A-Za-z0-9_./-]*[A-Za-z0-9_])`)
+var repoPath = regexp.MustCompile(`(?:^|[\s(\x60"'])((?:docs|scripts|internal|cmd|test)/[A-Za-z0-9_./@-]*[A-Za-z0-9_])`)
 
 // Paths returns the repository paths md names anywhere (text, code spans, code blocks),
 // with their lines; a path with a placeholder or a glob in it is left out.
