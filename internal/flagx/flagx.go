@@ -3,6 +3,7 @@ package flagx
 import (
 	"flag"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -105,4 +106,24 @@ func JoinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
+}
+
+// CheckListen is the rule for an address wirelab listens on, given by flag: host:port with
+// a numeric port (0 = any free port), and no wildcard host (empty, 0.0.0.0, ::) unless
+// allowWildcard: a listener on every interface hands what it serves (a database through a
+// tunnel, a run's metrics) to anyone routable, so that is asked for by name.
+func CheckListen(flag, addr string, allowWildcard bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--%s %q: want host:port, like 127.0.0.1:3307: %v", flag, addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("--%s %q: port must be a number 0..65535", flag, addr)
+	}
+	if !allowWildcard {
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			return fmt.Errorf("--%s %q: refusing a wildcard address; name an interface address or pass --allow-wildcard", flag, addr)
+		}
+	}
+	return nil
 }

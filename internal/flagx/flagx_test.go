@@ -86,3 +86,31 @@ func TestJoinInts(t *testing.T) {
 		t.Errorf("ParseThreads(JoinInts) = %v, %v", back, err)
 	}
 }
+
+func TestCheckListen(t *testing.T) {
+	for _, c := range []struct {
+		addr     string
+		wildcard bool
+		want     string // in the error; "" = accepted
+	}{
+		{"127.0.0.1:9464", false, ""},
+		{"[::1]:0", false, ""},
+		{"db.example:9464", false, ""},
+		{"0.0.0.0:9464", false, "--allow-wildcard"},
+		{"[::]:9464", false, "--allow-wildcard"},
+		{":9464", false, "--allow-wildcard"},
+		{"0.0.0.0:9464", true, ""},
+		{":9464", true, ""},
+		{"127.0.0.1", false, "want host:port"},
+		{"127.0.0.1:http", false, "port must be a number"},
+		{"127.0.0.1:70000", true, "port must be a number"},
+	} {
+		err := CheckListen("metrics-listen", c.addr, c.wildcard)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q (wildcard %v): %v", c.addr, c.wildcard, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--metrics-listen")):
+			t.Errorf("%q (wildcard %v): error %v, want one naming --metrics-listen and %q", c.addr, c.wildcard, err, c.want)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // ParseLinkCPUs parses the --link-cpus value.
@@ -335,23 +337,15 @@ func ParseMode(s string) (Mode, error) {
 	return "", configErr("--compress %q: want auto, zstd or off", s)
 }
 
-// checkAddr rejects what is not host:port with a numeric port, and wildcard hosts when
-// noWildcard is set: a tunnel exit on 0.0.0.0 would hand the database to anyone routable.
+// checkAddr rejects what is not host:port with a numeric port, a "to" without a host, and
+// wildcard hosts when noWildcard is set (flagx.CheckListen, the rule every listener of
+// wirelab follows): a tunnel exit on 0.0.0.0 would hand the database to anyone routable.
 func checkAddr(flag, addr string, noWildcard bool) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return configErr("--%s %q: want host:port, like 127.0.0.1:3307: %v", flag, addr, err)
+	if err := flagx.CheckListen(flag, addr, !noWildcard); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return configErr("--%s %q: port must be a number 0..65535", flag, addr)
-	}
-	if host == "" && flag == "to" {
+	if host, _, _ := net.SplitHostPort(addr); host == "" && flag == "to" {
 		return configErr("--%s %q: want a host", flag, addr)
-	}
-	if noWildcard {
-		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-			return configErr("--%s %q: refusing a wildcard address; name an interface address or pass --allow-wildcard", flag, addr)
-		}
 	}
 	return nil
 }

@@ -1,10 +1,6 @@
 package tunnel
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -159,36 +155,10 @@ func (t *Tunnel) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
-// metricsServer serves MetricsHandler at /metrics on its own listener.
-type metricsServer struct {
-	ln  net.Listener
-	srv *http.Server
-}
-
-func listenMetrics(addr string, h http.Handler) (*metricsServer, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", h)
-	return &metricsServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}, nil
-}
-
-// serve serves until ctx ends.
-func (m *metricsServer) serve(ctx context.Context, log *slog.Logger) {
-	stop := context.AfterFunc(ctx, func() { m.srv.Close() })
-	defer stop()
-	log.Info("tunnel metrics", "listen", m.ln.Addr().String(), "path", "/metrics")
-	if err := m.srv.Serve(m.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Error("tunnel metrics server stopped", "err", err)
-	}
-}
-
 // MetricsAddr is where the metrics are served; nil without Config.MetricsListen.
 func (t *Tunnel) MetricsAddr() net.Addr {
 	if t.metrics == nil {
 		return nil
 	}
-	return t.metrics.ln.Addr()
+	return t.metrics.Addr()
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/promserve"
 )
 
 // preface is the first thing an entry sends on a WAN connection (inside TLS when
@@ -40,7 +42,7 @@ type Tunnel struct {
 	waitUnused sync.Once
 	tls        atomic.Pointer[tls.Config] // what new WAN connections use; ReloadTLS swaps it
 	draining   atomic.Bool                // Drain closed the listener: Serve waits for its context
-	metrics    *metricsServer             // nil without Config.MetricsListen
+	metrics    *promserve.Server          // nil without Config.MetricsListen
 }
 
 // New validates cfg, reads its TLS files and listens on cfg.Listen (and MetricsListen).
@@ -66,7 +68,7 @@ func New(cfg Config) (*Tunnel, error) {
 		return nil, fmt.Errorf("tunnel %s: listen on %s: %w", cfg.Role, cfg.Listen, err)
 	}
 	if cfg.MetricsListen != "" {
-		if t.metrics, err = listenMetrics(cfg.MetricsListen, t.MetricsHandler()); err != nil {
+		if t.metrics, err = promserve.Listen(cfg.MetricsListen, t.MetricsHandler()); err != nil {
 			t.ln.Close()
 			return nil, fmt.Errorf("tunnel %s: %w", cfg.Role, err)
 		}
@@ -95,7 +97,7 @@ func (t *Tunnel) Serve(ctx context.Context) error {
 		t.wg.Go(func() { t.statsLoop(ctx) })
 	}
 	if t.metrics != nil {
-		t.wg.Go(func() { t.metrics.serve(ctx, t.log) })
+		t.wg.Go(func() { t.metrics.Serve(ctx, t.log, "tunnel metrics") })
 	}
 	var err error
 	for {
