@@ -1,46 +1,15 @@
 package tunnel
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/wirelab/wirelab/internal/nstest"
+	"github.com/wirelab/wirelab/internal/promtest"
 )
-
-// scrape reads h's exposition and returns it with each sample's value by its name and
-// labels as the text spells them (`wirelab_tunnel_raw_bytes_total{direction="send",role="exit"}`).
-func scrape(t testing.TB, h http.Handler) (string, map[string]float64) {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	if rec.Code != http.StatusOK {
-		t.Fatalf("scrape: HTTP %d: %s", rec.Code, rec.Body)
-	}
-	text := rec.Body.String()
-	samples := map[string]float64{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("sample %q: %v", line, err)
-		}
-		samples[line[:i]] = v
-	}
-	return text, samples
-}
 
 // TestMetrics: after traffic through a TLS mux link both ends serve every metric with a
 // HELP line, the byte counters are the --stats line's, and promtool accepts the text.
@@ -55,7 +24,7 @@ func TestMetrics(t *testing.T) {
 	waitWire(t, entry.Tunnel, exit.Tunnel)
 	for _, end := range []*running{entry, exit} {
 		role := string(end.cfg.Role)
-		text, samples := scrape(t, end.MetricsHandler())
+		text, samples := promtest.Scrape(t, end.MetricsHandler())
 		for _, name := range MetricNames() {
 			if !strings.Contains(text, "# HELP "+name+" ") || !strings.Contains(text, "\n"+name) {
 				t.Errorf("%s: metric %s missing, or without HELP", role, name)
@@ -76,22 +45,7 @@ func TestMetrics(t *testing.T) {
 		if got := samples[fmt.Sprintf(`wirelab_tunnel_tls_cert_expiry_seconds{role=%q}`, role)]; got < 3600 {
 			t.Errorf("%s: certificate expires in %vs, want a fresh one's", role, got)
 		}
-		promtool(t, role, text)
-	}
-}
-
-// promtool runs `promtool check metrics` on text: Prometheus's own linter.
-func promtool(t *testing.T, role, text string) {
-	t.Helper()
-	bin, err := exec.LookPath("promtool")
-	if err != nil {
-		nstest.Unavailable(t, "promtool not installed (Debian package prometheus)")
-		return
-	}
-	cmd := exec.Command(bin, "check", "metrics")
-	cmd.Stdin = strings.NewReader(text)
-	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("%s: promtool check metrics: %v\n%s", role, err, out)
+		promtest.Lint(t, role, text)
 	}
 }
 

@@ -1,7 +1,6 @@
 package tunnel
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wirelab/wirelab/internal/nstest"
+	"github.com/wirelab/wirelab/internal/promtest"
 )
 
 // docsDir is the repository's docs/, from this package's directory.
@@ -67,65 +67,24 @@ func TestServiceDocConfigs(t *testing.T) {
 	}
 }
 
-// The dashboard's queries name only metrics an end serves, and parse as PromQL.
+// The dashboard's queries name only metrics an end serves, and parse as PromQL; the page's
+// PromQL is the dashboard's.
 func TestDashboardQueries(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(docsDir, "tunnel-dashboard.json"))
-	if err != nil {
-		t.Fatal(err)
+	qs := promtest.DashboardQueries(t, filepath.Join(docsDir, "tunnel-dashboard.json"))
+	if len(qs) < 3 {
+		t.Fatalf("%d queries in the dashboard", len(qs))
 	}
-	var d struct {
-		Panels []struct {
-			Title   string
-			Targets []struct{ Expr string }
-		}
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatal(err)
-	}
-	var exprs []string
-	for _, p := range d.Panels {
-		for _, tg := range p.Targets {
-			exprs = append(exprs, tg.Expr)
-			for _, name := range regexp.MustCompile(`(wirelab_tunnel|process)_[a-z_]+`).FindAllString(tg.Expr, -1) {
-				if !slices.Contains(MetricNames(), name) {
-					t.Errorf("panel %q: %s is not a metric of the tunnel", p.Title, name)
-				}
+	for _, q := range qs {
+		for _, name := range promtest.MetricsIn(q.Expr, "wirelab_tunnel_", "process_") {
+			if !slices.Contains(MetricNames(), name) {
+				t.Errorf("panel %q: %s is not a metric of the tunnel", q.Panel, name)
 			}
 		}
 	}
-	if len(exprs) < 3 {
-		t.Fatalf("%d queries in the dashboard", len(exprs))
-	}
-	// The page's PromQL is the dashboard's.
-	page, err := os.ReadFile(filepath.Join(docsDir, "tunnel-service.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := regexp.MustCompile("(?s)```promql\n(.*?)```").FindSubmatch(page)
-	if block == nil {
-		t.Fatal("no PromQL in docs/tunnel-service.md")
-	}
-	oneLine := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	for _, q := range regexp.MustCompile(`(?m)^#.*\n`).Split(string(block[1]), -1) {
-		if q = oneLine(q); q != "" && !slices.ContainsFunc(exprs, func(e string) bool { return oneLine(e) == q }) {
+	for _, q := range promtest.PageQueries(t, filepath.Join(docsDir, "tunnel-service.md")) {
+		if !promtest.OnDashboard(qs, q) {
 			t.Errorf("the page's query is not on the dashboard: %s", q)
 		}
 	}
-	bin, err := exec.LookPath("promtool")
-	if err != nil {
-		nstest.Unavailable(t, "promtool not installed (Debian package prometheus)")
-		return
-	}
-	rules := "groups:\n- name: dashboard\n  rules:\n"
-	for i, e := range exprs {
-		q, _ := json.Marshal(e)
-		rules += "  - record: dashboard:q" + string(rune('a'+i)) + "\n    expr: " + string(q) + "\n"
-	}
-	path := filepath.Join(t.TempDir(), "rules.yml")
-	if err := os.WriteFile(path, []byte(rules), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(bin, "check", "rules", path).CombinedOutput(); err != nil {
-		t.Errorf("promtool check rules: %v\n%s", err, out)
-	}
+	promtest.CheckRules(t, qs)
 }
