@@ -64,7 +64,7 @@ func (r *Study) Measure(ctx context.Context, e *study.Env, c study.Cell) (result
 		bin1                    int64
 		binErr                  error
 	)
-	sides := study.Sides{Server: src.Pids, Client: rep.Pids}
+	sides := study.Sides{Server: src.Pids, Client: rep.Pids, Point: &p}
 	ws, tot, _ := e.Sampled(ctx, sides, func(ctx context.Context) error {
 		runCtx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)

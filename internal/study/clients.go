@@ -172,21 +172,12 @@ func mergeLoads(loads []*Load) *Load {
 		return loads[0]
 	}
 	out := &Load{Ticks: make([]Tick, commonTicks(loads))}
+	second := make([]Tick, len(loads))
 	for i := range out.Ticks {
-		t := &out.Ticks[i]
-		var latSum float64
-		for _, ld := range loads {
-			x := ld.Ticks[i]
-			if t.T == 0 {
-				t.T = x.T
-			}
-			t.TPS, t.QPS, t.Errors, t.Reconnects = t.TPS+x.TPS, t.QPS+x.QPS, t.Errors+x.Errors, t.Reconnects+x.Reconnects
-			t.LatP95Ms = math.Max(t.LatP95Ms, x.LatP95Ms)
-			latSum += x.LatAvgMs * x.TPS
+		for j, ld := range loads {
+			second[j] = ld.Ticks[i]
 		}
-		if t.TPS > 0 {
-			t.LatAvgMs = latSum / t.TPS
-		}
+		out.Ticks[i] = mergeTicks(second)
 	}
 	out.Totals = mergeTotals(loads)
 	for _, ld := range loads { // the merged seconds count once every client's clock runs
@@ -195,6 +186,27 @@ func mergeLoads(loads []*Load) *Load {
 		}
 	}
 	return out
+}
+
+// mergeTicks is one second of several client hosts' drivers as one (mergeLoads, and the
+// live metrics' latest second): TPS, QPS, errors and reconnects summed, the 95th
+// percentile the largest, the mean latency weighted by each one's TPS; T is the first
+// one's.
+func mergeTicks(ts []Tick) Tick {
+	var t Tick
+	var latSum float64
+	for _, x := range ts {
+		if t.T == 0 {
+			t.T = x.T
+		}
+		t.TPS, t.QPS, t.Errors, t.Reconnects = t.TPS+x.TPS, t.QPS+x.QPS, t.Errors+x.Errors, t.Reconnects+x.Reconnects
+		t.LatP95Ms = math.Max(t.LatP95Ms, x.LatP95Ms)
+		latSum += x.LatAvgMs * x.TPS
+	}
+	if t.TPS > 0 {
+		t.LatAvgMs = latSum / t.TPS
+	}
+	return t
 }
 
 // commonTicks is how many seconds every client reported: what the merge and each

@@ -41,6 +41,10 @@ type Env struct {
 	applied   []string // every wire applied, for the environment
 	progress  io.Writer
 	started   time.Time
+	// publish gets each point's seconds (Session.Metrics); live is the measurement being
+	// published, set by sampled while its load runs (the drivers count their lines in it).
+	publish Publisher
+	live    *liveFeed
 	// release undoes, in reverse order, what the session did outside the lab (an existing
 	// server's tables), before the lab is removed.
 	release []func(context.Context) error

@@ -117,6 +117,7 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
 	sd := sides(client)
+	sd.Point = &p
 	if sd.DriverHost == "" {
 		sd.DriverHost = c.ClientHost
 	}

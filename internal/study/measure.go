@@ -21,6 +21,10 @@ type Sides struct {
 	// Clients, when the cell's load is split among several client hosts (Fleet), are
 	// their roles: the sampler samples each one's wire and driver, and the server once.
 	Clients []string
+	// Point is the point being measured, as far as it is filled: its study, series,
+	// channel and threads, with the wire, name what is published live (Publisher); nil
+	// publishes nothing.
+	Point *result.Point
 }
 
 // Sampled runs fn with the wire and CPU sampler running, and returns the per-second
@@ -39,8 +43,11 @@ func (e *Env) sampled(ctx context.Context, sides Sides, fn func(ctx context.Cont
 		return nil, metrics.Totals{}, time.Time{}, fmt.Errorf("start wire sampler: %w", err)
 	}
 	start := time.Now()
+	e.live = e.startLive(sides, sampler)
 	err := fn(ctx)
 	samples := sampler.Stop()
+	e.live.end()
+	e.live = nil
 	if stopped != nil {
 		stopped(sampler)
 	}

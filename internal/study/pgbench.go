@@ -49,19 +49,23 @@ func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func
 	}
 	statements := pgbench.Statements(c.Workload)
 	ld := &Load{}
+	live := e.live.driver()
 	// The progress callback runs on pgbench's reading goroutine, which is done before Run
 	// returns: ld needs no lock.
 	sum, err := pgbench.Run(ctx, o, func(p pgbench.Progress) {
 		if ld.Start.IsZero() {
 			ld.Start = clockStart(time.Now(), p.T)
 		}
-		ld.Ticks = append(ld.Ticks, progressTick(p, statements))
+		t := progressTick(p, statements)
+		ld.Ticks = append(ld.Ticks, t)
+		live.tick(t)
 	}, e.Logger)
 	if sum != nil {
 		ld.Totals = &Totals{TPS: sum.TPS, QPS: sum.TPS * float64(statements), LatAvgMs: sum.LatAvgMs,
 			LatStddevMs: sum.LatStddevMs, Errors: sum.Failed}
 		if lg := sum.Logged; lg != nil {
 			ld.Totals.Histogram, ld.Totals.LatMaxMs = &lg.Histogram, lg.MaxMs
+			live.latency(&lg.Histogram)
 		}
 	}
 	return ld, err

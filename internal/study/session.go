@@ -36,6 +36,8 @@ type Session struct {
 	Open Opener
 	// Proc is this machine's /proc (its zero value is): the load average, and the lab's.
 	Proc procfs.FS
+	// Metrics gets each point's seconds while it is measured (--metrics-listen); nil = none.
+	Metrics Publisher
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -78,7 +80,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
 	e := &Env{Backend: b, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
-		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b)}
+		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b), publish: s.Metrics}
 	e.Cores = result.HostCores(e.Hosts)
 	defer func() {
 		if s.OutDir != "" { // before Down removes them with the backend's directories

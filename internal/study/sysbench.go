@@ -55,6 +55,7 @@ func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int),
 	sb := &Sysbench{}
 	o.ReportInterval = 1
 	o.OnStart = onStart
+	live := e.live.driver()
 	sum, err := sysbench.Run(ctx, o, func(iv sysbench.Interval) {
 		sb.mu.Lock()
 		if sb.start.IsZero() {
@@ -62,8 +63,12 @@ func RunSysbench(ctx context.Context, o sysbench.Options, onStart func(pid int),
 		}
 		sb.intervals = append(sb.intervals, iv)
 		sb.mu.Unlock()
+		live.tick(intervalTick(iv))
 	}, e.Logger)
 	sb.Summary = sum
+	if sum != nil {
+		live.latency(sum.Histogram)
+	}
 	return sb, err
 }
 
@@ -91,9 +96,14 @@ func (s *Sysbench) Ticks() []Tick {
 	ivs := s.Intervals()
 	out := make([]Tick, len(ivs))
 	for i, iv := range ivs {
-		out[i] = Tick{T: iv.T, TPS: iv.TPS, QPS: iv.QPS, LatP95Ms: iv.LatPct, Errors: iv.Errors, Reconnects: iv.Reconnects}
+		out[i] = intervalTick(iv)
 	}
 	return out
+}
+
+// intervalTick is one per-second line as a Tick.
+func intervalTick(iv sysbench.Interval) Tick {
+	return Tick{T: iv.T, TPS: iv.TPS, QPS: iv.QPS, LatP95Ms: iv.LatPct, Errors: iv.Errors, Reconnects: iv.Reconnects}
 }
 
 // Load is the run as the closed loop reads it: its ticks and, when sysbench printed one,
