@@ -23,8 +23,7 @@ type benchFlags struct {
 	load    *study.BenchFlags
 	out     *string
 	congest *string
-	awake   *bool
-	noWait  *bool
+	measure *measureFlags
 	engine  engineFlag
 	server  *serverFlags
 	hosts   *hostsFlags // run, bandwidth and transport only: nil elsewhere
@@ -36,8 +35,7 @@ func addBenchFlags(fs *flag.FlagSet, d study.BenchDefaults) *benchFlags {
 		load:    study.AddBenchFlags(fs, d),
 		out:     addOutFlag(fs, "<study>"),
 		congest: addCongestionFlag(fs),
-		awake:   addAwakeFlag(fs),
-		noWait:  addNoWaitFlag(fs),
+		measure: addMeasureFlags(fs),
 		engine:  addEngineFlag(fs),
 		server:  addServerFlags(fs),
 	}
@@ -51,10 +49,8 @@ func addOutFlag(fs *flag.FlagSet, study string) *string {
 
 // benchSpec is benchFlags validated.
 type benchSpec struct {
-	Bench  study.Bench // the load; Shaper, Congestion and Existing are set by bench
-	OutDir string
-	Awake  bool // hold the CPUs out of deep idle while measuring
-	NoWait bool // fail instead of waiting for another measurement
+	Bench   study.Bench    // the load; Shaper, Congestion and Existing are set by bench
+	Measure measureOptions // where the results go, and how the session measures
 	// Existing is the --server-dsn server, logged in to; nil = the lab starts one.
 	Existing *engine.External
 }
@@ -62,7 +58,7 @@ type benchSpec struct {
 // validate checks every flag and creates (and proves writable) the output directory; it
 // runs before anything touches the kernel.
 func (b *benchFlags) validate(p *Process, studyName string) (benchSpec, error) {
-	s := benchSpec{Awake: *b.awake, NoWait: *b.noWait}
+	var s benchSpec
 	k, err := engine.Parse(*b.engine.v)
 	if err != nil {
 		return s, err
@@ -73,7 +69,10 @@ func (b *benchFlags) validate(p *Process, studyName string) (benchSpec, error) {
 	if err := checkCongestion(p, *b.congest, b.hosts.given()); err != nil {
 		return s, err
 	}
-	s.OutDir, err = outDir(*b.out, studyName)
+	if s.Measure, err = b.measure.options(""); err != nil {
+		return s, err
+	}
+	s.Measure.Out, err = outDir(*b.out, studyName)
 	return s, err
 }
 
@@ -122,11 +121,6 @@ func (b *benchFlags) refuseCompression(flag string) error {
 		return &UsageError{err}
 	}
 	return nil
-}
-
-// measure is what the session needs of the spec.
-func (s benchSpec) measure() measureOptions {
-	return measureOptions{Out: s.OutDir, Awake: s.Awake, NoWait: s.NoWait}
 }
 
 // bench is the validated knobs as the study engine takes them.

@@ -157,6 +157,12 @@ func TestBadInputFailsBeforeAnythingIsCreated(t *testing.T) {
 		{[]string{"study", "replication", "--channels", "native", "--tunnel-compress", "off"}, "--tunnel-compress sets up the tunnel, and --channels native has none"},
 		{[]string{"up", "--buffer-pool", "huge"}, `--buffer-pool "huge"`},
 		{[]string{"up", "--no-db", "--buffer-pool", "2G"}, "--no-db starts none"},
+		{[]string{"run", "--metrics-listen", "0.0.0.0:9470"}, `--metrics-listen "0.0.0.0:9470": refusing a wildcard address; name an interface address or pass --allow-wildcard`},
+		{[]string{"study", "bandwidth", "--metrics-listen", "localhost"}, `--metrics-listen "localhost": want host:port`},
+		{[]string{"study", "transport", "--metrics-listen", "[::]:9470"}, "--allow-wildcard"},
+		{[]string{"study", "replication", "--metrics-listen", ":9470"}, "study replication: --metrics-listen \":9470\": refusing a wildcard address"},
+		{[]string{"study", "sync", "--allow-wildcard"}, "study sync: --allow-wildcard applies only with --metrics-listen"},
+		{[]string{"run", "--hosts", hostsFile, "--dry-run", "--metrics-listen", "127.0.0.1:0"}, "--metrics-listen serves a measurement's figures, and a dry run measures nothing"},
 		{[]string{"nosuchcommand"}, "unknown command"},
 		{[]string{"exec", "client"}, "want HOST -- COMMAND"},
 	}

@@ -142,6 +142,9 @@ func (h *hostsFlags) run(p *Process, o *remote.Options, st study.Study, m measur
 		m.Open = remote.Opener(*o)
 		return runStudy(p, st, m)
 	}
+	if m.MetricsListen != "" {
+		return usagef("--dry-run: --metrics-listen serves a measurement's figures, and a dry run measures nothing: drop one of them")
+	}
 	fmt.Fprintf(p.Stderr, "dry run: the commands wirelab would run on %s's hosts; nothing is changed\n", o.Inventory.Path)
 	return remote.DryRun(context.Background(), *o, st)
 }

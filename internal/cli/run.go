@@ -55,5 +55,5 @@ func cmdRun(p *Process, args []string) error {
 	}
 	st := study.NewRun(study.RunOptions{Bench: bf.bench(spec, shaper), Link: cond, Compression: *compression,
 		TLS: *tls, Channel: channel, Tunnel: topts})
-	return bf.hosts.run(p, ho, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.Measure)
 }

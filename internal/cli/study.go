@@ -51,25 +51,28 @@ func studyArgs(fs *flag.FlagSet, args []string, name string, quick *bool, quickV
 }
 
 // studyPreamble is what a study with options of its own (sync, replication) does before
-// anything touches the kernel: studyArgs, then options (every error a usage error naming
-// the study and the flag), the output directory (--out, else results/NAME-<time>)
-// created and proved writable, and root.
+// anything touches the kernel: studyArgs, then options and the measuring flags (every
+// error a usage error naming the study and the flag), the output directory (--out, else
+// results/NAME-<time>) created and proved writable, and root.
 func studyPreamble[O any](p *Process, fs *flag.FlagSet, args []string, name string, quick *bool,
-	quickValues map[string]string, out *string, options func() (O, error)) (O, string, error) {
+	quickValues map[string]string, out *string, m *measureFlags, options func() (O, error)) (O, measureOptions, error) {
 	var o O
+	var mo measureOptions
 	if err := studyArgs(fs, args, name, quick, quickValues); err != nil {
-		return o, "", err
+		return o, mo, err
 	}
 	o, err := options()
-	if err != nil {
-		return o, "", &UsageError{fmt.Errorf("study %s: %w", name, err)}
+	if err == nil {
+		mo, err = m.options("")
 	}
-	dir, err := outDir(*out, name)
 	if err != nil {
-		return o, "", &UsageError{err}
+		return o, mo, &UsageError{fmt.Errorf("study %s: %w", name, err)}
+	}
+	if mo.Out, err = outDir(*out, name); err != nil {
+		return o, mo, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
-		return o, "", err
+		return o, mo, err
 	}
-	return o, dir, nil
+	return o, mo, nil
 }

@@ -91,7 +91,7 @@ func studyBandwidth(p *Process, args []string) error {
 	}
 	st := study.NewBandwidth(o)
 	fmt.Fprintf(p.Stderr, "study bandwidth: %d points (%s), about %s\n", st.Total(), strings.Join(experiments, ","), st.Estimate())
-	return bf.hosts.run(p, ho, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.Measure)
 }
 
 // bandwidthTunnelFlagsApply refuses --tunnel-* flags where no series uses the tunnel: only

@@ -36,28 +36,28 @@ var replicationQuick = map[string]string{"rtts": "0,100ms,250ms", "loads": "300,
 // replicationFlags wire the study's own flags (replication.Flags) with the shared ones: the
 // engine, the wire (link's; --rate is the cap of scenarios 1, 2 and 4) and the tunnel's knobs.
 type replicationFlags struct {
-	eng                  engineFlag
-	study                *replication.Flags
-	out                  *string
-	quick, awake, noWait *bool
-	link                 *link.Flags
-	tunnel               *tunnelFlags
-	hosts                *hostsFlags
-	fs                   *flag.FlagSet // for which flags were given
+	eng     engineFlag
+	study   *replication.Flags
+	out     *string
+	quick   *bool
+	measure *measureFlags
+	link    *link.Flags
+	tunnel  *tunnelFlags
+	hosts   *hostsFlags
+	fs      *flag.FlagSet // for which flags were given
 }
 
 func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 	f := &replicationFlags{
-		fs:     fs,
-		eng:    addEngineFlag(fs),
-		awake:  addAwakeFlag(fs),
-		noWait: addNoWaitFlag(fs),
-		study:  replication.AddFlags(fs),
-		out:    addOutFlag(fs, "replication"),
-		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
-		link:   link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
-		tunnel: addTunnelFlags(fs, "zstd", tunnel.GroupWait{Auto: true}),
-		hosts:  addHostsFlags(fs),
+		fs:      fs,
+		eng:     addEngineFlag(fs),
+		measure: addMeasureFlags(fs),
+		study:   replication.AddFlags(fs),
+		out:     addOutFlag(fs, "replication"),
+		quick:   fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
+		link:    link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
+		tunnel:  addTunnelFlags(fs, "zstd", tunnel.GroupWait{Auto: true}),
+		hosts:   addHostsFlags(fs),
 	}
 	fs.Func("rate-cap", "the same as --rate (the wire's cap in scenarios 1, 2 and 4)", func(s string) error { return fs.Set("rate", s) })
 	return f
@@ -69,7 +69,7 @@ func studyReplication(p *Process, args []string) error {
 			"wirelab study replication --channels native,tunnel --scenarios 2 --search-duration 90s\n"+
 			"wirelab study replication --hosts hosts.yaml --quick --scenarios 3 --dry-run")
 	f := addReplicationFlags(fs)
-	o, out, err := studyPreamble(p, fs, args, "replication", f.quick, replicationQuick, f.out, f.options)
+	o, mo, err := studyPreamble(p, fs, args, "replication", f.quick, replicationQuick, f.out, f.measure, f.options)
 	if err != nil {
 		return err
 	}
@@ -83,8 +83,8 @@ func studyReplication(p *Process, args []string) error {
 		}
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
-		o.Engine.Title(), replication.ChannelList(o.Channels), flagx.JoinInts(o.Scenarios), o.Link, out)
-	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+		o.Engine.Title(), replication.ChannelList(o.Channels), flagx.JoinInts(o.Scenarios), o.Link, mo.Out)
+	return f.hosts.run(p, ho, replication.New(o), mo)
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,

@@ -45,25 +45,24 @@ var syncQuick = map[string]string{"rtts": "0,20ms,100ms", "threads": "1,8", "dur
 // syncFlags wire the study's own flags (syncrep.Flags) with the shared ones: the engine,
 // the wire (link's, but for its round trip: the study sweeps --rtts) and real hosts.
 type syncFlags struct {
-	eng           engineFlag
-	study         *syncrep.Flags
-	out           *string
-	quick         *bool
-	awake, noWait *bool
-	link          *link.Flags
-	hosts         *hostsFlags
+	eng     engineFlag
+	study   *syncrep.Flags
+	out     *string
+	quick   *bool
+	measure *measureFlags
+	link    *link.Flags
+	hosts   *hostsFlags
 }
 
 func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 	return &syncFlags{
-		eng:    addEngineFlag(fs),
-		awake:  addAwakeFlag(fs),
-		noWait: addNoWaitFlag(fs),
-		study:  syncrep.AddFlags(fs),
-		out:    addOutFlag(fs, "sync"),
-		quick:  fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
-		link:   link.AddFlags(fs),
-		hosts:  addHostsFlags(fs),
+		eng:     addEngineFlag(fs),
+		measure: addMeasureFlags(fs),
+		study:   syncrep.AddFlags(fs),
+		out:     addOutFlag(fs, "sync"),
+		quick:   fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
+		link:    link.AddFlags(fs),
+		hosts:   addHostsFlags(fs),
 	}
 }
 
@@ -74,7 +73,7 @@ func studySync(p *Process, args []string) error {
 			"wirelab study sync --modes async,semisync-after-sync --rtts 0,7ms,20ms --threads 1,32 --target-tps 1000\n"+
 			"wirelab study sync --hosts hosts.yaml --modes async,semisync-after-sync,semisync-after-commit --quick --dry-run")
 	f := addSyncFlags(fs)
-	o, out, err := studyPreamble(p, fs, args, "sync", f.quick, syncQuick, f.out, f.options)
+	o, mo, err := studyPreamble(p, fs, args, "sync", f.quick, syncQuick, f.out, f.measure, f.options)
 	if err != nil {
 		return err
 	}
@@ -90,8 +89,8 @@ func studySync(p *Process, args []string) error {
 		}
 	}
 	fmt.Fprintf(p.Stderr, "study sync: %s, modes %s, RTTs %s, threads %s, %s; about %s; results in %s\n",
-		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), o.RTTList(), flagx.JoinInts(o.Threads), o.WorkloadText(), o.Estimate(), out)
-	return f.hosts.run(p, ho, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), o.RTTList(), flagx.JoinInts(o.Threads), o.WorkloadText(), o.Estimate(), mo.Out)
+	return f.hosts.run(p, ho, syncrep.New(o), mo)
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without): the source on the

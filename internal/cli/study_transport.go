@@ -60,5 +60,5 @@ func studyTransport(p *Process, args []string) error {
 	}
 	st := study.NewTransport(study.TransportOptions{Bench: bf.bench(spec, shaper), Paths: ps, Link: cond})
 	fmt.Fprintf(p.Stderr, "study transport: %d points over %s, about %s\n", st.Total(), cond, st.Estimate())
-	return bf.hosts.run(p, ho, st, spec.measure())
+	return bf.hosts.run(p, ho, st, spec.Measure)
 }
