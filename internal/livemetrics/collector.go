@@ -129,3 +129,13 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+// metricNames are the names of every metric a Registry serves, the histogram's series
+// (_bucket, _sum, _count) among them.
+func metricNames() []string {
+	names := []string{cpusName, histogramName + "_bucket", histogramName + "_sum", histogramName + "_count"}
+	for _, m := range metrics {
+		names = append(names, prefix+m.name)
+	}
+	return names
+}

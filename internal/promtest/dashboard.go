@@ -43,7 +43,7 @@ func DashboardQueries(t testing.TB, path string) []Query {
 
 // MetricsIn are the metric names of prefix (wirelab_tunnel_, process_, ...) that expr names.
 func MetricsIn(expr string, prefixes ...string) []string {
-	re := regexp.MustCompile(`\b(` + strings.Join(prefixes, "|") + `)[a-z_]+`)
+	re := regexp.MustCompile(`\b(` + strings.Join(prefixes, "|") + `)[a-z0-9_]+`)
 	return re.FindAllString(expr, -1)
 }
 
