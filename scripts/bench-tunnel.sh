@@ -16,7 +16,10 @@
 #      (goals: `wirelab tunnel goals`; the study's headlines judge them)
 #   8. loopback relay cost per query (BenchmarkRelay): direct, socat, tunnel, mux, in-process
 #      and as `wirelab tunnel` processes
-# Parts 1, 2, 4, 5, 8 are loopback only and need no root; parts 3, 6, 7 build private labs
+#   9. the metrics endpoint's cost (root): in one lab at 20 mbit, oltp_read_only at 32 threads
+#      through one tunnel whose ends serve --metrics-listen, scraped every second or not,
+#      alternating; the ends' CPU per transaction each way and the ratio with its interval
+# Parts 1, 2, 4, 5, 8 are loopback only and need no root; parts 3, 6, 7, 9 build private labs
 # (WIRELAB_STATE_DIR under a temp dir unless set) and need bin/wirelab (make build).
 # Each lab row records /proc/loadavg before and after: the lab shares the machine's cores.
 # Usage: scripts/bench-tunnel.sh [benchtime]   (default 2s; the ratio runs use 3x)
@@ -27,15 +30,16 @@
 #   only those rows of part 3 (the goal's pair, twice)
 #   RELAY_DURATION=20s RELAY_WARMUP=5s RELAY_ROUNDS=2 RELAY_THREADS="2 32" (part 6; e.g.
 #   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it)
+#   METRICS_DURATION=60s METRICS_WARMUP=10s METRICS_ROUNDS=6 METRICS_THREADS=32 (part 9)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/benchpage.sh
 BENCH_CMD=$(bench_command PARTS LAB_DURATION LAB_WARMUP LAB_THREADS LAB_ROWS RELAY_DURATION RELAY_WARMUP \
-	RELAY_ROUNDS RELAY_THREADS RELAY_ROWS -- scripts/bench-tunnel.sh "$@")
+	RELAY_ROUNDS RELAY_THREADS RELAY_ROWS METRICS_DURATION METRICS_WARMUP METRICS_ROUNDS METRICS_THREADS -- scripts/bench-tunnel.sh "$@")
 bench_page docs/bench/tunnel.md scripts/bench-tunnel.sh "bench-tunnel: the tunnel's throughput, ratio and relay cost"
 export GOFLAGS=-mod=mod
 bt=${1:-2s}
-parts=" ${PARTS:-1 2 3 4 5 6 7 8} "
+parts=" ${PARTS:-1 2 3 4 5 6 7 8 9} "
 want() { [[ $parts == *" $1 "* ]]; }
 run() { go test -run '^$' -bench "$1" -benchtime "$2" ./internal/tunnel/ | grep '^Benchmark'; }
 
@@ -308,6 +312,127 @@ replication() {
 	echo "(results.json and report: $dir/out)" >&2
 }
 
+# metrics_cost: what a scraped metrics endpoint costs the tunnel's ends. One lab at 20 mbit,
+# one data set, one exit and one entry started as a lab starts them (the default knobs,
+# mutual TLS, --stats every 10 s, --drain-timeout 0s), each also serving --metrics-listen on
+# its own host's loopback. Rows alternate METRICS_ROUNDS times between "scraped", with a
+# loop in each end's host fetching /metrics every second as Prometheus does (its Accept
+# header, gzip), and "not scraped", the same processes with no scraper: the same ends,
+# mux links and zstd history in both rows, so what differs is the scrapes (an endpoint
+# nobody scrapes is a listener waiting in accept). The order swaps every round (A B, B A,
+# ...), so a drift over the part (the zstd level settling, the buffer pool warming) falls
+# on both rows alike, and an unmeasured run first warms the lab. CPU per transaction is
+# each end's utime+stime over the row's transactions (sysbench's summary), warm-up
+# included in both; the ratio is the geometric mean of the rounds' scraped ÷ not-scraped
+# ratios with its 95% interval (scripts/paired-ratio.awk).
+metrics_cost() {
+	local dir; dir=$(mktemp -d /tmp/bench-metrics.XXXXXX)
+	local wl="$PWD/bin/wirelab"
+	(
+	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$dir/state}
+	trap 'touch "$dir/stop"; "$wl" down >"$dir/down.log" 2>&1 || true' EXIT
+	"$wl" up --rate 20mbit >"$dir/up.log" 2>&1 || { echo "wirelab up --rate 20mbit failed; see $dir/up.log" >&2; exit 1; }
+	exec 3>/dev/cpu_dma_latency && printf '\0\0\0\0' >&3 || true
+	local sb='sysbench oltp_read_only --mysql-user=$WIRELAB_DB_USER --mysql-password=$WIRELAB_DB_PASSWORD --mysql-db=$WIRELAB_DB_NAME --tables=4 --table-size=100000 --rand-type=pareto'
+	"$wl" exec server -- sh -c "$sb --mysql-host=127.0.0.1 --threads=4 prepare" >"$dir/prepare.log" 2>&1 ||
+		{ echo "sysbench prepare failed; see $dir/prepare.log" >&2; exit 1; }
+	"$wl" tunnel certs --out "$dir/certs" --hosts 198.18.0.2 >/dev/null
+	local end c="$dir/certs"
+	local -A host=([entry]=client [exit]=server) maddr=([entry]=127.0.0.1:9465 [exit]=127.0.0.1:9464) pid=()
+	local -A argv=([exit]="exit --listen 198.18.0.2:4406 --to 127.0.0.1:3306" [entry]="entry --listen 127.0.0.1:3307 --to 198.18.0.2:4406")
+	for end in exit entry; do
+		# shellcheck disable=SC2086 # the end's flags are meant to split
+		"$wl" exec "${host[$end]}" -- "$wl" tunnel ${argv[$end]} --stats --stats-every 10s --drain-timeout 0s \
+			--tls-cert "$c/$end.pem" --tls-key "$c/$end-key.pem" --tls-ca "$c/ca.pem" \
+			--metrics-listen "${maddr[$end]}" >"$dir/tunnel-$end.log" 2>&1 &
+	done
+	sleep 2
+	for end in entry exit; do
+		# the end itself, not the `wirelab exec` that started it
+		pid[$end]=$(pgrep -f "^$wl tunnel $end --listen" | head -1 || true)
+		[[ -n ${pid[$end]} ]] || { echo "tunnel $end did not start; see $dir/tunnel-$end.log" >&2; exit 1; }
+		if ! "$wl" exec "${host[$end]}" -- curl -sf -o "$dir/metrics-$end.txt" "http://${maddr[$end]}/metrics" ||
+			! grep -q '^wirelab_tunnel_wire_bytes_total' "$dir/metrics-$end.txt"; then
+			echo "tunnel $end serves no metrics at ${maddr[$end]}; see $dir/tunnel-$end.log" >&2
+			exit 1
+		fi
+	done
+	local threads=${METRICS_THREADS:-32} dur=${METRICS_DURATION:-60s} warm=${METRICS_WARMUP:-10s} hz
+	dur=${dur%s} warm=${warm%s} hz=$(getconf CLK_TCK)
+	local accept='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+	# scrape END: fetch END's /metrics once a second until $dir/stop exists (at most the
+	# row's length and a minute), printing each fetch's HTTP status
+	scrape() {
+		"$wl" exec "${host[$1]}" -- timeout $((dur + warm + 60)) sh -c \
+			'while [ ! -e "$0" ]; do sleep 1 & curl -s -o /dev/null -w "%{http_code}\n" -H "Accept: $1" -H "Accept-Encoding: gzip" "http://$2/metrics"; wait; done' \
+			"$dir/stop" "$accept" "${maddr[$1]}"
+	}
+	ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+	load() { sbrun "$1" >"$2" 2>&1 || true; }
+	sbrun() { "$wl" exec client -- sh -c "$sb --mysql-host=127.0.0.1 --mysql-port=3307 --threads=$threads --time=$1 --report-interval=1 run"; }
+	# unmeasured, at least 10 s (sysbench's --time=0 never ends): the mux links open, the
+	# level settles, the pages are cached
+	load $((warm > 10 ? warm : 10)) "$dir/prime.log"
+	echo "| round | case | TPS | entry CPU µs / txn | exit CPU µs / txn | both ends µs / txn | scrapes per end | loadavg before → after |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---|"
+	local -A fig # "ROUND/CASE" → "tps entry exit both" (CPU seconds per transaction)
+	local round name out before after e0 x0 e1 x1 txns tps scrapes spids line cpe cpx cpb
+	for ((round = 1; round <= ${METRICS_ROUNDS:-6}; round++)); do
+		local order=(scraped "not scraped")
+		((round % 2)) || order=("not scraped" scraped)
+		for name in "${order[@]}"; do
+			out="$dir/$round-${name// /-}.log"
+			rm -f "$dir/stop"
+			spids=()
+			if [[ $name == scraped ]]; then
+				for end in entry exit; do
+					scrape "$end" >"$dir/$round-scrapes-$end.log" 2>&1 &
+					spids+=($!)
+				done
+			fi
+			before=$(cut -d' ' -f1-3 /proc/loadavg)
+			e0=$(ticks "${pid[entry]}") x0=$(ticks "${pid[exit]}")
+			load $((dur + warm)) "$out"
+			e1=$(ticks "${pid[entry]}") x1=$(ticks "${pid[exit]}")
+			touch "$dir/stop"
+			((${#spids[@]} == 0)) || wait "${spids[@]}" || true
+			after=$(cut -d' ' -f1-3 /proc/loadavg)
+			txns=$(awk '/transactions:/ { print $2; exit }' "$out")
+			tps=$(awk -v warm="$warm" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
+				if (t + 0 > warm) { for (i = 1; i < NF; i++) if ($i == "tps:") s += $(i+1); n++ } }
+				END { if (n) printf "%.1f", s / n }' "$out")
+			scrapes=-
+			[[ $name == not\ scraped ]] || scrapes=$(cat "$dir/$round-scrapes-"*.log | awk '$1 == 200 { n++ } END { printf "%d", n / 2 }')
+			if [[ ${txns:-0} -le 0 ]]; then
+				echo "| $round | $name | failed | - | - | - | $scrapes | $before → $after |"
+				continue
+			fi
+			line=$(awk -v e=$((e1 - e0)) -v x=$((x1 - x0)) -v hz="$hz" -v t="$txns" -v tps="${tps:-0}" \
+				'BEGIN { printf "%s %.9g %.9g %.9g", tps, e / hz / t, x / hz / t, (e + x) / hz / t }')
+			fig[$round/$name]=$line
+			read -r tps cpe cpx cpb <<<"$line"
+			awk -v r="$round" -v n="$name" -v tps="$tps" -v e="$cpe" -v x="$cpx" -v b="$cpb" -v s="$scrapes" -v l="$before → $after" \
+				'BEGIN { printf "| %s | %s | %s | %.1f | %.1f | %.1f | %s | %s |\n", r, n, tps, e * 1e6, x * 1e6, b * 1e6, s, l }'
+		done
+	done
+	echo
+	echo "| scraped ÷ not scraped (geometric mean of the rounds; 95% interval) | ratio | interval | rounds | goal | verdict |"
+	echo "|---|---:|---|---:|---|---|"
+	for ((round = 1; round <= ${METRICS_ROUNDS:-6}; round++)); do
+		[[ -n ${fig[$round/scraped]:-} && -n ${fig[$round/not scraped]:-} ]] || continue
+		paste -d' ' <(printf 'tps\nentry\nexit\nboth\n') <(tr ' ' '\n' <<<"${fig[$round/scraped]}") <(tr ' ' '\n' <<<"${fig[$round/not scraped]}")
+	done | awk -f scripts/paired-ratio.awk | awk -F'|' '
+		BEGIN { what["both"] = "both ends, CPU per transaction"; what["entry"] = "entry, CPU per transaction"
+			what["exit"] = "exit, CPU per transaction"; what["tps"] = "TPS" }
+		{ goal = "(reference)"; verdict = ""
+		  if ($1 == "both") { goal = "≤ 1.01x (under 1% more)"
+			verdict = $4 == "-" ? "one round: no interval" : $4 <= 1.01 ? "under 1%" : $3 > 1.01 ? "over 1%" : "not resolved: more rounds" }
+		  printf "| %s | %.3fx | %s | %s | %s | %s |\n", what[$1], $2, ($3 == "-" ? "-" : sprintf("%.3f-%.3f", $3, $4)), $5, goal, verdict }'
+	echo
+	echo "(sysbench output, scrapes, tunnel --stats and the first scrape of each end: $dir)" >&2
+	)
+}
+
 part1() { run 'Throughput' "$bt" | table "case" MB/s cpu-ms/MB; }
 part2() { run 'Ratio' 3x | table "corpus/method" ratio cpu-ms/MB MB/s; }
 part4() { run 'Frame' "$bt" | table "op" MB/s ratio B/op allocs/op; }
@@ -337,4 +462,7 @@ if want 7 && need_lab 7; then
 fi
 if want 8; then
 	bench_section 8 "8. Relay cost per query on loopback (oltp_read_only's queries and replies; cpu-us/op includes client, server and relay processes)" part8
+fi
+if want 9 && need_lab 9; then
+	bench_section 9 "9. The metrics endpoint's cost: oltp_read_only through the tunnel, 20 mbit, ${METRICS_THREADS:-32} threads, ${METRICS_DURATION:-60s} (+${METRICS_WARMUP:-10s} warmup), scraped every second or not, ${METRICS_ROUNDS:-6} rounds, $(nproc) cores" metrics_cost
 fi
