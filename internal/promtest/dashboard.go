@@ -98,3 +98,28 @@ func CheckRules(t testing.TB, qs []Query) {
 		t.Errorf("promtool check rules: %v\n%s", err, out)
 	}
 }
+
+// CheckDashboard holds a Grafana dashboard to the endpoint it draws and to the page that
+// documents it: it has at least min queries, each names only metrics in served (of those
+// starting with one of prefixes), every query of the page's PromQL is on it, and promtool
+// parses them all.
+func CheckDashboard(t testing.TB, dashboard, page string, min int, served []string, prefixes ...string) {
+	t.Helper()
+	qs := DashboardQueries(t, dashboard)
+	if len(qs) < min {
+		t.Fatalf("%s: %d queries, want at least %d", dashboard, len(qs), min)
+	}
+	for _, q := range qs {
+		for _, name := range MetricsIn(q.Expr, prefixes...) {
+			if !slices.Contains(served, name) {
+				t.Errorf("panel %q: %s is not a metric the endpoint serves", q.Panel, name)
+			}
+		}
+	}
+	for _, q := range PageQueries(t, page) {
+		if !OnDashboard(qs, q) {
+			t.Errorf("%s's query is not on the dashboard: %s", page, q)
+		}
+	}
+	CheckRules(t, qs)
+}

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -70,21 +69,6 @@ func TestServiceDocConfigs(t *testing.T) {
 // The dashboard's queries name only metrics an end serves, and parse as PromQL; the page's
 // PromQL is the dashboard's.
 func TestDashboardQueries(t *testing.T) {
-	qs := promtest.DashboardQueries(t, filepath.Join(docsDir, "tunnel-dashboard.json"))
-	if len(qs) < 3 {
-		t.Fatalf("%d queries in the dashboard", len(qs))
-	}
-	for _, q := range qs {
-		for _, name := range promtest.MetricsIn(q.Expr, "wirelab_tunnel_", "process_") {
-			if !slices.Contains(MetricNames(), name) {
-				t.Errorf("panel %q: %s is not a metric of the tunnel", q.Panel, name)
-			}
-		}
-	}
-	for _, q := range promtest.PageQueries(t, filepath.Join(docsDir, "tunnel-service.md")) {
-		if !promtest.OnDashboard(qs, q) {
-			t.Errorf("the page's query is not on the dashboard: %s", q)
-		}
-	}
-	promtest.CheckRules(t, qs)
+	promtest.CheckDashboard(t, filepath.Join(docsDir, "tunnel-dashboard.json"), filepath.Join(docsDir, "tunnel-service.md"),
+		3, MetricNames(), metricPrefix, "process_")
 }
