@@ -56,12 +56,12 @@ func lagVsRTT(s *scenario) []Block {
 // maxLoad is DTLE's scenario 2: the highest load each channel carries with bounded lag,
 // the bracket the search left around it, and the search's probes.
 func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
-	t := Table{Caption: "Highest load with bounded lag and a matching checksum, and the bracket the search left around it",
-		Header: []string{"channel", "max sustainable QPS", "first failing QPS", "bracket", "confirmed", "achieved QPS",
+	t := Table{Caption: "Highest target load with bounded lag and a matching checksum, the bracket the search left around it, and the load the passing probe achieved",
+		Header: []string{"channel", "highest passing target QPS", "first failing target QPS", "bracket", "confirmed", "achieved QPS",
 			logName + " Mbit/s", "wire Mbit/s", "÷ native"}}
 	t.Numeric = numericCols(len(t.Header))
 	c := &Chart{Name: "replication-max-load", Title: "Max sustainable load per channel", YLabel: "queries per second",
-		Caption: "Highest target load at which lag stayed bounded (confirmed by a second run where the table says so); the label is the ratio to native replication."}
+		Caption: "The load each channel sustained with bounded lag: the limit fitted to its probes where the search fitted one, else the load its highest passing probes delivered; the label is the ratio to native replication."}
 	edges := result.MaxLoads(pts)
 	var nat result.Edge
 	for _, e := range edges {
