@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // DelayerConfig is one delayer process: a delay line per NFQUEUE queue number (one per
@@ -146,12 +147,15 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	}
 	defer unix.Close(wake)
 	awake := false
+	var held *result.CPUHold
 	if cfg.CPUIdle != nil {
 		hold, err := cpuidle.Keep(*cfg.CPUIdle)
 		if err != nil {
 			log.Warn("delayer: CPUs may sleep deeply; the loop spins its wake-ups instead", "err", err)
+			held = &result.CPUHold{Error: err.Error()}
 		} else {
 			awake = true
+			held = &result.CPUHold{Held: true}
 			defer hold.Release()
 		}
 	}
@@ -160,7 +164,7 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	if ready != nil {
 		ready()
 	}
-	lp := &loop{cfg: &cfg, lanes: lanes, wake: wake, log: log}
+	lp := &loop{cfg: &cfg, lanes: lanes, wake: wake, log: log, held: held}
 	done := make(chan error, 1)
 	go func() { done <- lp.run() }()
 	start := time.Now()
@@ -203,9 +207,10 @@ type loop struct {
 	log      *slog.Logger
 	stop     atomic.Bool
 	st       loopStats
-	base     time.Time // the loop's clock: monotonic ns since base
-	early    int64     // how long before a release the loop wakes to spin the rest
-	slack    int64     // the release grid (see maxSlack)
+	held     *result.CPUHold // the CPU hold as it went, for the stats (read-only)
+	base     time.Time       // the loop's clock: monotonic ns since base
+	early    int64           // how long before a release the loop wakes to spin the rest
+	slack    int64           // the release grid (see maxSlack)
 	verdicts int64
 	fds      []unix.PollFd
 	// stamped: the last packet carried the kernel's arrival time, so packets need not be
@@ -454,7 +459,7 @@ func (lp *loop) snapshot(start time.Time) DelayerStats {
 		Wakeups: lp.st.wakeups.Load(), Spins: lp.st.spins.Load(), Batches: lp.st.batches.Load(),
 		EarlyUs:          float64(lp.st.earlyNs.Load()) / 1e3,
 		VerdictSampledNs: lp.st.verdictNs.Load(), VerdictSampledPackets: lp.st.verdictPkts.Load(),
-		HeadLateSumNs: lp.st.lateSumNs.Load(), HeadLate: make([]int64, len(lp.st.late))}
+		HeadLateSumNs: lp.st.lateSumNs.Load(), HeadLate: make([]int64, len(lp.st.late)), CPUHold: lp.held}
 	for i := range lp.st.late {
 		s.HeadLate[i] = lp.st.late[i].Load()
 	}

@@ -1,10 +1,13 @@
 package link
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 func TestSchedulerNeverReordersUnderJitter(t *testing.T) {
@@ -250,5 +253,24 @@ func TestReleaseLateness(t *testing.T) {
 	}
 	if (DelayerCost{}).LateQuantile(0.99) != 0 || (DelayerCost{}).LateMean() != 0 {
 		t.Error("no releases gave a lateness")
+	}
+}
+
+// The stats say how the delayer's own CPU hold went: held, failed with its error, or
+// (not asked) nothing.
+func TestSnapshotRecordsTheCPUHold(t *testing.T) {
+	for _, held := range []*result.CPUHold{nil, {Held: true}, {Error: "keep CPUs awake: open /dev/cpu_dma_latency: permission denied"}} {
+		lp := &loop{cfg: &DelayerConfig{ProcNet: t.TempDir()}, held: held}
+		b, err := json.Marshal(lp.snapshot(time.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ParseDelayerStats("stats", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st.CPUHold == nil) != (held == nil) || held != nil && *st.CPUHold != *held {
+			t.Errorf("stats carry CPU hold %+v, want %+v", st.CPUHold, held)
+		}
 	}
 }

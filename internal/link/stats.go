@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // QueueStats are the counters of one delay line. Every packet the delayer could not delay is
@@ -61,6 +63,9 @@ type DelayerStats struct {
 	// DelayerCost.Verdicts).
 	VerdictSampledNs      int64 `json:"deliver_sampled_ns"`
 	VerdictSampledPackets int64 `json:"deliver_sampled_packets"`
+	// CPUHold is the delayer's request to keep the CPUs awake (DelayerConfig.CPUIdle) as it
+	// went; nil when it was not asked to hold.
+	CPUHold *result.CPUHold `json:"cpu_hold,omitempty"`
 	// The delay line's own fidelity: how late each release's head packet left after its
 	// due time (arrival + delay), as counts per LateBoundsUs bucket (the last one: above
 	// the largest bound) and their sum. The packets released with a head leave up to the

@@ -74,13 +74,17 @@ func envTable(r *result.Run) Table {
 	if e.PgbenchVersion != "" {
 		rows = append(rows, []string{"pgbench", e.PgbenchVersion})
 	}
+	// What the measuring process and the delay line each asked of the CPUs' idle states, as
+	// the run recorded it.
+	var idle []string
 	if e.CPUIdle != "" {
-		idle := e.CPUIdle
-		if strings.Contains(e.Shaper, "nfqueue") {
-			// The userspace delayer keeps the CPUs awake whatever the measuring process did.
-			idle += "; the nfqueue delayer holds 0 µs while it runs (its timing needs it)"
-		}
-		rows = append(rows, []string{"CPU idle", idle})
+		idle = append(idle, e.CPUIdle)
+	}
+	if h := delayLineHold(e, r.Points); h != "" {
+		idle = append(idle, h)
+	}
+	if len(idle) > 0 {
+		rows = append(rows, []string{"CPU idle", strings.Join(idle, "; ")})
 	}
 	if e.TCPCongestion != "" {
 		rows = append(rows, []string{"TCP congestion control", congestionText(e.TCPCongestion)})

@@ -133,3 +133,42 @@ func spanText(lo, hi float64, f string) string {
 	}
 	return a + "–" + b
 }
+
+// delayLineHold is what the run recorded of the delay line's own request to keep its
+// machine's CPUs awake, for the CPU idle row: held on every point, not held on some (with
+// the first error), or, where no point recorded it (older results), only that it asks;
+// "" when the run had no delay line.
+func delayLineHold(e result.Environment, pts []result.Point) string {
+	var n, held int
+	var firstErr string
+	hosts := map[string]bool{}
+	for _, p := range pts {
+		c := p.LabCost
+		if c == nil || c.CPUHold == nil {
+			continue
+		}
+		n++
+		if c.Host != "" {
+			hosts[c.Host] = true
+		}
+		if c.CPUHold.Held {
+			held++
+		} else if firstErr == "" {
+			firstErr = c.CPUHold.Error
+		}
+	}
+	line := "the nfqueue delay line"
+	if len(hosts) > 0 {
+		line += " on " + strings.Join(slices.Sorted(maps.Keys(hosts)), ", ")
+	}
+	switch {
+	case n == 0 && !strings.Contains(e.Shaper, "nfqueue"):
+		return ""
+	case n == 0:
+		return line + " asks for 0 µs while it runs; whether it held is not recorded in these results"
+	case held == n:
+		return fmt.Sprintf("%s held 0 µs while it ran (its timing needs it; recorded on %d point(s))", line, n)
+	}
+	return fmt.Sprintf("%s could not hold 0 µs on %d of %d point(s) (%s): its CPUs may have slept deeply and its releases woken late",
+		line, n-held, n, firstErr)
+}

@@ -33,11 +33,21 @@ type LabCost struct {
 	Cores        int     `json:"cores,omitempty"`
 	// LabBound: MachineShare above LabBoundShare; the point's CPU verdict then names the lab.
 	LabBound bool `json:"lab_bound,omitempty"`
+	// CPUHold is the delay line's own request to keep its machine's CPUs awake as its
+	// stats recorded it at the end of the point; nil where not recorded (older results).
+	CPUHold *CPUHold `json:"delay_line_cpu_hold,omitempty"`
 	// The delay line's own fidelity over the point: how late a release's head packet left
 	// after its due time, on average and at the 99th percentile (an upper bound: the
 	// bound of its histogram bucket; -1 above 5 ms). A round trip adds two of these.
 	ReleaseLateMeanUs float64 `json:"release_late_mean_us"`
 	ReleaseLateP99Us  float64 `json:"release_late_p99_us"`
+}
+
+// CPUHold is how a request to keep the CPUs out of deep idle states (0 µs on
+// /dev/cpu_dma_latency, cpuidle.Keep) went: held, or the error that stopped it.
+type CPUHold struct {
+	Held  bool   `json:"held"`
+	Error string `json:"error,omitempty"`
 }
 
 // LabBoundShare is the share of the machine above which the lab's own cost is said to bound

@@ -84,7 +84,9 @@ func (m delayLineMark) labCost(ctx context.Context, cores int) *result.LabCost {
 	if !ok {
 		return nil
 	}
-	return costOf(c, m.line.Host, cores)
+	lc := costOf(c, m.line.Host, cores)
+	lc.CPUHold = now.CPUHold
+	return lc
 }
 
 // costOf is the point's account of delay line cost c on host (cores CPUs): all of its CPU

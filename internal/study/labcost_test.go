@@ -59,6 +59,9 @@ func TestLabCostFlagsTheWholeCPU(t *testing.T) {
 	if !near(c.MachineShare, 0.12) || !near(c.WholeShare(), 0.12) || !c.LabBound {
 		t.Errorf("share %.4f, lab bound %v: want 0.12 of the machine, flagged", c.MachineShare, c.LabBound)
 	}
+	if c.CPUHold == nil || !c.CPUHold.Held {
+		t.Errorf("CPU hold %+v, want the delay line's own, held, as its stats recorded it", c.CPUHold)
+	}
 	if old := (c.DelayLineCPUS - 7.5e-6*float64(c.DelayLinePackets)) / 20; !near(old, 0.06) {
 		t.Errorf("the fixture's reduced figure is %.3f, want 0.06: it no longer shows what the whole CPU catches", old)
 	}
