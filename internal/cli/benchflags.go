@@ -13,6 +13,7 @@ import (
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
@@ -32,6 +33,7 @@ type benchFlags struct {
 	congest   *string
 	awake     *bool
 	noWait    *bool
+	margin    marginFlag
 	engine    engineFlag
 	driver    driverFlags
 	server    *serverFlags
@@ -54,6 +56,7 @@ func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Durat
 		congest:   addCongestionFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
+		margin:    addMarginFlag(fs, marginOfMachine),
 		engine:    addEngineFlag(fs),
 		driver:    addDriverFlags(fs),
 		server:    addServerFlags(fs),
@@ -68,6 +71,7 @@ type benchSpec struct {
 	OutDir   string
 	Awake    bool // hold the CPUs out of deep idle while measuring
 	NoWait   bool // fail instead of waiting for another measurement
+	Margin   result.Margin
 	Engine   engine.Kind
 	Load     driverSpec // the driver, its workload and (pgbench) scale
 	// Existing is the --server-dsn server, logged in to; nil = the lab starts one.
@@ -139,6 +143,9 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	if spec, err = b.validate(study); err != nil {
 		return spec, &UsageError{err}
 	}
+	if spec.Margin, err = b.margin.forMachine(p); err != nil {
+		return spec, err
+	}
 	if err := requireRoot(p); err != nil {
 		return spec, err
 	}
@@ -172,7 +179,7 @@ func (b *benchFlags) refuseCompression(flag string) error {
 
 // measure is what the session needs of the spec.
 func (s benchSpec) measure() measureOptions {
-	return measureOptions{Out: s.OutDir, Awake: s.Awake, NoWait: s.NoWait}
+	return measureOptions{Out: s.OutDir, Awake: s.Awake, NoWait: s.NoWait, Margin: s.Margin}
 }
 
 // bench is the validated knobs as the study engine takes them.

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/compare"
 	"github.com/wirelab/wirelab/internal/result"
@@ -12,10 +10,10 @@ import (
 const compareSummary = `set result directories side by side: per point each run's median TPS and the change
 against the first run, called in benchstat's manner. Samples are a point's repeats, or its
 per-second TPS after warm-up when it ran once. A change is called when a Mann-Whitney U test
-gives p < 0.05 with at least 4 samples a side and the change exceeds --margin; "~" otherwise.
+gives p < 0.05 with at least 4 samples a side and the change exceeds the margin; "~" otherwise.
 Per-second samples are autocorrelated, so their p-value overstates the evidence: the margin,
-the run-to-run spread of a lab point (a link-bound point repeats within about 1-5%), is what
-keeps two runs of one point from being called different. Points pair by engine, driver,
+the run-to-run spread the first run was judged with (measured by wirelab calibrate, or 5%
+where it was not), is what keeps two runs of one point from being called different. Points pair by engine, driver,
 workload, threads and link; the series (compression, TLS, transport) may differ. A point
 without its match is refused, naming the fields that differ.`
 
@@ -25,7 +23,7 @@ func cmdCompare(p *Process, args []string) error {
 		"wirelab compare results/bandwidth-monday results/bandwidth-tuesday\n"+
 			"wirelab compare --format md runs/20mbit runs/20mbit-compression > compare.md")
 	format := fs.String("format", string(compare.Text), "text (an aligned table), md, html or json")
-	margin := fs.String("margin", "5%", "smallest change called, as a percentage (0% to 99%)")
+	margin := addMarginFlag(fs, "the one the first run was judged with, recorded in its results.json; 5% for older files")
 	var dirs []string
 	// Flags may come before, between or after the directories.
 	for rest := args; ; {
@@ -41,9 +39,8 @@ func cmdCompare(p *Process, args []string) error {
 	if err != nil {
 		return usagef("compare: --format: %v", err)
 	}
-	m, err := parseMargin(*margin)
-	if err != nil {
-		return usagef("compare: --margin %q: want a percentage from 0%% to 99%%, e.g. 5%%", *margin)
+	if _, _, err := margin.given(); err != nil {
+		return usagef("compare: %v", err)
 	}
 	if len(dirs) < 2 {
 		fs.Usage()
@@ -57,18 +54,14 @@ func cmdCompare(p *Process, args []string) error {
 		}
 		in = append(in, compare.Input{Name: d, Run: r})
 	}
-	c, err := compare.Compare(in, m)
+	m, err := margin.forRun(in[0].Run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(p.Stderr, "compare: a change is called only beyond the margin, %s\n", m.Text())
+	c, err := compare.Compare(in, m.Value)
 	if err != nil {
 		return err
 	}
 	return compare.Write(p.Stdout, c, f)
-}
-
-// parseMargin reads "5%" as 0.05.
-func parseMargin(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || !strings.HasSuffix(s, "%") || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("bad margin %q", s)
-	}
-	return v / 100, nil
 }

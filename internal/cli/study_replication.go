@@ -41,6 +41,7 @@ type replicationFlags struct {
 	study                *replication.Flags
 	out                  *string
 	quick, awake, noWait *bool
+	margin               marginFlag
 	link                 *link.Flags
 	tunnel               *tunnelFlags
 	hosts                *hostsFlags
@@ -53,6 +54,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		eng:    addEngineFlag(fs),
 		awake:  addAwakeFlag(fs),
 		noWait: addNoWaitFlag(fs),
+		margin: addMarginFlag(fs, marginOfMachine),
 		study:  replication.AddFlags(fs),
 		out:    fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
 		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
@@ -74,6 +76,10 @@ func studyReplication(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
+	margin, err := f.margin.forMachine(p)
+	if err != nil {
+		return err
+	}
 	ho, err := f.hostsOptions(p, &o)
 	if err != nil {
 		return err
@@ -85,7 +91,7 @@ func studyReplication(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
 		o.Engine.Title(), replication.ChannelList(o.Channels), scenarioList(o.Scenarios), o.Link, out)
-	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait, Margin: margin})
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,

@@ -14,6 +14,8 @@ type measureOptions struct {
 	Out    string
 	Awake  bool // hold the CPUs out of deep idle while measuring
 	NoWait bool // fail instead of waiting for another measurement
+	// Margin is what the run's verdicts are judged with (marginFlag.forMachine).
+	Margin result.Margin
 	// Open builds the machines; nil is the namespace lab.
 	Open study.Opener
 }
@@ -27,7 +29,8 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 	idle, release := keepAwake(p, o.Awake)
 	defer release()
 	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, LockDir: p.lockDir(), Self: p.Self,
-		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open}
+		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open,
+		Margin: o.Margin}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)
 	if run != nil && len(run.Points) > 0 {

@@ -52,6 +52,7 @@ type syncFlags struct {
 	target                          *float64
 	tables, tableSize, scale        *int
 	quick, checkWire, awake, noWait *bool
+	margin                          marginFlag
 	link                            *link.Flags
 	hosts                           *hostsFlags
 	fs                              *flag.FlagSet
@@ -67,6 +68,7 @@ func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 		eng:       addEngineFlag(fs),
 		awake:     addAwakeFlag(fs),
 		noWait:    addNoWaitFlag(fs),
+		margin:    addMarginFlag(fs, marginOfMachine),
 		modes:     fs.String("modes", "", "modes to compare (default: every mode of --engine; the control is always added)"),
 		workload:  fs.String("workload", "oltp_write_only", syncWorkloadUsage),
 		rtts:      fs.String("rtts", "0,1ms,7ms,20ms,100ms", "round-trip times between primary and replica, comma-separated"),
@@ -99,6 +101,10 @@ func studySync(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
+	margin, err := f.margin.forMachine(p)
+	if err != nil {
+		return err
+	}
 	ho, err := f.hostsOptions(p, &o)
 	if err != nil {
 		return err
@@ -112,7 +118,7 @@ func studySync(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study sync: %s, modes %s, RTTs %s, threads %s, %s; about %s; results in %s\n",
 		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), *f.rtts, *f.threads, syncWorkload(o), o.Estimate(), out)
-	return f.hosts.run(p, ho, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait, Margin: margin})
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without): the source on the

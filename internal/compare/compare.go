@@ -17,11 +17,10 @@ const (
 	confidence = 0.95 // level of the intervals
 )
 
-// DefaultMargin is the change a difference must exceed to be called: the run-to-run
-// spread of a lab point (a link-bound point repeats within about 1-5% across runs, while
-// its per-second samples, being autocorrelated, make small differences look
-// significant).
-const DefaultMargin = 0.05
+// DefaultMargin is the change a difference must exceed to be called where no margin was
+// measured or recorded (stats.DefaultMargin): per-second samples, being autocorrelated,
+// make small differences look significant. The CLI passes the run's own margin.
+const DefaultMargin = float64(stats.DefaultMargin)
 
 // Input is one result directory: its name as given and its run.
 type Input struct {

@@ -20,8 +20,8 @@ const (
 
 // Headlines are the study's headline numbers per channel and the goals' verdicts, one
 // sentence each, computed from the points (they go into the notes and on stdout), in the
-// engine's terms.
-func Headlines(t Terms, pts []result.Point) []string {
+// engine's terms; ratios are read within margin m.
+func Headlines(t Terms, pts []result.Point, m stats.Margin) []string {
 	var out []string
 	bad := 0
 	for _, p := range pts {
@@ -61,7 +61,7 @@ func Headlines(t Terms, pts []result.Point) []string {
 
 	// Scenario 3: wire ÷ native at the same target load.
 	ratios := map[string][]result.WireRatio{}
-	for _, w := range result.WireVsNative(pts) {
+	for _, w := range result.WireVsNative(pts, m) {
 		ratios[w.Channel] = append(ratios[w.Channel], w)
 	}
 	for _, ch := range chans {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // testdata/quick-results.json is a real `wirelab study replication --quick` run on a
@@ -20,7 +21,7 @@ func loadQuick(t *testing.T) []result.Point {
 }
 
 func TestHeadlinesFromARealRun(t *testing.T) {
-	h := strings.Join(Headlines(TermsFor(engine.MariaDB), loadQuick(t)), "\n")
+	h := strings.Join(Headlines(TermsFor(engine.MariaDB), loadQuick(t), stats.DefaultMargin), "\n")
 	for _, want := range []string{
 		"Checksums: all 30 points caught up and matched the source.",
 		"lag-vs-rtt tunnel: at RTT 250 ms highest lag 0.35 s (p99 0.25 s)",
@@ -45,11 +46,11 @@ func TestHeadlinesCountFailures(t *testing.T) {
 	pts := loadQuick(t)
 	pts[0].Replication.ChecksumOK = false
 	pts[1].Failed = true
-	h := Headlines(TermsFor(engine.MariaDB), pts)
+	h := Headlines(TermsFor(engine.MariaDB), pts, stats.DefaultMargin)
 	if !strings.HasPrefix(h[0], "Checksums: 2 of 30 points FAILED") {
 		t.Fatalf("first headline %q", h[0])
 	}
-	if got := Headlines(TermsFor(engine.MariaDB), nil); len(got) != 1 {
+	if got := Headlines(TermsFor(engine.MariaDB), nil, stats.DefaultMargin); len(got) != 1 {
 		t.Fatalf("no points: %v", got)
 	}
 }

@@ -114,6 +114,8 @@ func envTable(r *result.Run) Table {
 	if s.Scale > 0 {
 		rows = append(rows, []string{"data", fmt.Sprintf("pgbench scale %d (%d accounts)", s.Scale, s.Scale*100_000)})
 	}
+	// The margin every "no measurable difference" of the report is read within.
+	rows = append(rows, []string{"equivalence margin", result.MarginOf(r).Text()})
 	return Table{Header: []string{"setting", "value"}, Rows: rows, Numeric: []bool{false, false}}
 }
 

@@ -313,8 +313,9 @@ const BandwidthSeries = "bandwidth"
 // bandwidth scenario that both measured and whose points count: the one computation the
 // headlines and the report share. Per query rather than per second: the two points ran
 // the same target rate, but each second's arrivals vary (9-15% at 300 QPS), and a mean of
-// the bytes alone carries that into the ratio; the bytes for the work done do not.
-func WireVsNative(points []Point) []WireRatio {
+// the bytes alone carries that into the ratio; the bytes for the work done do not. Each
+// ratio's verdict is read within margin m.
+func WireVsNative(points []Point, m stats.Margin) []WireRatio {
 	native := map[float64]Point{}
 	for _, p := range points {
 		if p.Series == BandwidthSeries && p.Channel == "native" && p.Usable() && p.Replication != nil && p.WireBytesPerSDown > 0 {
@@ -331,7 +332,7 @@ func WireVsNative(points []Point) []WireRatio {
 			continue
 		}
 		out = append(out, WireRatio{Channel: p.Channel, Load: p.Replication.TargetQPS, LoadS: p.Replication.LoadS,
-			Ratio: stats.Compare(n.wirePerQuery(), p.wirePerQuery())})
+			Ratio: stats.Compare(n.wirePerQuery(), p.wirePerQuery(), m)})
 	}
 	return out
 }

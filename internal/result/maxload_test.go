@@ -3,6 +3,8 @@ package result
 import (
 	"math"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // probe is a max-load point at target q on a 2 Mbit link: wire bytes per query wpq over a
@@ -76,7 +78,7 @@ func TestWireVsNativeIsPerQuery(t *testing.T) {
 		nq = append(nq, 276+48*float64(i%2*2-1))
 		tq = append(tq, 300+float64(i%3))
 	}
-	ws := WireVsNative([]Point{bandwidthPoint("native", nq, 400), bandwidthPoint("tunnel", tq, 100)})
+	ws := WireVsNative([]Point{bandwidthPoint("native", nq, 400), bandwidthPoint("tunnel", tq, 100)}, stats.DefaultMargin)
 	if len(ws) != 1 {
 		t.Fatalf("got %d ratios, want 1", len(ws))
 	}

@@ -136,6 +136,9 @@ type Spec struct {
 	// Tables and TableSize are 0.
 	Scale int               `json:"scale,omitempty"`
 	Extra map[string]string `json:"extra,omitempty"` // study-specific knobs
+	// Margin is the equivalence margin the run's verdicts were judged with and where it
+	// came from (MarginOf reads it; absent in older files: the default).
+	Margin *Margin `json:"margin,omitempty"`
 }
 
 // Point is one measured cell of a study matrix.

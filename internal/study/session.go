@@ -33,6 +33,9 @@ type Session struct {
 	NoWait   bool   // fail instead of waiting when another measurement holds the machine
 	// Open builds the machines the study runs on; nil is a fresh namespace lab.
 	Open Opener
+	// Margin is what the run's verdicts are judged with, recorded in its spec (zero: the
+	// default).
+	Margin result.Margin
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -53,6 +56,11 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: st.Name(),
 		Started: time.Now().UTC(), Spec: needs.Spec, Notes: needs.Notes}
+	margin := s.Margin
+	if margin.Value <= 0 {
+		margin = result.DefaultMargin()
+	}
+	run.Spec.Margin = &margin
 	// One measurement at a time: the machine lock is held from before the lab is built
 	// until after it is torn down (deferred first, released last); the lab records this
 	// process as its owner. A first Ctrl-C stops the wait.
