@@ -24,7 +24,7 @@ func addMarginFlag(fs *flag.FlagSet, otherwise string) marginFlag {
 
 // Where each kind of command takes its margin from when --margin is not given.
 const (
-	marginOfMachine = "this machine's run-to-run spread, measured by `wirelab calibrate`; 5% where it was never run"
+	marginOfMachine = "this machine's run-to-run spread, measured by wirelab calibrate; 5% where it was never run"
 	marginOfRun     = "the one the run was judged with, recorded in results.json; 5% for older files"
 )
 
