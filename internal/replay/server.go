@@ -1,0 +1,114 @@
+package replay
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/querylog"
+)
+
+// server is how the replayer reaches one engine's server: one file per engine
+// (mysql.go, postgres.go), chosen by newServer.
+type server interface {
+	// probe logs in once, before any session, and reads what the replay needs to know.
+	probe(ctx context.Context) (serverInfo, error)
+	// connect opens one session's connection to database db ("" = the target's) through
+	// a meter on clk.
+	connect(ctx context.Context, db string, clk *clock) (dbConn, *meter, error)
+}
+
+// serverInfo is what probe reads.
+type serverInfo struct {
+	Version string
+	// MaxPacket is MySQL's max_allowed_packet, which a statement and its command byte
+	// must fit in; 0 = no limit the replayer checks.
+	MaxPacket int
+}
+
+// dbConn is one session's connection.
+type dbConn interface {
+	// exec runs one statement and reads its whole reply; rows is what it returned or
+	// changed. A statement the server rejects is a *serverError and leaves the connection
+	// usable; any other error means the connection is gone.
+	exec(ev *querylog.Event, class Class) (rows int64, err error)
+	close()
+}
+
+// serverError is a statement the server rejected; the connection goes on.
+type serverError struct {
+	Code string // MySQL's error number, PostgreSQL's SQLSTATE
+	Msg  string
+}
+
+func (e *serverError) Error() string { return e.Code + ": " + e.Msg }
+
+func newServer(t Target) (server, error) {
+	tlsConf, err := t.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	switch t.Engine {
+	case engine.MariaDB:
+		return &mysqlServer{t: t, tls: tlsConf}, nil
+	case engine.Postgres:
+		return &pgServer{t: t}, nil
+	}
+	return nil, fmt.Errorf("engine %q: want one of %v", t.Engine, engine.Kinds)
+}
+
+// tlsConfig is MySQL's TLS: verified against the CA when there is one (the lab's
+// certificates name the server's address), else encrypted without verification.
+// PostgreSQL's is libpq's sslmode=require, which pgconn builds from the same fields.
+func (t Target) tlsConfig() (*tls.Config, error) {
+	if !t.TLS || t.Engine == engine.Postgres {
+		return nil, nil
+	}
+	c := &tls.Config{ServerName: t.Host, MinVersion: tls.VersionTLS12}
+	if t.CA == "" {
+		c.InsecureSkipVerify = true
+		return c, nil
+	}
+	pem, err := os.ReadFile(t.CA)
+	if err != nil {
+		return nil, fmt.Errorf("--ca: %w", err)
+	}
+	c.RootCAs = x509.NewCertPool()
+	if !c.RootCAs.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca %s: no PEM certificate in it", t.CA)
+	}
+	if t.Socket != "" {
+		c.ServerName = "localhost"
+	}
+	return c, nil
+}
+
+// network is where the target listens, as net.Dial takes it.
+func (t Target) network() (network, addr string) {
+	if t.Socket != "" {
+		return "unix", t.Socket
+	}
+	return "tcp", net.JoinHostPort(t.Host, fmt.Sprint(t.Port))
+}
+
+// dialer returns a dial function that wraps each connection in a meter; the meter of the
+// last dial is kept in *last for the caller.
+func dialer(clk *clock, last **meter) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		*last = newMeter(c, clk)
+		return *last, nil
+	}
+}
+
+// connectTimeout bounds one connect, login included.
+const connectTimeout = 30 * time.Second
