@@ -46,6 +46,11 @@ func Replay(ctx context.Context, o Options, rd querylog.Reader, out io.Writer) (
 	if err != nil {
 		return nil, err
 	}
+	return replayWith(ctx, o, srv, rd, out)
+}
+
+// replayWith is Replay onto a given server (tests give a fake one).
+func replayWith(ctx context.Context, o Options, srv server, rd querylog.Reader, out io.Writer) (*Summary, error) {
 	info, err := srv.probe(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("log in to the server: %w", err)
