@@ -42,9 +42,11 @@ func classifyStatement(sql string) Class {
 	shape := fingerprint(sql)
 	c := Class{Kind: kindOf(shape), Shape: shape}
 	if c.Kind == KindSet {
-		switch strings.ReplaceAll(shape, " ", "") {
-		case "setautocommit=?", "set@@autocommit=?", "setsessionautocommit=?":
-			c.Autocommit = autocommitValue(sql)
+		s := strings.ReplaceAll(shape, " ", "")
+		for _, p := range []string{"setautocommit=", "set@@autocommit=", "setsessionautocommit=", "set@@session.autocommit="} {
+			if strings.HasPrefix(s, p) {
+				c.Autocommit = autocommitValue(sql)
+			}
 		}
 	}
 	return c
@@ -221,6 +223,9 @@ func prevIsWord(s string) bool {
 
 // foldLists turns "(?, ?, ?)" into "(?+)" and "values (?+), (?+)" into "values (?+)".
 func foldLists(s string) string {
+	if !strings.Contains(s, "?,") && !strings.Contains(s, "(?)") {
+		return s
+	}
 	for _, r := range []struct{ from, to string }{{"?, ?", "?"}, {"?,?", "?"}} {
 		for strings.Contains(s, r.from) {
 			s = strings.ReplaceAll(s, r.from, r.to)

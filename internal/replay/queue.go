@@ -56,10 +56,13 @@ func (b *budget) inUse() int64 {
 	return b.used
 }
 
-// eventSize is what an event holds in memory, as the budget counts it: its text and a
-// fixed share for the struct and the queue's slot.
+// eventOverhead is an event's share beyond its text: the Event struct itself (about 180
+// bytes) in a queue slot that may be up to twice as large as what it holds.
+const eventOverhead = 400
+
+// eventSize is what an event holds in memory, as the budget counts it.
 func eventSize(ev *querylog.Event) int64 {
-	n := int64(len(ev.SQL)+len(ev.Session)+len(ev.User)+len(ev.DB)) + 160
+	n := int64(len(ev.SQL)+len(ev.Session)+len(ev.User)+len(ev.DB)) + eventOverhead
 	for _, p := range ev.Params {
 		n += int64(len(p)) + 16
 	}
@@ -80,6 +83,12 @@ func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
 
 func (q *queue) push(ev querylog.Event) {
 	q.mu.Lock()
+	if q.head > 0 && q.head >= len(q.items)/2 {
+		// Move what is left to the front, so a queue that never drains does not grow.
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
 	q.items = append(q.items, ev)
 	q.mu.Unlock()
 	q.signal()

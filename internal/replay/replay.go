@@ -106,7 +106,7 @@ func (r *replayer) summary(lastLine int64) *Summary {
 		s.Stopped = context.Cause(r.ctx).Error()
 	case r.ctx.Err() != nil:
 		s.Stopped = "interrupted"
-	case r.stoppedAtFor:
+	case r.stoppedAtFor || errors.Is(r.stop.Err(), context.DeadlineExceeded) && s.NotReplayed > 0:
 		s.Stopped = fmt.Sprintf("--for %s", r.o.For)
 	}
 	s.Cost = ownCost()
