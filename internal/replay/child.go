@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -40,7 +41,7 @@ func AddChildFlags(fs *flag.FlagSet) *ChildCommand {
 	fs.StringVar(&c.speed, "speed", "1", "think time scale: 1 = as recorded, N = N times faster, max = no waiting")
 	fs.DurationVar(&c.o.For, "for", 0, "stop after this long (0 = at the log's end); what was not replayed is counted")
 	fs.BoolVar(&c.o.SkipBadLines, "skip-bad-lines", false, "count a line the reader cannot read and go on")
-	fs.Int64Var(&c.o.QueueBudget, "queue-budget", 0, "bytes of statements read ahead of the replay, over all sessions (0 = 64 MiB)")
+	fs.Int64Var(&c.o.QueueBudget, "queue-budget", 0, "bytes of statements read ahead of the replay, over all sessions (0 = 32 MiB)")
 	fs.StringVar(&c.o.SessionsFile, "sessions-file", "", "write one JSON line per session here")
 	return c
 }
@@ -90,6 +91,9 @@ func (c *ChildCommand) Run(ctx context.Context, open OpenFunc, stdout io.Writer)
 		return fmt.Errorf("open %s: %w", o.Log, err)
 	}
 	defer closer.Close()
+	// The queued statements are most of what the child holds: a soft limit keeps the
+	// collector from letting garbage pile up to twice that.
+	debug.SetMemoryLimit(2*o.budget() + 64<<20)
 	_, err = Replay(ctx, o, rd, stdout)
 	return err
 }

@@ -19,6 +19,7 @@ type fakeMySQL struct {
 	ln        net.Listener
 	maxPacket int
 	rows      int // rows of every SELECT's result set but the probe's
+	record    bool
 	mu        sync.Mutex
 	logins    int
 	queries   []string // in the order they arrived, over all connections
@@ -27,11 +28,21 @@ type fakeMySQL struct {
 
 func startFakeMySQL(t testing.TB) *fakeMySQL {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	f, err := newFakeMySQL()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeMySQL{ln: ln, maxPacket: 1 << 20, rows: 1}
+	t.Cleanup(f.close)
+	return f
+}
+
+// newFakeMySQL listens on a loopback port; close stops it.
+func newFakeMySQL() (*fakeMySQL, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f := &fakeMySQL{ln: ln, maxPacket: 1 << 20, rows: 1, record: true}
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -44,9 +55,10 @@ func startFakeMySQL(t testing.TB) *fakeMySQL {
 			go func() { defer f.wg.Done(); f.serve(c, id) }()
 		}
 	}()
-	t.Cleanup(func() { ln.Close(); f.wg.Wait() })
-	return f
+	return f, nil
 }
+
+func (f *fakeMySQL) close() { f.ln.Close(); f.wg.Wait() }
 
 func (f *fakeMySQL) port() int { return f.ln.Addr().(*net.TCPAddr).Port }
 
@@ -136,9 +148,11 @@ func (f *fakeMySQL) serve(c net.Conn, id uint32) {
 // query answers one statement; false closes the connection.
 func (f *fakeMySQL) query(p *mysqlPacketWriter, q string) bool {
 	lq := strings.ToLower(q)
-	f.mu.Lock()
-	f.queries = append(f.queries, q)
-	f.mu.Unlock()
+	if f.record {
+		f.mu.Lock()
+		f.queries = append(f.queries, q)
+		f.mu.Unlock()
+	}
 	switch {
 	case strings.Contains(lq, "dropme"):
 		return false

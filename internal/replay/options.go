@@ -75,7 +75,8 @@ func (s Speed) scale(d time.Duration) time.Duration {
 
 // DefaultQueueBudget is how many bytes of statements may wait, read from the log and not
 // yet replayed, over all sessions together: the reader stops reading when it is full.
-const DefaultQueueBudget = 64 << 20
+// Tens of thousands of statements ahead keep every session fed at any speed.
+const DefaultQueueBudget = 32 << 20
 
 // ErrBadOptions is returned, before anything runs, for options that cannot work.
 var ErrBadOptions = errors.New("bad replay options")

@@ -18,6 +18,9 @@ import (
 const childEnv = "WIRELAB_REPLAY_TEST_CHILD"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		os.Exit(serveFake())
+	}
 	if os.Getenv(childEnv) == "1" && len(os.Args) > 1 && os.Args[1] == childCommand {
 		fs := flag.NewFlagSet(childCommand, flag.ContinueOnError)
 		c := AddChildFlags(fs)
