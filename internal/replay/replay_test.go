@@ -19,7 +19,7 @@ import (
 func fakeOptions(t *testing.T, f *fakeMySQL) Options {
 	return Options{Log: "test.log", Format: querylog.MySQLGeneral, Speed: SpeedMax,
 		SessionsFile: filepath.Join(t.TempDir(), "sessions.jsonl"),
-		Target: Target{Engine: engine.MariaDB, Host: "127.0.0.1", Port: f.port(), User: "sbtest", Password: "pw", DB: "sbtest"}}
+		Target:       Target{Engine: engine.MariaDB, Host: "127.0.0.1", Port: f.port(), User: "sbtest", Password: "pw", DB: "sbtest"}}
 }
 
 // replayEvents replays evs onto the fake server and decodes what the child would print.
@@ -226,4 +226,3 @@ func replayEventsFrom(t *testing.T, o Options, rd querylog.Reader) (*Summary, st
 	sum, err := Replay(context.Background(), o, rd, &out)
 	return sum, out.String(), err
 }
-
