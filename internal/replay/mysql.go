@@ -92,16 +92,12 @@ func (s *mysqlServer) probe(ctx context.Context) (serverInfo, error) {
 	return serverInfo{Version: string(asBytes(v[0])), MaxPacket: max}, nil
 }
 
+// asBytes is a column's value as text (the driver hands integers over as numbers).
 func asBytes(v driver.Value) []byte {
-	switch x := v.(type) {
-	case []byte:
-		return x
-	case string:
-		return []byte(x)
-	case int64:
-		return strconv.AppendInt(nil, x, 10)
+	if b, ok := v.([]byte); ok {
+		return b
 	}
-	return nil
+	return []byte(fmt.Sprint(v))
 }
 
 // connect implements server.
