@@ -39,6 +39,9 @@ func (s *pgServer) config(db string) (*pgconn.Config, error) {
 		return nil, err
 	}
 	cfg.Password = s.t.Password
+	if cfg.TLSConfig != nil {
+		cfg.TLSConfig.CurvePreferences = clientCurves
+	}
 	return cfg, nil
 }
 
