@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -138,19 +139,36 @@ func TestMariaDBReplay(t *testing.T) {
 		t.Errorf("compressed: %d statements, round trips %+v, select 1 %+v", z.Statements, z.RoundTrips, sel)
 	}
 
+	sockOpts := base
+	sockOpts.Target.Host, sockOpts.Target.Socket = "", s.Socket
+	sock := replayInNS(t, ns, sockOpts)
+	// The same conversation without TCP's handshake.
+	if sock.Statements != 14 || sock.Errors != 4 || sock.Connect.RoundTrips != plain.Connect.RoundTrips-plain.Connect.Connections {
+		t.Errorf("socket: %d statements, %d errors, connect %+v", sock.Statements, sock.Errors, sock.Connect)
+	}
+
 	t.Run("20ms round trip", func(t *testing.T) { rttCost(t, s, base) })
 }
 
 // rttCost replays through a proxy that adds no delay and through one that adds 10 ms
 // each way: each session takes its round trips × 20 ms longer, less TCP's handshake with
-// the proxy, which the proxy cannot delay.
+// the proxy, which the proxy cannot delay. Each side is the fastest of three replays,
+// so a busy machine's hiccup is not taken for the network's cost.
 func rttCost(t *testing.T, s *mariadb.Server, o Options) {
 	dir := t.TempDir()
 	at := func(oneWay time.Duration) map[string]SessionFigures {
 		o.Target.Port = delayProxy(t, "unix", s.Socket, oneWay)
-		o.SessionsFile = filepath.Join(dir, oneWay.String()+".jsonl")
-		replayInNS(t, "", o)
-		return readSessions(t, o.SessionsFile)
+		best := map[string]SessionFigures{}
+		for i := 0; i < 3; i++ {
+			o.SessionsFile = filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", oneWay, i))
+			replayInNS(t, "", o)
+			for id, f := range readSessions(t, o.SessionsFile) {
+				if b, ok := best[id]; !ok || f.SessionMs < b.SessionMs {
+					best[id] = f
+				}
+			}
+		}
+		return best
 	}
 	at0, at20 := at(0), at(10*time.Millisecond)
 	var ids []string

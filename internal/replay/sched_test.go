@@ -271,3 +271,27 @@ func TestQueueBoundsMemory(t *testing.T) {
 		t.Errorf("the heap peaked %d MiB above its start while replaying", peak>>20)
 	}
 }
+
+// A statement is due its think time after the previous one ended here: the gap between
+// the two in the log, less the previous one's logged duration, scaled by the speed.
+func TestDue(t *testing.T) {
+	r := &replayer{start: 1000, o: Options{Speed: 10}}
+	s := &session{r: r}
+	ev := query(1, "1", 3*time.Second, "select 1")
+	if got := s.due(&ev); got != 1000+int64(300*time.Millisecond) {
+		t.Errorf("a session's first event: due %d, want its offset at speed 10", got)
+	}
+	s.begun, s.prevAt, s.prevDur, s.prevEnd = true, time.Second, 400*time.Millisecond, 5e9
+	if got := s.due(&ev); got != 5e9+int64(160*time.Millisecond) {
+		t.Errorf("due %d, want (3 s - 1 s - 0.4 s) / 10 after the previous end", got)
+	}
+	s.prevDur = 5 * time.Second // the log's clock is coarser than the duration
+	if got := s.due(&ev); got != 5e9 {
+		t.Errorf("due %d, want no negative think time", got)
+	}
+	r.o.Speed = SpeedMax
+	s.prevDur = 0
+	if got := s.due(&ev); got != 5e9 {
+		t.Errorf("at max: due %d, want at once", got)
+	}
+}
