@@ -42,15 +42,10 @@ func cmdAgentSample(p *Process, args []string) error {
 	if err != nil {
 		return fmt.Errorf("agent sample: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), o.limit)
+	limited, cancelLimit := context.WithTimeout(context.Background(), o.limit)
+	defer cancelLimit()
+	ctx, cancel := p.untilInterrupt(limited)
 	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	return sampleLoop(ctx, a, p.Stdout, o.every, p.Logger.With("component", "agent sample"))
 }
 

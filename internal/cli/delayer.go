@@ -16,15 +16,9 @@ func cmdDelayer(p *Process, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// SIGTERM from link.Clear: release what is held, then exit.
+	ctx, cancel := p.untilInterrupt(context.Background())
 	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts: // SIGTERM from link.Clear: release what is held, then exit
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err := d.Run(ctx, p.Self, args, p.Stdout, p.Logger.With("component", "delayer"))
 	if errors.Is(err, link.ErrBadFlag) {
 		return &UsageError{err}

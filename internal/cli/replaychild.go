@@ -19,15 +19,8 @@ func cmdReplayChild(p *Process, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := p.untilInterrupt(context.Background())
 	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err := c.Run(ctx, openQueryLog, p.Stdout)
 	if errors.Is(err, replay.ErrBadOptions) {
 		return &UsageError{err}
@@ -39,4 +32,18 @@ func cmdReplayChild(p *Process, args []string) error {
 // readers plug in. Until they are built in, no format opens.
 var openQueryLog replay.OpenFunc = func(path string, f querylog.Format) (querylog.Reader, io.Closer, error) {
 	return nil, nil, fmt.Errorf("format %s: this build has no reader for query logs yet", f)
+}
+
+// untilInterrupt is parent, cancelled also at the process's first interrupt: for helper
+// commands that stop at once on it (a SIGTERM from whoever started them).
+func (p *Process) untilInterrupt(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	go func() {
+		select {
+		case <-p.Interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"net"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -13,30 +14,19 @@ import (
 // first is heard a round trip after the connect, as across a real wire.
 func delayProxy(t *testing.T, network, addr string, oneWay time.Duration) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				time.Sleep(oneWay)
-				s, err := net.Dial(network, addr)
-				if err != nil {
-					c.Close()
-					return
-				}
-				go delayCopy(s, c, oneWay)
-				delayCopy(c, s, oneWay)
-			}()
+	a := serveLoopback(t, func(c net.Conn) {
+		time.Sleep(oneWay)
+		s, err := net.Dial(network, addr)
+		if err != nil {
+			c.Close()
+			return
 		}
-	}()
-	return ln.Addr().(*net.TCPAddr).Port
+		go delayCopy(s, c, oneWay)
+		delayCopy(c, s, oneWay)
+	})
+	_, port, _ := net.SplitHostPort(a)
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // delayCopy copies src to dst, each chunk oneWay after it was read, in order; at the end

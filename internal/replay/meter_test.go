@@ -11,17 +11,7 @@ import (
 // chunkServer is a loopback server that greets with greet bytes, then answers each line
 // the client sends with reply bytes written in three pieces.
 func chunkServer(t *testing.T, greet, reply int) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
+	return serveLoopback(t, func(c net.Conn) {
 		defer c.Close()
 		if greet > 0 {
 			c.Write([]byte(strings.Repeat("g", greet)))
@@ -36,6 +26,26 @@ func chunkServer(t *testing.T, greet, reply int) string {
 			c.Write(b[:third])
 			c.Write(b[third : 2*third])
 			c.Write(b[2*third:])
+		}
+	})
+}
+
+// serveLoopback listens on a loopback port until the test ends and hands each connection
+// to handle on a goroutine of its own; it returns the address.
+func serveLoopback(t *testing.T, handle func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go handle(c)
 		}
 	}()
 	return ln.Addr().String()

@@ -102,11 +102,7 @@ func asBytes(v driver.Value) []byte {
 
 // connect implements server.
 func (s *mysqlServer) connect(ctx context.Context, db string, clk *clock) (dbConn, *meter, error) {
-	c, m, err := s.open(ctx, db, clk)
-	if err != nil {
-		return nil, m, err
-	}
-	return c, m, nil
+	return asConn(s.open(ctx, db, clk))
 }
 
 type mysqlConn struct {

@@ -76,11 +76,7 @@ func (s *pgServer) probe(ctx context.Context) (serverInfo, error) {
 
 // connect implements server.
 func (s *pgServer) connect(ctx context.Context, db string, clk *clock) (dbConn, *meter, error) {
-	c, m, err := s.open(ctx, db, clk)
-	if err != nil {
-		return nil, m, err
-	}
-	return c, m, nil
+	return asConn(s.open(ctx, db, clk))
 }
 
 type pgConn struct {

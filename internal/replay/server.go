@@ -48,6 +48,15 @@ type serverError struct {
 
 func (e *serverError) Error() string { return e.Code + ": " + e.Msg }
 
+// asConn is an engine's open as connect returns it: no connection (a nil interface, not
+// a nil pointer in one) on failure, with the meter of what the attempt sent.
+func asConn[C dbConn](c C, m *meter, err error) (dbConn, *meter, error) {
+	if err != nil {
+		return nil, m, err
+	}
+	return c, m, nil
+}
+
 func newServer(t Target) (server, error) {
 	tlsConf, err := t.tlsConfig()
 	if err != nil {
