@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -131,4 +132,10 @@ func (c *pgConn) error(err error) error {
 	return err
 }
 
-func (c *pgConn) close() { _ = c.pc.Close(context.Background()) }
+// close says goodbye (Terminate) and closes, within a bound if the server stopped
+// reading.
+func (c *pgConn) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.pc.Close(ctx)
+}
