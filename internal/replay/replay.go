@@ -29,8 +29,12 @@ type replayer struct {
 	fail context.CancelCauseFunc
 	stop context.Context
 	wg   sync.WaitGroup
-	// stoppedAtFor is set by dispatch when --for ended the replay before the log did.
+	// stoppedAtFor is set by dispatch when --for ended the replay before the log did;
+	// stopAt and stopCost are then the clock and the cost when it did, so the time and
+	// CPU spent counting the rest of the log are not the replay's.
 	stoppedAtFor bool
+	stopAt       int64
+	stopCost     Cost
 }
 
 // Replay replays the log rd onto o.Target in this process, printing ticks, shapes and
@@ -100,7 +104,12 @@ func (r *replayer) summary(lastLine int64) *Summary {
 	s := r.col.summary()
 	s.Engine, s.ServerVersion, s.Speed = string(r.o.Target.Engine), r.info.Version, r.o.Speed.String()
 	s.LastLine = lastLine
-	s.WallS = float64(r.clk.now()-r.start) / 1e9
+	end, cost := r.clk.now(), ownCost()
+	if r.stoppedAtFor {
+		end, cost = r.stopAt, r.stopCost
+		cost.MaxRSSBytes = ownCost().MaxRSSBytes
+	}
+	s.WallS = float64(end-r.start) / 1e9
 	switch {
 	case context.Cause(r.ctx) != nil && !errors.Is(context.Cause(r.ctx), context.Canceled):
 		s.Stopped = context.Cause(r.ctx).Error()
@@ -109,7 +118,7 @@ func (r *replayer) summary(lastLine int64) *Summary {
 	case r.stoppedAtFor || errors.Is(r.stop.Err(), context.DeadlineExceeded) && s.NotReplayed > 0:
 		s.Stopped = fmt.Sprintf("--for %s", r.o.For)
 	}
-	s.Cost = ownCost()
+	s.Cost = cost
 	return &s
 }
 
@@ -181,7 +190,7 @@ func (r *replayer) countRest(rd querylog.Reader, ev *querylog.Event, last int64)
 	if r.ctx.Err() != nil {
 		return last, nil
 	}
-	r.stoppedAtFor = true
+	r.stoppedAtFor, r.stopAt, r.stopCost = true, r.clk.now(), ownCost()
 	var statements, sessions int64
 	for {
 		switch ev.Kind {

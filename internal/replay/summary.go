@@ -58,7 +58,9 @@ type Summary struct {
 	BadLineSamples []BadLine `json:"bad_line_samples,omitempty"`
 	// NotConnected are sessions whose log shows a failed login: not replayed.
 	NotConnected []LoggedSession `json:"not_connected,omitempty"`
-	// Cost is the replayer's own: CPU seconds and peak memory.
+	// Cost is the replayer's own: CPU seconds and peak memory. With --for, WallS and the
+	// CPU seconds end when the replay stopped, before the rest of the log was read to
+	// count what was not replayed.
 	Cost Cost `json:"cost"`
 }
 
