@@ -50,12 +50,6 @@ func (b *budget) give(n int64) {
 	}
 }
 
-func (b *budget) inUse() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
-
 // eventOverhead is an event's share beyond its text: the Event struct itself (about 180
 // bytes) in a queue slot that may be up to twice as large as what it holds.
 const eventOverhead = 400
@@ -137,13 +131,4 @@ func (q *queue) pop(done <-chan struct{}) (ev querylog.Event, ok bool) {
 			return ev, false
 		}
 	}
-}
-
-// drain empties the queue without waiting and returns what it held.
-func (q *queue) drain() []querylog.Event {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.items[q.head:]
-	q.items, q.head = nil, 0
-	return out
 }
