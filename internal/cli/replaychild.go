@@ -30,7 +30,7 @@ func cmdReplayChild(p *Process, args []string) error {
 
 // openQueryLog opens a log for the replayer: the one place the querylog package's
 // readers plug in. Until they are built in, no format opens.
-var openQueryLog replay.OpenFunc = func(path string, f querylog.Format) (querylog.Reader, io.Closer, error) {
+var openQueryLog replay.OpenFunc = func(path string, f querylog.Format, skipBad bool) (querylog.Reader, io.Closer, error) {
 	return nil, nil, fmt.Errorf("format %s: this build has no reader for query logs yet", f)
 }
 

@@ -77,8 +77,9 @@ func (c *ChildCommand) Options() (Options, error) {
 }
 
 // OpenFunc opens a query log of a format as a stream of events; the closer releases the
-// file.
-type OpenFunc func(path string, f querylog.Format) (querylog.Reader, io.Closer, error)
+// file. With skipBad the reader skips the lines it cannot read, counts them and reports
+// the count through a Skipped() int64 method (as querylog.Log does).
+type OpenFunc func(path string, f querylog.Format, skipBad bool) (querylog.Reader, io.Closer, error)
 
 // Run replays the log named on the command line, writing its lines to stdout.
 func (c *ChildCommand) Run(ctx context.Context, open OpenFunc, stdout io.Writer) error {
@@ -86,7 +87,7 @@ func (c *ChildCommand) Run(ctx context.Context, open OpenFunc, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	rd, closer, err := open(o.Log, o.Format)
+	rd, closer, err := open(o.Log, o.Format, o.SkipBadLines)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.Log, err)
 	}

@@ -43,8 +43,6 @@ type collector struct {
 	connect           Connect
 	sessions          SessionCounts
 	notConnected      []LoggedSession
-	badLines          int64
-	badSamples        []BadLine
 	sec               second
 	stmtRTSum         int64
 }
@@ -220,15 +218,6 @@ func (c *collector) loginFailedInLog(s LoggedSession, statements int64) {
 	}
 }
 
-func (c *collector) badLine(line int64, why string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.badLines++
-	if len(c.badSamples) < maxSamples {
-		c.badSamples = append(c.badSamples, BadLine{Line: line, Why: why})
-	}
-}
-
 // rest counts the statements and sessions of the log after --for: not replayed.
 func (c *collector) rest(statements, sessions int64) {
 	c.mu.Lock()
@@ -254,7 +243,7 @@ func (c *collector) summary() Summary {
 	defer c.mu.Unlock()
 	s := Summary{Statements: c.statements, NotReplayed: c.notReplayed, Transactions: c.txns, Errors: c.errs,
 		Statement: c.stmt.latency(), Transaction: c.txn.latency(), Connect: c.connect, Sessions: c.sessions,
-		BadLines: c.badLines, BadLineSamples: c.badSamples, NotConnected: c.notConnected}
+		NotConnected: c.notConnected}
 	s.Connect.Latency = c.conn.latency()
 	bh := c.behind.histogram()
 	s.Behind = Behind{MaxS: c.behind.max / 1000, P95S: bh.Percentile(95) / 1000, Histogram: bh}

@@ -90,8 +90,8 @@ type Options struct {
 	// For stops the replay after this long (0 = until the log ends); what was not
 	// replayed is counted.
 	For time.Duration
-	// SkipBadLines counts a line the reader cannot read and goes on; without it such a
-	// line ends the replay with its line number.
+	// SkipBadLines opens the log with a reader that skips a line it cannot read, and
+	// counts it; without it such a line ends the replay with its line number.
 	SkipBadLines bool
 	QueueBudget  int64 // 0 = DefaultQueueBudget
 	// SessionsFile gets one JSON line per session as it ends (SessionFigures); "" = none.

@@ -45,7 +45,7 @@ func newGeneralReader(r io.Reader) *generalReader {
 	return &generalReader{sc: sc}
 }
 
-func openGeneral(path string, _ querylog.Format) (querylog.Reader, io.Closer, error) {
+func openGeneral(path string, _ querylog.Format, _ bool) (querylog.Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

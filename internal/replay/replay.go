@@ -84,6 +84,7 @@ func replayWith(ctx context.Context, o Options, srv server, rd querylog.Reader, 
 	r.wg.Wait()
 	stopTicks()
 	sum := r.summary(last)
+	sum.BadLines = skipped(rd)
 	if err := sw.close(); err != nil && derr == nil {
 		derr = err
 	}
@@ -168,20 +169,26 @@ func (r *replayer) dispatch(rd querylog.Reader) (int64, error) {
 	}
 }
 
-// next is the log's next event; a bad line is skipped and counted with SkipBadLines.
+// next is the log's next event. A bad line the reader did not skip (it was not told to)
+// ends the replay; a reader ends at its first error.
 func (r *replayer) next(rd querylog.Reader) (querylog.Event, error) {
-	for {
-		ev, err := rd.Next()
-		var bad *querylog.BadLineError
-		if errors.As(err, &bad) && r.o.SkipBadLines {
-			r.col.badLine(bad.Line, bad.Why)
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return ev, fmt.Errorf("read %s: %w", r.o.Log, err)
-		}
-		return ev, err
+	ev, err := rd.Next()
+	if err != nil && err != io.EOF {
+		return ev, fmt.Errorf("read %s: %w", r.o.Log, err)
 	}
+	return ev, err
+}
+
+// skipper is a reader that skips the lines it cannot read and counts them
+// (querylog.Log with SkipBadLines).
+type skipper interface{ Skipped() int64 }
+
+// skipped is how many lines rd skipped, 0 for a reader that does not skip.
+func skipped(rd querylog.Reader) int64 {
+	if s, ok := rd.(skipper); ok {
+		return s.Skipped()
+	}
+	return 0
 }
 
 // countRest reads the log to its end after --for, counting its statements as not

@@ -2,19 +2,12 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/querylog"
 )
-
-// ScanOptions are how Scan treats a line it cannot read.
-type ScanOptions struct {
-	// SkipBadLines counts such a line (and keeps the first few) instead of failing.
-	SkipBadLines bool
-}
 
 // ScanResult is what a whole log holds, read once before a replay is set up.
 type ScanResult struct {
@@ -35,8 +28,8 @@ type ScanResult struct {
 	// NeverConnectedCount all of them: none is replayed.
 	NeverConnected      []LoggedSession
 	NeverConnectedCount int64
-	BadLines            int64
-	BadLineSamples      []BadLine
+	// BadLines were skipped by a reader opened to skip them.
+	BadLines int64
 }
 
 // LongStatement is a statement's size and where it is.
@@ -55,8 +48,9 @@ type scanSession struct {
 
 // Scan reads the whole log once, as a stream (it keeps only the sessions that are open),
 // and says what it holds: the CLI's check before anything is created. A line the reader
-// cannot read is the error, with its line number, unless o.SkipBadLines.
-func Scan(ctx context.Context, rd querylog.Reader, o ScanOptions) (*ScanResult, error) {
+// cannot read is the error, with its line number, unless the reader skips such lines
+// (then BadLines counts them).
+func Scan(ctx context.Context, rd querylog.Reader) (*ScanResult, error) {
 	res := &ScanResult{}
 	open := map[string]*scanSession{}
 	var n int64
@@ -68,14 +62,6 @@ func Scan(ctx context.Context, rd querylog.Reader, o ScanOptions) (*ScanResult, 
 		if err == io.EOF {
 			break
 		}
-		var bad *querylog.BadLineError
-		if errors.As(err, &bad) && o.SkipBadLines {
-			res.BadLines++
-			if len(res.BadLineSamples) < maxSamples {
-				res.BadLineSamples = append(res.BadLineSamples, BadLine{Line: bad.Line, Why: bad.Why})
-			}
-			continue
-		}
 		if err != nil {
 			return nil, fmt.Errorf("read the log: %w", err)
 		}
@@ -84,6 +70,7 @@ func Scan(ctx context.Context, rd querylog.Reader, o ScanOptions) (*ScanResult, 
 	for _, s := range open {
 		res.ended(s)
 	}
+	res.BadLines = skipped(rd)
 	return res, nil
 }
 

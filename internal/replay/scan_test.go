@@ -7,24 +7,22 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/wirelab/wirelab/internal/querylog"
 )
 
-func scanFile(t *testing.T, path string, o ScanOptions) (*ScanResult, error) {
+func scanFile(t *testing.T, path string) (*ScanResult, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Scan(context.Background(), newGeneralReader(f), o)
+	return Scan(context.Background(), newGeneralReader(f))
 }
 
 // A real general log (testdata/mariadb-general-mixed.log, captured from MariaDB 10.11):
 // session 25 was open before the log began, 27's login failed.
 func TestScanGeneralLog(t *testing.T) {
-	r, err := scanFile(t, "testdata/mariadb-general-mixed.log", ScanOptions{})
+	r, err := scanFile(t, "testdata/mariadb-general-mixed.log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +49,11 @@ func TestScanGeneralLog(t *testing.T) {
 }
 
 func TestScanBadLines(t *testing.T) {
-	rd := func() querylog.Reader {
-		return &badReader{sliceReader{evs: []querylog.Event{connect(1, "1", 0), query(3, "1", 0, "select 1")}}, 2}
-	}
-	if _, err := Scan(context.Background(), rd(), ScanOptions{}); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := Scan(context.Background(), newBadReader(false)); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v, want line 2 named", err)
 	}
-	r, err := Scan(context.Background(), rd(), ScanOptions{SkipBadLines: true})
-	if err != nil || r.BadLines != 1 || r.BadLineSamples[0].Line != 2 || r.Statements != 1 || r.Sessions != 1 {
+	r, err := Scan(context.Background(), newBadReader(true))
+	if err != nil || r.BadLines != 1 || r.Statements != 1 || r.Sessions != 1 {
 		t.Errorf("skipped: %v %+v", err, r)
 	}
 }
@@ -77,7 +72,7 @@ func TestGenerateGeneralLog(t *testing.T) {
 	if !strings.HasPrefix(strings.Split(buf.String(), "\n")[3], "260101  0:00:00\t   100 Connect\tsbtest@") {
 		t.Errorf("first entry %q", strings.Split(buf.String(), "\n")[3])
 	}
-	r, err := Scan(context.Background(), newGeneralReader(bytes.NewReader(buf.Bytes())), ScanOptions{})
+	r, err := Scan(context.Background(), newGeneralReader(bytes.NewReader(buf.Bytes())))
 	if err != nil || r.Sessions != 8 || r.WithoutConnect != 0 || r.Statements != st.Statements || r.Span.Seconds() != 4 {
 		t.Errorf("scan: %v %+v", err, r)
 	}

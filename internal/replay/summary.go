@@ -53,9 +53,8 @@ type Summary struct {
 	Shapes       []ShapeStat `json:"shapes,omitempty"`
 	ShapesFolded bool        `json:"shapes_folded,omitempty"`
 	Behind       Behind      `json:"behind"`
-	// BadLines were skipped (--skip-bad-lines); the first few are kept.
-	BadLines       int64     `json:"bad_lines,omitempty"`
-	BadLineSamples []BadLine `json:"bad_line_samples,omitempty"`
+	// BadLines were skipped by the reader (--skip-bad-lines).
+	BadLines int64 `json:"bad_lines,omitempty"`
 	// NotConnected are sessions whose log shows a failed login: not replayed.
 	NotConnected []LoggedSession `json:"not_connected,omitempty"`
 	// Cost is the replayer's own: CPU seconds and peak memory. With --for, WallS and the
@@ -176,12 +175,6 @@ type Behind struct {
 	P95S float64 `json:"p95_s"`
 	// Histogram is the lateness in ms, on stats' grid.
 	Histogram stats.Histogram `json:"histogram"`
-}
-
-// BadLine is a log line the reader could not read.
-type BadLine struct {
-	Line int64  `json:"line"`
-	Why  string `json:"why"`
 }
 
 // LoggedSession is a session of the log, named by its id and first line.
