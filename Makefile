@@ -28,19 +28,19 @@ bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity ta
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(MAKE) bench-tunnel bench-link
 
-bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS table
+bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS tables: docs/bench/tunnel.md
 	bash scripts/bench-tunnel.sh
 
-bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one
-	$(GO) test -run '^$$' -bench 'SSHvsLab|SSHTwoClients|SSHReplicationVsLab' -benchtime 1x -timeout 60m ./test/e2e/
+bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one: docs/bench/ssh.md
+	bash scripts/bench-ssh.sh
 
-bench-link: build ## link fidelity: asked vs measured rate and RTT
+bench-link: build ## link fidelity: asked vs measured rate and RTT: docs/bench/link.md
 	bash scripts/bench-link.sh
 
-bench-delay: build ## the delay line's cost (machine CPU per transaction, --rtt 0 vs 2ms) and fidelity (ping, one thread's round trip): docs/bench-delay.md
+bench-delay: build ## the delay line's cost (machine CPU per transaction, --rtt 0 vs 2ms) and fidelity (ping, one thread's round trip): docs/bench/delay.md
 	bash scripts/bench-delay.sh
 
-bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimited profiles, measure them (docs/bench-model.md; QUICK=1 for short points)
+bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimited profiles, measure them (docs/bench/model.md; QUICK=1 for short points)
 	bash scripts/bench-model.sh
 
 clean: ## remove build output (results/ are kept)

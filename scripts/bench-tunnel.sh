@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of internal/tunnel, printed as markdown tables.
+# Benchmarks of internal/tunnel, printed as markdown tables and written to docs/bench/tunnel.md
+# (scripts/benchpage.sh): one section per part, each run replacing the parts it ran.
 #   1. loopback throughput (no shaping): direct, two socat hops, tunnel entry+exit off/zstd/auto
 #   2. ratio and CPU per MB on MySQL-like traffic: MySQL zlib compression, DTLE, tunnel zstd
 #   3. in the lab (root; real MariaDB + sysbench oltp_read_only, 32 threads): at 20 mbit the
@@ -28,6 +29,10 @@
 #   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/benchpage.sh
+BENCH_CMD=$(bench_command PARTS LAB_DURATION LAB_WARMUP LAB_THREADS LAB_ROWS RELAY_DURATION RELAY_WARMUP \
+	RELAY_ROUNDS RELAY_THREADS RELAY_ROWS -- scripts/bench-tunnel.sh "$@")
+bench_page docs/bench/tunnel.md scripts/bench-tunnel.sh "bench-tunnel: the tunnel's throughput, ratio and relay cost"
 export GOFLAGS=-mod=mod
 bt=${1:-2s}
 parts=" ${PARTS:-1 2 3 4 5 6 7 8} "
@@ -66,14 +71,14 @@ goal() {
 		END { if (!found) { print "bench-tunnel: no goal " k " in wirelab tunnel goals" > "/dev/stderr"; exit 1 } }'
 }
 
-# need_lab PART: root and bin/wirelab, or say why the part is skipped.
+# need_lab PART: root and bin/wirelab, or say why the part is skipped (its section of the
+# page is then left as it was).
 need_lab() {
 	if [[ $(id -u) != 0 ]]; then echo "(part $1 needs root: skipped)"; return 1; fi
 	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; return 1; }
 }
 
 lab() {
-	need_lab 3 || return 0
 	labdir=$(mktemp -d /tmp/bench-tunnel.XXXXXX)
 	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$labdir/state}
 	local rows=() r
@@ -112,7 +117,7 @@ lab() {
 	      ratio("unlimited tunnel mux off", "unlimited plain", "(reference)")
 	      ratio("unlimited compression", "unlimited plain", "(reference)") }'
 	echo
-	echo "(results.json and logs: $labdir; each tunnel row's directory keeps its ends' tunnel-exit.log and tunnel-entry.log: level decisions, --stats lines)"
+	echo "(results.json and logs: $labdir; each tunnel row's directory keeps its ends' tunnel-exit.log and tunnel-entry.log: level decisions, --stats lines)" >&2
 }
 
 # relays: one unshaped lab, one data set; sysbench in the client host reaches MariaDB directly,
@@ -132,7 +137,6 @@ lab() {
 # the row's CPU time the machine was idle (/proc/stat), which tell a relay that costs more
 # CPU from one whose hops leave the CPUs waiting.
 relays() {
-	need_lab 6 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-relays.XXXXXX)
 	local wl="$PWD/bin/wirelab"
 	(
@@ -254,8 +258,8 @@ relays() {
 	echo
 	# Each cell: the ratio of the rows' mean TPS, then the lowest and highest ratio of one
 	# round's TPS to the other row's in the same round (rows alternate within a round): on two
-	# CPUs shared by client, server and relays one row's rounds can differ by a third
-	# (docs/bench-tunnel.md), and the range says how far one ratio can be trusted.
+	# CPUs shared by client, server and relays one row's rounds can differ by a third, and the
+	# range says how far one ratio can be trusted.
 	echo "| ratio (mean TPS of the rounds; per-round range) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
 	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
 	local a b goal t1=${RELAY_THREADS:-2 32}
@@ -285,63 +289,52 @@ relays() {
 		echo " $goal |"
 	done
 	echo
-	echo "(sysbench output and tunnel --stats: $dir)"
+	echo "(sysbench output and tunnel --stats: $dir)" >&2
 	)
 }
 
 # replication: the study's quick matrix, native vs tunnel (its default layout), in its own lab.
 replication() {
-	need_lab 7 || return 0
 	local dir; dir=$(mktemp -d /tmp/bench-replication.XXXXXX)
 	if ! WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$dir/state} bin/wirelab study replication --quick --channels native,tunnel \
 		--out "$dir/out" >"$dir/study.log" 2>&1; then
 		echo "replication study failed; see $dir/study.log" >&2
 		tail -5 "$dir/study.log" >&2
-		return
+		return 1
 	fi
 	# The report's own tables: the max sustainable load and the bytes on the wire per channel.
 	awk '/^#+ .*(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 1 } on && /^#+ / && !/(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 0 } on' "$dir/out/report.md"
 	echo
-	echo "(results.json and report: $dir/out)"
+	echo "(results.json and report: $dir/out)" >&2
 }
 
+part1() { run 'Throughput' "$bt" | table "case" MB/s cpu-ms/MB; }
+part2() { run 'Ratio' 3x | table "corpus/method" ratio cpu-ms/MB MB/s; }
+part4() { run 'Frame' "$bt" | table "op" MB/s ratio B/op allocs/op; }
+part5() { run 'PingPong' "$bt" | table "case" ns/op cpu-us/op allocs/op; }
+part8() { run 'Relay' 20000x | table "case" ns/op cpu-us/op q/s; }
 if want 1; then
-	echo "## 1. Loopback throughput, no shaping ($(nproc) cores; cpu-ms/MB includes the client and sink, see the direct row)"
-	run 'Throughput' "$bt" | table "case" MB/s cpu-ms/MB
-	echo
+	bench_section 1 "1. Loopback throughput, no shaping ($(nproc) cores; cpu-ms/MB includes the client and sink, see the direct row)" part1
 fi
 if want 2; then
-	echo "## 2. Compression ratio and CPU per MB on MySQL-like traffic (same bytes; one core)"
-	run 'Ratio' 3x | table "corpus/method" ratio cpu-ms/MB MB/s
-	echo
+	bench_section 2 "2. Compression ratio and CPU per MB on MySQL-like traffic (same bytes; one core)" part2
 fi
-if want 3; then
-	echo "## 3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-60s} (+${LAB_WARMUP:-20s} warmup), $(nproc) cores"
-	lab
-	echo
+if want 3 && need_lab 3; then
+	bench_section 3 "3. In the lab: sysbench oltp_read_only, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-60s} (+${LAB_WARMUP:-20s} warmup), $(nproc) cores" lab
 fi
 if want 4; then
-	echo "## 4. Framing (64KiB groups of binlog-like bytes)"
-	run 'Frame' "$bt" | table "op" MB/s ratio B/op allocs/op
-	echo
+	bench_section 4 "4. Framing (64KiB groups of binlog-like bytes)" part4
 fi
 if want 5; then
-	echo "## 5. Round trip of a 40-byte request through entry+exit (loopback)"
-	run 'PingPong' "$bt" | table "case" ns/op cpu-us/op allocs/op
-	echo
+	bench_section 5 "5. Round trip of a 40-byte request through entry+exit (loopback)" part5
 fi
-if want 6; then
+if want 6 && need_lab 6; then
 	RELAY_DURATION=${RELAY_DURATION:-20s} RELAY_WARMUP=${RELAY_WARMUP:-5s}
-	echo "## 6. Relays in one unshaped lab: oltp_read_only, ${RELAY_DURATION} (+${RELAY_WARMUP} warmup), $(nproc) cores"
-	relays
-	echo
+	bench_section 6 "6. Relays in one unshaped lab: oltp_read_only, ${RELAY_DURATION} (+${RELAY_WARMUP} warmup), $(nproc) cores" relays
 fi
-if want 7; then
-	echo "## 7. Replication --quick: native vs tunnel"
-	replication
-	echo
+if want 7 && need_lab 7; then
+	bench_section 7 "7. Replication --quick: native vs tunnel" replication
 fi
 if want 8; then
-	echo "## 8. Relay cost per query on loopback (oltp_read_only's queries and replies; cpu-us/op includes client, server and relay processes)"
-	run 'Relay' 20000x | table "case" ns/op cpu-us/op q/s
+	bench_section 8 "8. Relay cost per query on loopback (oltp_read_only's queries and replies; cpu-us/op includes client, server and relay processes)" part8
 fi

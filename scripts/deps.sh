@@ -58,6 +58,6 @@ if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q openssh
   (update-rc.d ssh disable || systemctl disable ssh || true) >/dev/null 2>&1
 fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
-command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go >= 1.22 in PATH)" >&2; exit 1; }
+command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go $(sed -n "s/^go //p" go.mod), as go.mod says, in PATH)" >&2; exit 1; }
 go mod download
 echo "deps: ok"

@@ -82,7 +82,7 @@ var randTypes = map[string]bool{"uniform": true, "gaussian": true, "special": tr
 
 // validate checks every flag and creates (and proves writable) the output directory; it
 // runs before anything touches the kernel.
-func (b *benchFlags) validate(study string) (benchSpec, error) {
+func (b *benchFlags) validate(p *Process, study string) (benchSpec, error) {
 	var s benchSpec
 	var err error
 	if s.Threads, err = parseThreads(*b.threads); err != nil {
@@ -116,7 +116,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 	if err := lab.CheckBufferPool(*b.pool); err != nil {
 		return s, err
 	}
-	if err := checkCongestion(*b.congest, b.hosts.given()); err != nil {
+	if err := checkCongestion(p, *b.congest, b.hosts.given()); err != nil {
 		return s, err
 	}
 	s.OutDir, err = outDir(*b.out, study)
@@ -126,7 +126,7 @@ func (b *benchFlags) validate(study string) (benchSpec, error) {
 // ready validates the knobs, then checks that this machine can build the lab (root, the
 // tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
 // wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+func (b *benchFlags) ready(p *Process, study string, shaper link.Shaper, c link.Condition, tls bool) (benchSpec, error) {
 	var spec benchSpec
 	kind, err := b.engine.kind()
 	if err != nil {
@@ -136,7 +136,7 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	if err != nil {
 		return spec, err
 	}
-	if spec, err = b.validate(study); err != nil {
+	if spec, err = b.validate(p, study); err != nil {
 		return spec, &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
@@ -176,7 +176,7 @@ func (s benchSpec) measure() measureOptions {
 }
 
 // bench is the validated knobs as the study engine takes them.
-func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
+func (b *benchFlags) bench(s benchSpec, shaper link.Shaper) study.Bench {
 	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
 		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
 		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Process is the process state handed to every command, so commands run in memory in tests
@@ -30,7 +31,7 @@ type Process struct {
 	Self           string // path of the wirelab binary, for helpers started inside a host
 	StateDir       string // where lab state files live (/run/wirelab)
 	LockDir        string // the machine's measurement lock (/run/wirelab, whatever StateDir is)
-	ProcRoot       string // /proc: whether a lab's owner still runs
+	ProcRoot       string // this machine's /proc ("" = procfs.DefaultRoot): every /proc read starts here
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
 }
@@ -55,7 +56,7 @@ func NewProcess() *Process {
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", ProcRoot: "/proc",
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", ProcRoot: procfs.DefaultRoot,
 		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and bench scripts: private labs
@@ -268,13 +269,23 @@ func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
 	return soft, hard, func() { close(done); softCancel(); hardCancel() }
 }
 
-// procRoot is p.ProcRoot or /proc.
-func (p *Process) procRoot() string {
-	if p.ProcRoot == "" {
-		return "/proc"
+// sshAgentEnv names the ssh-agent socket, which real hosts are logged in to with.
+const sshAgentEnv = "SSH_AUTH_SOCK"
+
+// env is the process's environment variable key: read here, at the command's edge, and
+// handed down as options; "" when unset or for a process built without an environment.
+func (p *Process) env(key string) string {
+	if p.Getenv == nil {
+		return ""
 	}
-	return p.ProcRoot
+	return p.Getenv(key)
 }
+
+// proc is this machine's /proc, at p.ProcRoot.
+func (p *Process) proc() procfs.FS { return procfs.At(p.ProcRoot) }
+
+// procRoot is where proc reads: p.ProcRoot or procfs.DefaultRoot.
+func (p *Process) procRoot() string { return p.proc().Root() }
 
 // requireRoot fails with a hint when the lab would need root.
 func requireRoot(p *Process) error {

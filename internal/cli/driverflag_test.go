@@ -31,7 +31,7 @@ func TestDriverFlagsReachTheBench(t *testing.T) {
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		spec, err := bf.validate("run")
+		spec, err := bf.validate(&Process{}, "run")
 		if err != nil {
 			t.Errorf("%v: %v", tt.args, err)
 			continue

@@ -49,7 +49,7 @@ func cmdExec(p *Process, args []string) error {
 		return usagef("exec: lab %s has no host %q (hosts: %v)", st.RunID, host, st.Hosts)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "run in it anyway (the command competes with its measurement)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "run in it anyway (the command competes with its measurement)"); err != nil {
 			return fmt.Errorf("exec: %w", err)
 		}
 	}

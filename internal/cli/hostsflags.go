@@ -110,7 +110,7 @@ func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
 	}
 	h.inv = inv
 	o := &remote.Options{Inventory: inv, InsecureHostKey: *h.insecure, Self: p.Self,
-		TTL: *h.ttl, Logger: p.Logger}
+		TTL: *h.ttl, Logger: p.Logger, AgentSocket: p.env(sshAgentEnv)}
 	if *h.dryRun {
 		o.DryRun = p.Stdout
 	}
@@ -164,7 +164,7 @@ func downHosts(p *Process, fs *flag.FlagSet, hf *hostsFlags) error {
 	if err != nil {
 		return usagef("--hosts: %v", err)
 	}
-	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, Logger: p.Logger}
+	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, Logger: p.Logger, AgentSocket: p.env(sshAgentEnv)}
 	if *hf.dryRun {
 		o.DryRun = p.Stdout
 	}

@@ -48,12 +48,12 @@ func cmdLinkSet(p *Process, args []string) error {
 		return fmt.Errorf("link set: %w", err)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "re-shape it anyway (its points then measure the new wire)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "re-shape it anyway (its points then measure the new wire)"); err != nil {
 			return fmt.Errorf("link set: %w", err)
 		}
 	}
 	// Through the lab, so the wire (and the delayer's files) is the one `up` and `down` use.
-	l := lab.Attach(st, lab.Options{StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
+	l := lab.Attach(st, lab.Options{StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger, Proc: p.proc()})
 	if err := l.Shape(context.Background(), c, shaper, p.Self); err != nil {
 		return fmt.Errorf("link set: %w", err)
 	}
@@ -85,7 +85,7 @@ func cmdLinkCheck(p *Process, args []string) error {
 		return fmt.Errorf("link check: %w", err)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "check it anyway (iperf3 fills the wire its points measure)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "check it anyway (iperf3 fills the wire its points measure)"); err != nil {
 			return fmt.Errorf("link check: %w", err)
 		}
 	}
@@ -93,7 +93,7 @@ func cmdLinkCheck(p *Process, args []string) error {
 	h.ServerAddr = lab.HostAddr[lab.Server]
 	soft, _, stop := interruptContexts(p)
 	defer stop()
-	wc, err := link.Check(soft, p.Runner, h, st.Condition, link.CheckOptions{Duration: *dur})
+	wc, err := link.Check(soft, p.Runner, h, st.Condition, link.CheckOptions{Duration: *dur, Proc: p.proc()})
 	if err != nil {
 		return fmt.Errorf("link check: %w", err)
 	}

@@ -214,7 +214,7 @@ func predictAgainst(p *Process, o predictOptions, fits []*model.Fit) error {
 				return fmt.Errorf("predict --against %s: %w", dir, err)
 			}
 			out.Against = append(out.Against, againstOut{Run: dir, Series: pt.Series, Profile: f.Label, RateBps: pt.LinkRateBps,
-				RTTMs: 2 * pt.LinkDelayMs, Threads: pt.Threads, Measured: pt.TPS, Predicted: a.Predicted.TPS, Err: a.Err,
+				RTTMs: link.RTTMs(pt.LinkDelayMs), Threads: pt.Threads, Measured: pt.TPS, Predicted: a.Predicted.TPS, Err: a.Err,
 				Bottleneck: a.Predicted.Bottleneck, Measured2: pt.Bottleneck, Miss: a.Miss, ErrWith: a.ErrWith, Fitted: a.Fitted, Actual: a.Measured})
 			errs = append(errs, abs(a.Err))
 		}

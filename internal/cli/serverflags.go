@@ -98,10 +98,7 @@ func (f *serverFlags) config(p *Process, kind engine.Kind, tls bool) (*engine.Ex
 
 // password reads the password from exactly one of its two places.
 func (f *serverFlags) password(p *Process) (pw, from string, err error) {
-	env := ""
-	if p.Getenv != nil {
-		env = p.Getenv(serverPasswordEnv)
-	}
+	env := p.env(serverPasswordEnv)
 	switch {
 	case *f.passwordFile != "" && env != "":
 		return "", "", usagef("--server-password-file and $%s are both set: use one", serverPasswordEnv)

@@ -90,7 +90,7 @@ func printStatus(p *Process, st *lab.State) {
 // ownerText says whose the lab is: a run or study measuring in it (commands by hand then
 // need --force), one that has exited without tearing it down, or nobody's (`wirelab up`).
 func ownerText(p *Process, st *lab.State) string {
-	switch o, live := st.LiveOwner(p.procRoot()); {
+	switch o, live := st.LiveOwner(p.proc()); {
 	case st.Owner == nil:
 		return "by hand (wirelab up)"
 	case live:

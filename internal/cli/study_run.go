@@ -27,7 +27,8 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 	idle, release := keepAwake(p, o.Awake)
 	defer release()
 	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, LockDir: p.lockDir(), Self: p.Self,
-		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open}
+		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open,
+		Proc: p.proc()}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)
 	if run != nil && len(run.Points) > 0 {

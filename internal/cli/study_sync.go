@@ -105,7 +105,7 @@ func studySync(p *Process, args []string) error {
 	}
 	if ho == nil {
 		far := o.Link
-		far.Delay = slices.Max(o.RTTs) / 2
+		far.Delay = link.OneWay(slices.Max(o.RTTs))
 		if err := preflight(p, o.Shaper, far); err != nil {
 			return err
 		}

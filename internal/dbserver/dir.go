@@ -77,3 +77,14 @@ func ListenHosts(bind string) []string {
 	}
 	return out
 }
+
+// Dirs are the directories every server keeps under its base directory, whatever the
+// engine: the datadir and the TLS certificates.
+type Dirs struct {
+	Dir, DataDir, CertDir string
+}
+
+// DirsIn are the directories of a server whose base directory is dir.
+func DirsIn(dir string) Dirs {
+	return Dirs{Dir: dir, DataDir: filepath.Join(dir, "data"), CertDir: filepath.Join(dir, "certs")}
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
@@ -82,7 +83,7 @@ func Start(ctx context.Context, l *lab.Lab, o Options) (*Cluster, error) {
 		return fail(fmt.Errorf("stop the first node to copy it: %w", err))
 	}
 	c.seeded = l.ServerDir(engine.MariaDB, lab.Replica)
-	if err := seedDatadir(ctx, l.Runner(), c.Primary.DataDir, filepath.Join(c.seeded, "data")); err != nil {
+	if err := seedDatadir(ctx, l.Runner(), c.Primary.DataDir, dbserver.DirsIn(c.seeded).DataDir); err != nil {
 		return fail(err)
 	}
 	if c.Primary, err = c.startNode(ctx, primary, o, provider, name); err != nil {

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,7 +16,6 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/nstest"
-	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
@@ -30,35 +27,7 @@ func skipUnlessGalera(t *testing.T) {
 	if _, err := findProvider(""); err != nil {
 		nstest.Unavailable(t, "%v", err)
 	}
-	if _, err := exec.LookPath("mariadbd"); err != nil {
-		if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
-			nstest.Unavailable(t, "mariadbd not installed")
-		}
-	}
-}
-
-// wirelabBinary is $WIRELAB_BIN, or a wirelab built for the test (the wire's delay line
-// may run as `wirelab` inside the wire host).
-func wirelabBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("WIRELAB_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "wirelab")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/wirelab")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build wirelab: %v\n%s", err, out)
-	}
-	return bin
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
+	nstest.NeedMariaDB(t)
 }
 
 // TestGaleraCommitPaysTheRTT builds a server and a replica host 20 ms apart (10 ms each
@@ -70,10 +39,10 @@ func (w testWriter) Write(b []byte) (int, error) {
 // down` removes a lab whose wirelab was killed: from the state file alone.
 func TestGaleraCommitPaysTheRTT(t *testing.T) {
 	skipUnlessGalera(t)
-	self := wirelabBinary(t)
+	self := nstest.Wirelab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := nstest.Logger(t, slog.LevelInfo)
 	stateDir := t.TempDir()
 	l, err := lab.Up(ctx, lab.Options{Hosts: []string{lab.Server, lab.Replica}, StateDir: stateDir, Self: self, Logger: log})
 	if err != nil {
@@ -103,8 +72,9 @@ func TestGaleraCommitPaysTheRTT(t *testing.T) {
 	assertGcommAcrossWire(ctx, t, l)
 
 	conn := c.Primary.Conn()
-	load := study.SysbenchTo(conn, sysbench.Options{Workload: "oltp_write_only", Tables: 2, TableSize: 1000,
-		Socket: conn.Socket, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup})
+	load := sysbench.Options{Workload: "oltp_write_only", Tables: 2, TableSize: 1000, Driver: sysbench.DriverMySQL,
+		User: conn.User, Password: conn.Password, DB: conn.DB, CertDir: conn.CertDir,
+		Socket: conn.Socket, NS: l.State.NS(lab.Server), Cgroup: l.State.Cgroup}
 	if err := sysbench.Prepare(ctx, load, log); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}

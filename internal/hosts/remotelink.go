@@ -28,7 +28,7 @@ type RemoteLink struct {
 	Log        *slog.Logger
 
 	mu      sync.Mutex
-	shaper  string
+	shaper  link.Shaper
 	deadman Proc
 	stop    chan struct{}
 	done    chan struct{}
@@ -105,7 +105,7 @@ func (l *RemoteLink) Shape(ctx context.Context, c link.Condition) error {
 }
 
 // Shaper is how the last Shape made the link (Plan.Shaper), "" before any.
-func (l *RemoteLink) Shaper() string {
+func (l *RemoteLink) Shaper() link.Shaper {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.shaper

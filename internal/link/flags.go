@@ -72,7 +72,7 @@ func AddFlagsWith(fs *flag.FlagSet, d Defaults) *Flags {
 
 // Condition returns the condition and the shaper ("" = auto) the flags ask for, or an error
 // naming the flag and the accepted form.
-func (f *Flags) Condition() (Condition, string, error) {
+func (f *Flags) Condition() (Condition, Shaper, error) {
 	var c Condition
 	rate, err := ParseRate(f.rate)
 	if err != nil {
@@ -96,7 +96,7 @@ func (f *Flags) Condition() (Condition, string, error) {
 		if err != nil {
 			return c, "", err
 		}
-		c.Delay = d / 2
+		c.Delay = OneWay(d)
 	}
 	if c.Jitter, err = parseDur("jitter", f.jitter); err != nil {
 		return c, "", err
@@ -104,13 +104,9 @@ func (f *Flags) Condition() (Condition, string, error) {
 	if c.LossPct, err = ParseLoss(f.loss); err != nil {
 		return c, "", err
 	}
-	shaper := strings.ToLower(strings.TrimSpace(f.shaper))
-	switch shaper {
-	case "auto", "":
-		shaper = ShaperAuto
-	case ShaperNetem, ShaperNfqueue:
-	default:
-		return c, "", fmt.Errorf("%w: --shaper %q: want %s", ErrBadShaper, f.shaper, ShaperForm)
+	shaper, err := ParseShaper(f.shaper)
+	if err != nil {
+		return c, "", err
 	}
 	if err := c.Validate(); err != nil {
 		return c, "", err

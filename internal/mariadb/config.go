@@ -1,13 +1,16 @@
 package mariadb
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -53,14 +56,13 @@ type Config struct {
 
 // layout is where a server keeps its files under Config.Dir.
 type layout struct {
-	Dir, DataDir, CertDir, TmpDir, Socket, PidFile, ErrorLog, MyCnf, Stdout string
+	dbserver.Dirs
+	TmpDir, Socket, PidFile, ErrorLog, MyCnf, Stdout string
 }
 
 func newLayout(dir string) layout {
 	return layout{
-		Dir:      dir,
-		DataDir:  filepath.Join(dir, "data"),
-		CertDir:  filepath.Join(dir, "certs"),
+		Dirs:     dbserver.DirsIn(dir),
 		TmpDir:   filepath.Join(dir, "tmp"),
 		Socket:   filepath.Join(dir, "mysqld.sock"),
 		PidFile:  filepath.Join(dir, "mysqld.pid"),
@@ -77,57 +79,20 @@ func PathsIn(dir string) (socket, certDir string) {
 	return l.Socket, l.CertDir
 }
 
-// maxSocketPath is sun_path's size on Linux minus the terminating NUL.
-const maxSocketPath = 107
-
+// withDefaults fills the zero fields with the defaults.
 func (c Config) withDefaults() Config {
-	if c.Port == 0 {
-		c.Port = DefaultPort
-	}
-	if c.BufferPool == "" {
-		c.BufferPool = DefaultBufferPool
-	}
-	if c.MaxConnections == 0 {
-		c.MaxConnections = DefaultMaxConnections
-	}
-	if c.BinlogFormat == "" {
-		c.BinlogFormat = DefaultBinlogFormat
-	}
-	if c.ReadyTimeout == 0 {
-		c.ReadyTimeout = DefaultReadyTimeout
-	}
-	if c.StopTimeout == 0 {
-		c.StopTimeout = DefaultStopTimeout
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if c.Runner == nil {
-		c.Runner = execx.OS{}
-	}
+	c.Port, c.BufferPool = cmp.Or(c.Port, DefaultPort), cmp.Or(c.BufferPool, DefaultBufferPool)
+	c.MaxConnections = cmp.Or(c.MaxConnections, DefaultMaxConnections)
+	c.BinlogFormat = cmp.Or(c.BinlogFormat, DefaultBinlogFormat)
+	c.ReadyTimeout, c.StopTimeout = cmp.Or(c.ReadyTimeout, DefaultReadyTimeout), cmp.Or(c.StopTimeout, DefaultStopTimeout)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	c.Runner = cmp.Or[execx.Runner](c.Runner, execx.OS{})
 	return c
 }
 
 func (c Config) validate() error {
-	if c.Dir == "" || !filepath.IsAbs(c.Dir) {
-		return fmt.Errorf("mariadb config: Dir must be an absolute path, got %q", c.Dir)
-	}
-	if c.BindAddress == "" {
-		return fmt.Errorf("mariadb config: BindAddress is required")
-	}
-	if c.Port < 1 || c.Port > 65535 {
-		return fmt.Errorf("mariadb config: port %d out of range", c.Port)
-	}
-	if s := newLayout(c.Dir).Socket; len(s) > maxSocketPath {
-		return fmt.Errorf("mariadb config: socket path %q is longer than %d bytes; use a shorter Dir",
-			s, maxSocketPath)
-	}
-	for k, v := range c.Extra {
-		if strings.ContainsAny(k+v, "\n\r") || strings.TrimSpace(k) == "" {
-			return fmt.Errorf("mariadb config: bad extra option %q=%q", k, v)
-		}
-	}
-	return nil
+	return dbserver.Config{Engine: "mariadb", Dir: c.Dir, Bind: c.BindAddress, Port: c.Port,
+		Socket: newLayout(c.Dir).Socket, Extra: c.Extra}.Check()
 }
 
 // myCnf renders the server's option file. It is read with --defaults-file, so nothing
@@ -195,12 +160,7 @@ func myCnf(c Config, l layout) string {
 		w("gtid_strict_mode", "ON")
 	}
 
-	keys := make([]string, 0, len(c.Extra))
-	for k := range c.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		if v := c.Extra[k]; v == "" {
 			flag(k)
 		} else {

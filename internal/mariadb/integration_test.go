@@ -48,7 +48,7 @@ func startTestServer(t *testing.T, cfg Config) *Server {
 	if cfg.BufferPool == "" {
 		cfg.BufferPool = "128M"
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	cfg.Logger = nstest.Logger(t, slog.LevelInfo)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	s, err := Start(ctx, cfg)
@@ -61,13 +61,6 @@ func startTestServer(t *testing.T, cfg Config) *Server {
 		}
 	})
 	return s
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
 
 // client runs the mariadb client as the bench user with extra flags and returns its output.

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -43,10 +42,12 @@ type Server struct {
 	runner      execx.Runner
 	stopTimeout time.Duration
 	cgroup      string
-
-	mu   sync.Mutex
-	proc *dbserver.Process // nil until started, or until Stop adopts Pid
+	proc        dbserver.Handle // the mariadbd started, or the one Pid names
 }
+
+// kind is every mariadbd: SIGTERM is a clean InnoDB shutdown.
+var kind = dbserver.Kind{Label: "mariadb", Comm: []string{"mariadbd", "mysqld"}, Signal: syscall.SIGTERM,
+	StopTimeout: DefaultStopTimeout}
 
 // Start creates (or reuses) the datadir under cfg.Dir, writes my.cnf and certificates,
 // starts mariadbd as user mysql inside cfg.NS, waits until it answers on its socket and
@@ -103,11 +104,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
 	fail := func(err error) (*Server, error) {
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.StopTimeout+5*time.Second)
-		defer cancel()
-		if serr := s.Stop(stopCtx); serr != nil {
-			log.Warn("stop after failed start", "err", serr)
-		}
+		dbserver.Abandon(ctx, s.Stop, cfg.StopTimeout, log)
 		return nil, fmt.Errorf("start mariadb in %q: %w", cfg.NS, err)
 	}
 	if err := s.waitReady(ctx, cfg.ReadyTimeout); err != nil {
@@ -139,15 +136,10 @@ func spawnArgv(ns, mariadbd string, l layout) (string, []string) {
 	return execx.InNetns(ns, mariadbd, args...)
 }
 
-func (s *Server) spawn(mariadbd string, l layout) error {
+func (s *Server) spawn(mariadbd string, l layout) (err error) {
 	name, args := spawnArgv(s.NS, mariadbd, l)
-	p, err := dbserver.Spawn("mariadb", l.Stdout, "", s.cgroup, []string{"mariadbd", "mysqld"}, name, args...)
-	if err != nil {
-		return err
-	}
-	s.proc, s.Pid = p, p.Pid
-	s.logger.Debug("mariadbd started", "pid", s.Pid, "argv", append([]string{name}, args...))
-	return nil
+	s.Pid, err = s.proc.Spawn(kind, l.Stdout, "", s.cgroup, s.logger, name, args...)
+	return err
 }
 
 // readyProbe is the query that says a server takes work. It reads a table: a galera node
@@ -157,7 +149,7 @@ const readyProbe = "SELECT 1 FROM mysql.user LIMIT 1"
 
 // waitReady polls the socket with readyProbe until it answers, mariadbd exits, or timeout.
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
-	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: s.Socket, Log: s.ErrorLog, Timeout: timeout,
+	return s.proc.Process(kind, s.Pid).WaitReady(ctx, dbserver.Ready{Socket: s.Socket, Log: s.ErrorLog, Timeout: timeout,
 		Every: 250 * time.Millisecond, Probe: func(ctx context.Context) error {
 			_, err := s.Exec(ctx, readyProbe)
 			return err
@@ -168,28 +160,14 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 // timeout passes or ctx ends. It is idempotent and safe on a nil Server, one rebuilt from
 // a state file with only Pid set, and one whose process is already gone.
 func (s *Server) Stop(ctx context.Context) error {
-	if s == nil || s.Pid <= 0 {
+	if s == nil {
 		return nil
 	}
-	timeout := s.stopTimeout
-	if timeout == 0 {
-		timeout = DefaultStopTimeout
-	}
-	return s.process().Stop(ctx, syscall.SIGTERM, timeout, s.logger)
-}
-
-// process is the mariadbd we started, or the one Pid names.
-func (s *Server) process() *dbserver.Process {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.Pid != s.Pid {
-		s.proc = dbserver.Adopt("mariadb", s.Pid, "mariadbd", "mysqld")
-	}
-	return s.proc
+	return s.proc.Stop(ctx, kind, s.Pid, s.stopTimeout, s.logger)
 }
 
 // alive reports whether Pid is still a mariadbd (a recycled pid is not ours to kill).
-func (s *Server) alive() bool { return s.process().Alive() }
+func (s *Server) alive() bool { return s.proc.Process(kind, s.Pid).Alive() }
 
 func findBinary(explicit, name string) (string, error) {
 	if explicit != "" {

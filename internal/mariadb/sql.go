@@ -3,11 +3,9 @@ package mariadb
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/dbserver"
-	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // clientArgs is the mariadb client command line for one batch of SQL over the socket as
@@ -25,15 +23,7 @@ func clientArgs(socket, sql string, header bool) []string {
 }
 
 func (s *Server) run(ctx context.Context, sql string, header bool) (string, error) {
-	r := s.runner
-	if r == nil {
-		r = execx.OS{}
-	}
-	out, err := r.Run(ctx, "mariadb", clientArgs(s.Socket, sql, header)...)
-	if err != nil {
-		return "", fmt.Errorf("mariadb exec %q: %w", dbserver.Abbrev(sql), err)
-	}
-	return string(out), nil
+	return dbserver.RunClient(ctx, s.runner, "mariadb exec", sql, "mariadb", clientArgs(s.Socket, sql, header)...)
 }
 
 // Exec runs sql (one or more statements, one session) as root over the unix socket and
@@ -44,11 +34,7 @@ func (s *Server) Exec(ctx context.Context, sql string) (string, error) {
 
 // Rows runs a query and returns its rows as column-name -> value maps (NULL is "NULL").
 func (s *Server) Rows(ctx context.Context, sql string) ([]map[string]string, error) {
-	out, err := s.run(ctx, sql, true)
-	if err != nil {
-		return nil, err
-	}
-	return dbserver.ParseTable(out), nil
+	return dbserver.Rows(s.run(ctx, sql, true))
 }
 
 // bootstrap drops anonymous users, creates the bench user and database and reads the
@@ -86,14 +72,7 @@ func (s *Server) bootstrap(ctx context.Context, wantConns int) error {
 	if err != nil {
 		return fmt.Errorf("read version: %w", err)
 	}
-	f := strings.Split(strings.TrimSpace(out), "\t")
-	s.Version = f[0]
-	if len(f) > 1 {
-		if n, _ := strconv.Atoi(f[1]); n > 0 && n < wantConns {
-			s.logger.Warn("mariadb lowered max_connections (file descriptor limit?)",
-				"want", wantConns, "got", n)
-		}
-	}
+	s.Version = dbserver.VersionRow(out, wantConns, s.logger, "mariadb lowered max_connections (file descriptor limit?)")
 	return nil
 }
 

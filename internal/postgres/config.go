@@ -1,14 +1,17 @@
 package postgres
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
 )
 
@@ -67,14 +70,13 @@ type Config struct {
 
 // layout is where a server keeps its files under Config.Dir.
 type layout struct {
-	Dir, DataDir, CertDir, SocketDir, Conf, HBA, Ident, Log string
+	dbserver.Dirs
+	SocketDir, Conf, HBA, Ident, Log string
 }
 
 func newLayout(dir string) layout {
 	return layout{
-		Dir:       dir,
-		DataDir:   filepath.Join(dir, "data"),
-		CertDir:   filepath.Join(dir, "certs"),
+		Dirs:      dbserver.DirsIn(dir),
 		SocketDir: filepath.Join(dir, "run"),
 		Conf:      filepath.Join(dir, "postgresql.conf"),
 		HBA:       filepath.Join(dir, "pg_hba.conf"),
@@ -96,60 +98,25 @@ func socketPath(socketDir string, port int) string {
 	return filepath.Join(socketDir, ".s.PGSQL."+strconv.Itoa(port))
 }
 
-// maxSocketPath is sun_path's size on Linux minus the terminating NUL.
-const maxSocketPath = 107
-
+// withDefaults fills the zero fields with the defaults.
 func (c Config) withDefaults() Config {
-	if c.Port == 0 {
-		c.Port = DefaultPort
-	}
-	if c.SharedBuffers == "" {
-		c.SharedBuffers = DefaultSharedBuffers
-	}
-	if c.MaxConnections == 0 {
-		c.MaxConnections = DefaultMaxConnections
-	}
-	if c.OSUser == "" {
-		c.OSUser = DefaultOSUser
-	}
-	if c.ReadyTimeout == 0 {
-		c.ReadyTimeout = DefaultReadyTimeout
-	}
-	if c.StopTimeout == 0 {
-		c.StopTimeout = DefaultStopTimeout
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if c.Runner == nil {
-		c.Runner = execx.OS{}
-	}
+	c.Port, c.SharedBuffers = cmp.Or(c.Port, DefaultPort), cmp.Or(c.SharedBuffers, DefaultSharedBuffers)
+	c.MaxConnections, c.OSUser = cmp.Or(c.MaxConnections, DefaultMaxConnections), cmp.Or(c.OSUser, DefaultOSUser)
+	c.ReadyTimeout, c.StopTimeout = cmp.Or(c.ReadyTimeout, DefaultReadyTimeout), cmp.Or(c.StopTimeout, DefaultStopTimeout)
+	c.Logger = cmp.Or(c.Logger, slog.New(slog.DiscardHandler))
+	c.Runner = cmp.Or[execx.Runner](c.Runner, execx.OS{})
 	return c
 }
 
+// validate checks what every engine checks (dbserver.Config: a key of postgresql.conf
+// has no space, '=' or quote) and a replica's upstream.
 func (c Config) validate() error {
-	if c.Dir == "" || !filepath.IsAbs(c.Dir) {
-		return fmt.Errorf("postgres config: Dir must be an absolute path, got %q", c.Dir)
-	}
-	if len(listenAddresses(c.BindAddress)) == 0 {
-		return fmt.Errorf("postgres config: BindAddress is required")
-	}
-	if c.Port < 1 || c.Port > 65535 {
-		return fmt.Errorf("postgres config: port %d out of range", c.Port)
-	}
-	if s := socketPath(newLayout(c.Dir).SocketDir, c.Port); len(s) > maxSocketPath {
-		return fmt.Errorf("postgres config: socket path %q is longer than %d bytes; use a shorter Dir",
-			s, maxSocketPath)
-	}
-	if u := c.Upstream; u != nil && (u.Host == "" || u.Port < 1 || u.Port > 65535 || u.User == "") {
+	err := dbserver.Config{Engine: "postgres", Dir: c.Dir, Bind: c.BindAddress, Port: c.Port,
+		Socket: socketPath(newLayout(c.Dir).SocketDir, c.Port), Extra: c.Extra, BadKeyChars: " ='"}.Check()
+	if u := c.Upstream; err == nil && u != nil && (u.Host == "" || u.Port < 1 || u.Port > 65535 || u.User == "") {
 		return fmt.Errorf("postgres config: upstream needs host, port and user, got %s:%d as %q", u.Host, u.Port, u.User)
 	}
-	for k, v := range c.Extra {
-		if strings.ContainsAny(k+v, "\n\r") || strings.TrimSpace(k) == "" || strings.ContainsAny(k, " ='") {
-			return fmt.Errorf("postgres config: bad extra setting %q=%q", k, v)
-		}
-	}
-	return nil
+	return err
 }
 
 // listenAddresses splits a comma list and drops empties.
@@ -209,12 +176,7 @@ func postgresqlConf(c Config, l layout) string {
 	w("log_timezone", "UTC")
 	w("dynamic_shared_memory_type", "posix")
 
-	keys := make([]string, 0, len(c.Extra))
-	for k := range c.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
 		w(k, c.Extra[k]) // later lines win: extras override the defaults above
 	}
 	return b.String()

@@ -42,7 +42,7 @@ func startTestServer(t *testing.T, ns string) *Server {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	s, err := Start(ctx, Config{NS: ns, Dir: dir, BindAddress: "127.0.0.1", Port: 5432,
-		SharedBuffers: "128MB", MaxConnections: 100, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+		SharedBuffers: "128MB", MaxConnections: 100, Logger: nstest.Logger(t, slog.LevelInfo)})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -52,13 +52,6 @@ func startTestServer(t *testing.T, ns string) *Server {
 		}
 	})
 	return s
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
 
 // client runs psql inside the server's namespace as root with the libpq environment of
@@ -214,7 +207,7 @@ func TestStreamingReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	replica, err := Start(ctx, Config{NS: ns, Dir: dir, BindAddress: "127.0.0.1", Port: 5433,
-		SharedBuffers: "128MB", MaxConnections: 100, Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil)),
+		SharedBuffers: "128MB", MaxConnections: 100, Logger: nstest.Logger(t, slog.LevelInfo),
 		CertDir: primary.CertDir, Upstream: &Upstream{Host: primary.Host, Port: primary.Port, User: user, Password: pw, BenchPassword: primary.Password}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/dbserver"
@@ -42,10 +41,8 @@ type Server struct {
 	logger      *slog.Logger
 	runner      execx.Runner
 	stopTimeout time.Duration
-	cgroup      string // cgroup v2 directory the server starts in
-
-	mu   sync.Mutex
-	proc *dbserver.Process // nil until started, or until Stop adopts Pid
+	cgroup      string          // cgroup v2 directory the server starts in
+	proc        dbserver.Handle // the postmaster started, or the one Pid names
 }
 
 // Start initialises the datadir under cfg.Dir unless it already holds one (initdb, or
@@ -85,11 +82,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
 	fail := func(err error) (*Server, error) {
-		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.StopTimeout+5*time.Second)
-		defer cancel()
-		if serr := s.Stop(stopCtx); serr != nil {
-			log.Warn("stop after failed start", "err", serr)
-		}
+		dbserver.Abandon(ctx, s.Stop, cfg.StopTimeout, log)
 		return nil, fmt.Errorf("start postgres in %q: %w", cfg.NS, err)
 	}
 	if err := s.waitReady(ctx, cfg.ReadyTimeout); err != nil {
@@ -204,22 +197,16 @@ func spawnArgv(ns, osUser, binDir string, l layout) (string, []string) {
 	return execx.InNetns(ns, name, args...)
 }
 
-func (s *Server) spawn(l layout) error {
+func (s *Server) spawn(l layout) (err error) {
 	name, args := spawnArgv(s.NS, s.osUser, s.binDir, l)
-	// The postmaster's comm is "postgres" whatever its title in ps says.
-	p, err := dbserver.Spawn("postgres", l.Log, l.Dir, s.cgroup, []string{"postgres"}, name, args...)
-	if err != nil {
-		return err
-	}
-	s.proc, s.Pid = p, p.Pid
-	s.logger.Debug("postmaster started", "pid", s.Pid, "argv", append([]string{name}, args...))
-	return nil
+	s.Pid, err = s.proc.Spawn(kind, l.Log, l.Dir, s.cgroup, s.logger, name, args...)
+	return err
 }
 
 // waitReady runs SELECT 1 over the socket until it answers, the postmaster exits, or
 // timeout. Until recovery ends the server answers "the database system is starting up".
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
-	return s.proc.WaitReady(ctx, dbserver.Ready{Socket: socketPath(s.SocketDir, s.Port), Log: s.Log,
+	return s.proc.Process(kind, s.Pid).WaitReady(ctx, dbserver.Ready{Socket: socketPath(s.SocketDir, s.Port), Log: s.Log,
 		Timeout: timeout, Every: 200 * time.Millisecond, Probe: func(ctx context.Context) error {
 			_, err := s.psql(ctx, superUser, false, "SELECT 1")
 			return err

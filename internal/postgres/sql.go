@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/dbserver"
-	"github.com/wirelab/wirelab/internal/execx"
 )
 
 // psqlArgs is the psql command line that runs each statement (one -c each, so every
@@ -31,16 +30,8 @@ func psqlArgs(socketDir string, port int, db string, header bool, stmts ...strin
 // psql runs statements in database db as the superuser: psql runs as the OS user, whom
 // pg_hba.conf lets in by peer authentication over the socket.
 func (s *Server) psql(ctx context.Context, db string, header bool, stmts ...string) (string, error) {
-	r := s.runner
-	if r == nil {
-		r = execx.OS{}
-	}
 	name, args := asUser(s.osUser, filepath.Join(s.binDir, "psql"), psqlArgs(s.SocketDir, s.Port, db, header, stmts...)...)
-	out, err := r.Run(ctx, name, args...)
-	if err != nil {
-		return "", fmt.Errorf("psql %q: %w", dbserver.Abbrev(strings.Join(stmts, "; ")), err)
-	}
-	return string(out), nil
+	return dbserver.RunClient(ctx, s.runner, "psql", strings.Join(stmts, "; "), name, args...)
 }
 
 // Exec runs statements, each in its own transaction, as the superuser in the bench
@@ -53,11 +44,7 @@ func (s *Server) Exec(ctx context.Context, stmts ...string) (string, error) {
 // Rows runs one query in the bench database and returns its rows as column-name -> value
 // maps (NULL is "NULL").
 func (s *Server) Rows(ctx context.Context, query string) ([]map[string]string, error) {
-	out, err := s.psql(ctx, s.DB, true, query)
-	if err != nil {
-		return nil, err
-	}
-	return dbserver.ParseTable(out), nil
+	return dbserver.Rows(s.psql(ctx, s.DB, true, query))
 }
 
 // bootstrap creates (or, on a reused datadir, re-passwords) the bench role and its
@@ -95,13 +82,7 @@ func (s *Server) readVersion(ctx context.Context, wantConns int) error {
 	if err != nil {
 		return fmt.Errorf("read version: %w", err)
 	}
-	f := strings.Split(strings.TrimSpace(out), "\t")
-	s.Version = "PostgreSQL " + f[0]
-	if len(f) > 1 {
-		if n, _ := strconv.Atoi(f[1]); n > 0 && n < wantConns && s.logger != nil {
-			s.logger.Warn("postgres runs with fewer connections than asked", "want", wantConns, "got", n)
-		}
-	}
+	s.Version = "PostgreSQL " + dbserver.VersionRow(out, wantConns, s.logger, "postgres runs with fewer connections than asked")
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/wirelab/wirelab/internal/dbserver"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Stop shuts the server down: SIGINT (PostgreSQL's "fast" shutdown: roll back open
@@ -14,28 +15,19 @@ import (
 // Stop is idempotent and safe on a nil Server, one rebuilt from a state file with only
 // Pid set, and one whose process is already gone.
 func (s *Server) Stop(ctx context.Context) error {
-	if s == nil || s.Pid <= 0 {
+	if s == nil {
 		return nil
 	}
-	timeout := s.stopTimeout
-	if timeout == 0 {
-		timeout = DefaultStopTimeout
-	}
-	return s.process().Stop(ctx, syscall.SIGINT, timeout, s.logger)
+	return s.proc.Stop(ctx, kind, s.Pid, s.stopTimeout, s.logger)
 }
 
-// process is the postmaster we started, or the one Pid names.
-func (s *Server) process() *dbserver.Process {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.proc == nil || s.proc.Pid != s.Pid {
-		s.proc = dbserver.Adopt("postgres", s.Pid, "postgres")
-	}
-	return s.proc
-}
+// kind is every postmaster: its comm is "postgres" whatever its title in ps says; SIGINT
+// is the fast shutdown.
+var kind = dbserver.Kind{Label: "postgres", Comm: []string{"postgres"}, Signal: syscall.SIGINT,
+	StopTimeout: DefaultStopTimeout}
 
 // alive reports whether Pid is still a postmaster (a recycled pid is not ours to kill).
-func (s *Server) alive() bool { return s.process().Alive() }
+func (s *Server) alive() bool { return s.proc.Process(kind, s.Pid).Alive() }
 
 // Pids are the postmaster and the processes it forked (one backend per connection, the
 // checkpointer, the WAL writer, ...): the server's CPU is theirs together.
@@ -43,5 +35,5 @@ func (s *Server) Pids() []int {
 	if s == nil || s.Pid <= 0 {
 		return nil
 	}
-	return dbserver.Tree("/proc", s.Pid)
+	return procfs.FS{}.Tree(s.Pid)
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -44,6 +43,9 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds each host's connect and handshake; 0 = 10 s.
 	Timeout time.Duration
+	// AgentSocket is the ssh-agent socket the command found in its environment
+	// (SSH_AUTH_SOCK); "" = no agent, the inventory's key files only.
+	AgentSocket string
 	// DropExisting drops tables of the inventory's existing server (server.dsn) that a
 	// run recorded and did not drop: what `down --hosts` does with them. nil = none is
 	// dropped (and a record found is an error naming them).
@@ -396,7 +398,7 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 	}
 	inv := b.o.Inventory
 	h, err := hosts.DialSSH(ctx, hosts.SSHConfig{Name: ih.Name, Addr: ih.SSHAddr(), User: ih.User, KeyFile: ih.Key,
-		AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
+		AgentSocket: b.o.AgentSocket, KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
 		Timeout: b.o.Timeout, Dial: b.o.Dial, Sudo: sudo})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inv.Path, err)
@@ -495,9 +497,6 @@ func (b *Backend) Clients() []study.ClientHost {
 	return out
 }
 
-// Lab implements study.Backend: these are not the namespace lab.
-func (b *Backend) Lab() *lab.Lab { return nil }
-
 // hostOf is the host of a lab role: the server's for lab.Server, the i-th client's for
 // study.ClientRole(i), the replica's for lab.Replica when it is the far host, the first
 // far host's otherwise.
@@ -568,7 +567,8 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 func (b *Backend) Wire() study.WireState {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var rb, shapers []string
+	var rb []string
+	var shapers []link.Shaper
 	for i, h := range b.clients {
 		shaper, nic := b.links[i].Shaper(), b.targets[i].NIC
 		shapers = append(shapers, shaper)
@@ -577,7 +577,7 @@ func (b *Backend) Wire() study.WireState {
 				rb = append(rb, h.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
 		}
-		if strings.Contains(shaper, "nfqueue") {
+		if shaper.Uses(link.ShaperNfqueue) {
 			if out, err := h.h.Run(ctx, hosts.DelayRules(b.targets[i])...); err == nil {
 				rb = append(rb, h.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
@@ -598,17 +598,17 @@ func (b *Backend) Wire() study.WireState {
 }
 
 // shaperName is the clients' shaper: the one they share, else each client's by name.
-func (b *Backend) shaperName(shapers []string) string {
+func (b *Backend) shaperName(shapers []link.Shaper) string {
 	same := true
 	for _, s := range shapers {
 		same = same && s == shapers[0]
 	}
 	if same {
-		return shapers[0]
+		return string(shapers[0])
 	}
 	named := make([]string, len(shapers))
 	for i, s := range shapers {
-		named[i] = b.clients[i].inv.Name + ": " + s
+		named[i] = b.clients[i].inv.Name + ": " + string(s)
 	}
 	return strings.Join(named, ", ")
 }
@@ -629,6 +629,9 @@ func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*re
 func (b *Backend) StartServer(ctx context.Context, sv study.Server) (engine.Server, error) {
 	if sv.Existing != nil {
 		return sv.Existing, nil // running already, and not wirelab's to start
+	}
+	if sv.DB.Upstream != nil {
+		return nil, fmt.Errorf("start %s in %s: a PostgreSQL standby (a base backup across the wire) runs in the namespace lab only", sv.DB.Engine, sv.Host)
 	}
 	h := b.hostOf(sv.Host)
 	o := b.serverOptions(sv, h)

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
 )
@@ -217,14 +216,14 @@ func (m *Server) alive(ctx context.Context, pid int, comm ...string) bool {
 	if pid == 0 {
 		return true
 	}
-	b, err := m.h.ReadFile(ctx, "/proc/"+strconv.Itoa(pid)+"/stat")
+	st, err := hosts.ProcFS(ctx, m.h).Stat(pid)
 	if err != nil {
 		return false
 	}
 	if len(comm) > 0 {
-		return dbserver.StatIs(string(b), comm...)
+		return st.Is(comm...)
 	}
-	return !strings.Contains(string(b), ") Z ")
+	return !st.Zombie()
 }
 
 // logTail is the end of the agent's log as an error's last lines, or "" when it cannot be

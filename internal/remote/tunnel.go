@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/tunnel"
 )
@@ -129,7 +130,7 @@ func (b *Backend) waitListen(ctx context.Context, h *host, port, pid int, logPat
 		if b.o.DryRun != nil || err == nil && strings.TrimSpace(string(out)) != "" {
 			return nil
 		}
-		if st, err := h.h.ReadFile(ctx, "/proc/"+strconv.Itoa(pid)+"/stat"); err != nil || strings.Contains(string(st), ") Z ") {
+		if st, err := hosts.ProcFS(ctx, h.h).Stat(pid); err != nil || st.Zombie() {
 			return fmt.Errorf("exited before listening on :%d%s", port, logTail(ctx, h.h, logPath))
 		}
 		if time.Now().After(deadline) {

@@ -43,10 +43,3 @@ func TestChannelAddr(t *testing.T) {
 		}
 	}
 }
-
-func TestDropRules(t *testing.T) {
-	r := dropRules("to-replica")
-	if len(r) != 2 || r[0][0] != "-i" || r[1][0] != "-o" || r[0][1] != "to-replica" || r[1][len(r[1])-1] != "DROP" {
-		t.Fatalf("rules %v", r)
-	}
-}

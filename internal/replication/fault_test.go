@@ -4,9 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,27 +18,7 @@ import (
 func skipUnlessRoot(t *testing.T) {
 	t.Helper()
 	nstest.SkipUnlessRoot(t, "sysbench", "iptables", "ip")
-	if _, err := exec.LookPath("mariadbd"); err != nil {
-		if _, err := os.Stat("/usr/sbin/mariadbd"); err != nil {
-			nstest.Unavailable(t, "mariadbd not installed")
-		}
-	}
-}
-
-// wirelabBinary is $WIRELAB_BIN, or a wirelab built for the test (the tunnel ends run as
-// `wirelab tunnel entry|exit` inside the lab hosts).
-func wirelabBinary(t *testing.T) string {
-	t.Helper()
-	if b := os.Getenv("WIRELAB_BIN"); b != "" {
-		return b
-	}
-	bin := filepath.Join(t.TempDir(), "wirelab")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/wirelab")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build wirelab: %v\n%s", err, out)
-	}
-	return bin
+	nstest.NeedMariaDB(t)
 }
 
 // TestFaultWireDropHeals drops the replica's link (every packet, both ways) for 3 s in
@@ -49,7 +26,7 @@ func wirelabBinary(t *testing.T) string {
 // STOP/START SLAVE from us — and the replica must end identical to the source.
 func TestFaultWireDropHeals(t *testing.T) {
 	skipUnlessRoot(t)
-	self := wirelabBinary(t)
+	self := nstest.Wirelab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -57,7 +34,7 @@ func TestFaultWireDropHeals(t *testing.T) {
 		Duration: 15 * time.Second, AbortLag: 0, CatchUpTimeout: 2 * time.Minute, Tables: 2, TableSize: 1000,
 		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Rule: DefaultRule,
 		Fault: Fault{At: 4 * time.Second, For: 3 * time.Second}, SearchFactor: 2, Precision: 0.05}
-	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}, OutDir: t.TempDir()}
+	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: nstest.Log(t), OutDir: t.TempDir()}
 	run, err := s.Run(ctx, ctx, New(o))
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -76,12 +53,4 @@ func TestFaultWireDropHeals(t *testing.T) {
 		}
 		t.Logf("%s: lag max %.2f s, catch-up %.1f s, checksum ok", p.Channel, p.Replication.LagMaxS, p.Replication.CatchUpS)
 	}
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
 }

@@ -61,9 +61,7 @@ func (r *Study) plan(yield func(PointSpec) bool) {
 // lagVsRTT is DTLE's scenario 1: fixed load, growing RTT, highest and p99 lag per channel.
 func (r *Study) lagVsRTT(yield func(PointSpec) bool) bool {
 	for _, rtt := range r.o.RTTs {
-		c := r.o.Link
-		c.Delay = rtt / 2
-		c.Jitter = min(c.Jitter, c.Delay)
+		c := r.o.Link.AtRTT(rtt)
 		for _, ch := range r.o.Channels {
 			if !yield(PointSpec{Scenario: LagVsRTT, Channel: ch, Link: c, TargetQPS: r.o.LagQPS,
 				Duration: r.o.Duration, AbortLag: r.o.AbortLag}) {

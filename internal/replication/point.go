@@ -247,23 +247,20 @@ func watchLag(ctx context.Context, ls *LagSampler, limit time.Duration, cancel c
 	})
 }
 
-// injectFault drops the replica's link for f.For, f.At into the load: the lab's rule on
-// its wire host, or the backend's own drop on the replica's host (study.WireDropper).
+// injectFault drops the replica's link for f.For, f.At into the load: the backend's own
+// drop (study.WireDropper: the lab's rule on its wire host, or rules on the replica's
+// host).
 func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 	select {
 	case <-ctx.Done():
 		return nil
 	case <-time.After(f.At):
 	}
-	var restore func() error
-	var err error
-	if d, ok := e.Backend.(study.WireDropper); ok && e.Lab == nil {
-		restore, err = d.DropWire(ctx, lab.Replica)
-	} else if e.Lab != nil {
-		restore, err = DropWire(ctx, e.Lab, lab.Replica)
-	} else {
-		err = errors.New("fault: this backend cannot drop the wire")
+	d, ok := e.Backend.(study.WireDropper)
+	if !ok {
+		return errors.New("fault: this backend cannot drop the wire")
 	}
+	restore, err := d.DropWire(ctx, lab.Replica)
 	if err != nil {
 		return err
 	}

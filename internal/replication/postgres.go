@@ -51,7 +51,7 @@ func postgresServers(o Options) []study.Server {
 // for positions, md5 of every row for checksums.
 type postgresReplicator struct {
 	p        *Pair
-	lab      *lab.Lab
+	backend  study.Backend // starts the standby
 	pool     string
 	src, rep *postgres.Server
 	up       postgres.Upstream // the native channel's connection; Use changes host and port
@@ -72,7 +72,7 @@ func openPostgres(_ context.Context, p *Pair, e *study.Env, o Options) (Replicat
 	if p.SrcDB, err = OpenPostgres(src.Server); err != nil {
 		return nil, err
 	}
-	return &postgresReplicator{p: p, lab: e.Lab, pool: o.BufferPool, src: src.Server}, nil
+	return &postgresReplicator{p: p, backend: e.Backend, pool: o.BufferPool, src: src.Server}, nil
 }
 
 // Start creates the replication role, takes the base backup from inside the replica host
@@ -86,8 +86,8 @@ func (g *postgresReplicator) Start(ctx context.Context, timeout time.Duration) e
 	g.up = postgres.Upstream{Host: lab.HostAddr[lab.Server], Port: g.src.Port, User: user, Password: pw,
 		BenchPassword: g.src.Password, Slot: PostgresSlot}
 	up := g.up
-	srv, err := g.lab.StartServer(ctx, lab.Replica, lab.DBOptions{Engine: engine.Postgres, BufferPool: g.pool,
-		Extra: postgresStandbyExtra, Upstream: &up})
+	srv, err := g.backend.StartServer(ctx, study.Server{Host: lab.Replica, DB: lab.DBOptions{Engine: engine.Postgres,
+		BufferPool: g.pool, Extra: postgresStandbyExtra, Upstream: &up}})
 	if err != nil {
 		return fmt.Errorf("start standby: %w", err)
 	}

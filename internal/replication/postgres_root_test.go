@@ -36,10 +36,10 @@ func skipUnlessPostgres(t *testing.T) {
 // tables.
 func TestPostgresReplicationChannelSwitch(t *testing.T) {
 	skipUnlessPostgres(t)
-	self := wirelabBinary(t)
+	self := nstest.Wirelab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := nstest.Logger(t, slog.LevelWarn)
 	l, err := lab.Up(ctx, lab.Options{Hosts: []string{lab.Replica, lab.Server}, StateDir: t.TempDir(), Self: self, Logger: log})
 	if err != nil {
 		t.Fatalf("lab up: %v", err)
@@ -64,9 +64,10 @@ func TestPostgresReplicationChannelSwitch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	p := &Pair{Backend: study.LabBackend(l, self, lab.Replica), Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
+	b := study.LabBackend(l, self, lab.Replica)
+	p := &Pair{Backend: b, Tables: SysbenchTables(o.Tables), Self: self, Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Log: log}
 	defer p.Close()
-	rep, err := openPostgres(ctx, p, &study.Env{Lab: l, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
+	rep, err := openPostgres(ctx, p, &study.Env{Backend: b, Servers: []engine.Server{srv}, Logger: log, Self: self}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func assertSenderFrom(ctx context.Context, t *testing.T, primary *engine.Postgre
 // and wal_compression setting it measured.
 func TestPostgresReplicationStudy(t *testing.T) {
 	skipUnlessPostgres(t)
-	self := wirelabBinary(t)
+	self := nstest.Wirelab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -195,7 +196,7 @@ func TestPostgresReplicationStudy(t *testing.T) {
 		Duration: 10 * time.Second, AbortLag: 0, CatchUpTimeout: 2 * time.Minute, Tables: 2, TableSize: 1000,
 		Threads: 2, RandType: "uniform", BufferPool: "128M", Tunnel: lab.TunnelOptions{Knobs: tunnel.Knobs{Compress: tunnel.Zstd}}, Rule: DefaultRule,
 		Fault: Fault{At: 3 * time.Second, For: 3 * time.Second}, SearchFactor: 2, Precision: 0.05}
-	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: testWriter{t}, OutDir: t.TempDir()}
+	s := &study.Session{Logger: log, StateDir: t.TempDir(), Self: self, Progress: nstest.Log(t), OutDir: t.TempDir()}
 	run, err := s.Run(ctx, ctx, New(o))
 	if err != nil {
 		t.Fatalf("run: %v", err)

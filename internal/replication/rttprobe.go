@@ -10,8 +10,9 @@ import (
 )
 
 // RTTProbe measures the TCP echo round trip replica -> source across the wire once per
-// wire condition, for the studies of the Pair (replication, sync). On real hosts (no lab)
-// there is no probe: the points carry no measured RTT (Ms stays 0).
+// wire condition, for the studies of the Pair (replication, sync). On a backend that
+// cannot probe (not a study.RTTProber: real hosts) the points carry no measured RTT (Ms
+// stays 0).
 type RTTProbe struct {
 	cond *link.Condition // the wire the last probe measured
 	// Ms is the last probe's median round trip in milliseconds; 0 when it failed or
@@ -27,11 +28,12 @@ func (r *RTTProbe) Measure(ctx context.Context, e *study.Env, source string) {
 	}
 	c := e.Cond
 	r.cond, r.Ms = &c, 0
-	if e.Lab == nil {
+	p, ok := e.Backend.(study.RTTProber)
+	if !ok {
 		e.Progressf("wire: %s", c)
 		return
 	}
-	if rtts, err := (link.NetnsProber{}).RTT(ctx, e.CheckHosts(), 7, 5*time.Second); err == nil && len(rtts) > 0 {
+	if rtts, err := p.ProbeRTT(ctx, 7, 5*time.Second); err == nil && len(rtts) > 0 {
 		r.Ms = stats.Percentile(stats.DurationsMs(rtts), 50)
 	} else {
 		e.Logger.Warn("RTT probe across the wire failed", "err", err)

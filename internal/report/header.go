@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -76,7 +77,7 @@ func envTable(r *result.Run) Table {
 	}
 	if e.CPUIdle != "" {
 		idle := e.CPUIdle
-		if strings.Contains(e.Shaper, "nfqueue") {
+		if link.Shaper(e.Shaper).Uses(link.ShaperNfqueue) {
 			// The userspace delayer keeps the CPUs awake whatever the measuring process did.
 			idle += "; the nfqueue delayer holds 0 µs while it runs (its timing needs it)"
 		}

@@ -17,14 +17,13 @@ import (
 // processes on them. The namespace lab is one (backend_lab.go); package remote is the
 // other, the user's own machines over SSH. The Session and the studies that reach the
 // machines only through Env's methods (run, bandwidth, transport) measure the same way on
-// either and write the same results.json; a study that needs the lab itself
-// (replication's wire faults, the tunnel) reads Env.Lab, which only the lab sets.
+// either and write the same results.json; what only some backends can do (a wire fault,
+// a Galera cluster, pgbench) is a capability of its own (capability.go), which a study
+// asserts on the Backend.
 type Backend interface {
 	// ID names the run (results.json's run_id); Describe says in one line what is up.
 	ID() string
 	Describe() string
-	// Lab is the namespace lab, nil on any other backend.
-	Lab() *lab.Lab
 	// StartServer starts the database server sv on its host.
 	StartServer(ctx context.Context, sv Server) (engine.Server, error)
 	// Launcher runs a load driver's commands on host (a lab role: lab.Client, lab.Server).
@@ -97,11 +96,3 @@ type Sampler interface {
 // Opener builds the backend a study needs once the machine lock is held; owner is
 // the process that holds it, recorded wherever the backend keeps state.
 type Opener func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error)
-
-// WireDropper is a Backend that can make the wire drop every packet to and from a host
-// for a while (replication's fault scenario) on a backend other than the lab, whose own
-// fault is a rule on its wire host. restore ends the drop; it is idempotent and runs also
-// after ctx ended. The backend's Down removes a drop nobody restored.
-type WireDropper interface {
-	DropWire(ctx context.Context, host string) (restore func() error, err error)
-}

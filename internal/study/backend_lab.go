@@ -3,14 +3,18 @@ package study
 import (
 	"context"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/galera"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
+	"github.com/wirelab/wirelab/internal/pgbench"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -19,7 +23,7 @@ import (
 type labBackend struct {
 	l      *lab.Lab
 	self   string
-	shaper string
+	shaper link.Shaper
 	hosts  []string
 }
 
@@ -28,7 +32,7 @@ func (s *Session) LabOpener() Opener {
 	return func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error) {
 		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
 			Congestion: needs.Congestion, StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
-			Outside: outside(needs)})
+			Outside: outside(needs), Proc: s.Proc})
 		if err != nil {
 			return nil, err
 		}
@@ -48,8 +52,6 @@ func (b *labBackend) Describe() string {
 	return fmt.Sprintf("lab %s up: %s, wire %s", b.l.State.RunID, strings.Join(b.hosts, " + "), b.l.State.Condition)
 }
 
-func (b *labBackend) Lab() *lab.Lab { return b.l }
-
 func (b *labBackend) StartServer(ctx context.Context, sv Server) (engine.Server, error) {
 	return b.l.StartServer(ctx, sv.Host, sv.DB)
 }
@@ -64,9 +66,9 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
+	ws := WireState{Shaper: string(st.Shaper), ReadBack: st.ReadBack, Congestion: b.l.Congestion(),
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
-	if strings.Contains(st.Shaper, "nfqueue") {
+	if st.Shaper.Uses(link.ShaperNfqueue) {
 		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))
 	}
 	return ws
@@ -76,6 +78,12 @@ func (b *labBackend) Wire() WireState {
 func (b *labBackend) CheckWire(ctx context.Context, c link.Condition, d time.Duration) (*result.WireCheck, bool, error) {
 	wc, err := link.Check(ctx, b.l.Runner(), b.checkHosts(), c, link.CheckOptions{Duration: d})
 	return wc, true, err
+}
+
+// ProbeRTT implements RTTProber: TCP echoes from the far host's namespace to the server
+// host's, across the wire host.
+func (b *labBackend) ProbeRTT(ctx context.Context, n int, budget time.Duration) ([]time.Duration, error) {
+	return link.NetnsProber{}.RTT(ctx, b.checkHosts(), n, budget)
 }
 
 // checkHosts are the two ends of the wire: the far host (Needs().Hosts[0]) and the server.
@@ -120,3 +128,68 @@ func (b *labBackend) Down(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DropWire implements WireDropper with a rule on the wire host (lab.DropWire).
+func (b *labBackend) DropWire(ctx context.Context, host string) (func() error, error) {
+	return b.l.DropWire(ctx, host)
+}
+
+// StopServer implements ServerStopper: the lab stops the server, removes its directory
+// and forgets it in its state.
+func (b *labBackend) StopServer(ctx context.Context, host string, srv engine.Server) error {
+	return b.l.StopServer(ctx, host, srv)
+}
+
+// StartGalera implements GaleraStarter: the nodes are lab servers in the server and
+// replica hosts.
+func (b *labBackend) StartGalera(ctx context.Context, o galera.Options) (*galera.Cluster, error) {
+	return galera.Start(ctx, b.l, o)
+}
+
+// PgbenchIn implements PgbenchHost: host's namespace, the lab's cgroup.
+func (b *labBackend) PgbenchIn(host string, o pgbench.Options) pgbench.Options {
+	o.NS, o.Cgroup = b.l.State.NS(host), b.l.State.Cgroup
+	return o
+}
+
+// DialFrom implements OutsideRouter: a connection made inside host's namespace.
+func (b *labBackend) DialFrom(host string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	ns := b.l.State.NS(host)
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return link.NetnsProber{}.Dial(ctx, ns, network, addr)
+	}
+}
+
+// OutsideLauncher implements OutsideRouter: this machine's own namespace, the lab's
+// cgroup, private files in the lab's directory (which `wirelab down` removes).
+func (b *labBackend) OutsideLauncher() execx.Launcher {
+	return execx.Local{Cgroup: b.l.State.Cgroup, Dir: b.l.State.TempDir}
+}
+
+// OutsideLocal implements OutsideRouter.
+func (b *labBackend) OutsideLocal() bool {
+	o := b.l.State.Outside
+	return o != nil && o.Local
+}
+
+// HelperPids implements HelperLister from the lab's recorded processes.
+func (b *labBackend) HelperPids(names ...string) []int {
+	var out []int
+	for _, p := range b.l.State.Procs {
+		if slices.Contains(names, p.Name) {
+			out = append(out, p.Pid)
+		}
+	}
+	return out
+}
+
+// The lab has every capability (capability.go).
+var (
+	_ WireDropper   = (*labBackend)(nil)
+	_ RTTProber     = (*labBackend)(nil)
+	_ ServerStopper = (*labBackend)(nil)
+	_ GaleraStarter = (*labBackend)(nil)
+	_ PgbenchHost   = (*labBackend)(nil)
+	_ OutsideRouter = (*labBackend)(nil)
+	_ HelperLister  = (*labBackend)(nil)
+)

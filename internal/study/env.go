@@ -6,24 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
 // Env is what a Study sees of the Session: the machines with their servers, the wire as
 // it is, the last link check, the run being written, and progress output.
 type Env struct {
+	// Backend is where the study runs; what only some backends can do is found by
+	// asserting a capability on it (capability.go).
 	Backend Backend
-	// Lab is the namespace lab when the backend is one (nil otherwise), for the studies
-	// that need its namespaces themselves.
-	Lab     *lab.Lab
 	Servers []engine.Server // in Needs().Servers order
 	Logger  *slog.Logger
 	Self    string      // the wirelab binary (tunnel ends and the delayer run from it)
@@ -60,8 +58,12 @@ func (e *Env) releaseAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Progressf prints one progress line with the time since the session started.
+// Progressf prints one progress line with the time since the session started; nothing
+// on an Env without progress output (one a test builds).
 func (e *Env) Progressf(format string, a ...any) {
+	if e.progress == nil {
+		return
+	}
 	fmt.Fprintf(e.progress, "[%s] %s\n", time.Since(e.started).Round(time.Second), fmt.Sprintf(format, a...))
 }
 
@@ -96,13 +98,6 @@ func (e *Env) Shape(ctx context.Context, c link.Condition) error {
 	return nil
 }
 
-// CheckHosts are the two ends of the lab's wire the study measures across (lab only).
-func (e *Env) CheckHosts() link.CheckHosts {
-	st := e.Lab.State
-	return link.CheckHosts{ClientNS: st.NS(e.Far), ServerNS: st.NS(lab.Server),
-		ServerAddr: lab.HostAddr[lab.Server], WireNS: st.NS(lab.Wire)}
-}
-
 func (e *Env) check(ctx context.Context) *result.WireCheck {
 	wc, ok, err := e.Backend.CheckWire(ctx, e.Cond, 3*time.Second)
 	if !ok {
@@ -124,27 +119,20 @@ func (e *Env) BasePoint(study, series string) result.Point {
 		WireCheck: e.WireCheck}
 }
 
-// procPids are the pids of the lab's recorded helpers with these names.
-func (e *Env) procPids(names ...string) []int {
-	if e.Lab == nil {
-		return nil
+// helperPids are the pids of the backend's recorded helpers with these names; none on a
+// backend that records none (HelperLister).
+func (e *Env) helperPids(names ...string) []int {
+	if h, ok := e.Backend.(HelperLister); ok {
+		return h.HelperPids(names...)
 	}
-	var out []int
-	for _, p := range e.Lab.State.Procs {
-		if slices.Contains(names, p.Name) {
-			out = append(out, p.Pid)
-		}
-	}
-	return out
+	return nil
 }
 
 // loadAverage is the 1-minute load average (0 when unreadable).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
+func loadAverage(proc procfs.FS) float64 {
+	l, err := proc.LoadAvg()
 	if err != nil {
 		return 0
 	}
-	var l float64
-	_, _ = fmt.Sscanf(string(b), "%f", &l)
-	return l
+	return l.One
 }

@@ -3,13 +3,10 @@ package study
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/lab"
-	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/metrics"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
@@ -24,21 +21,18 @@ func outside(needs Needs) *lab.Target {
 	return &lab.Target{Addr: c.Host, Port: c.Port}
 }
 
-// existing readies an existing server for the study. In the lab, first a login from the
-// lab's client host: it proves the route there and back (across the wire, through the
-// server host and this machine) and that the server lets the client's address in, before
-// a point fails on it. Then the data set (prepareExisting). The CLI refused a database
-// that already had these tables, so the ones dropped when the session ends (release) are
-// wirelab's own.
+// existing readies an existing server for the study. On a backend that routes to it (the
+// lab: OutsideRouter), first a login from the client host: it proves the route there and
+// back (across the wire, through the server host and this machine) and that the server
+// lets the client's address in, before a point fails on it. Then the data set
+// (prepareExisting). The CLI refused a database that already had these tables, so the
+// ones dropped when the session ends (release) are wirelab's own.
 func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
 	e.release = append(e.release, x.Stop) // wirelab's connection; the server stays up
-	if e.Lab != nil {
-		ns := e.Lab.State.NS(lab.Client)
+	router, routed := e.Backend.(OutsideRouter)
+	if routed {
 		e.Progressf("existing server %s (%s): logging in from the client host through the wire", x.DSN(), x.Version())
-		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return link.NetnsProber{}.Dial(ctx, ns, network, addr)
-		}
-		if err := x.PingVia(ctx, dial); err != nil {
+		if err := x.PingVia(ctx, router.DialFrom(lab.Client)); err != nil {
 			return fmt.Errorf("from the lab's client host %s (through the wire and this machine): %w", lab.HostAddr[lab.Client], err)
 		}
 	}
@@ -48,8 +42,8 @@ func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d Da
 	if err := prepareExisting(ctx, e, x, d); err != nil {
 		return err
 	}
-	if e.Lab != nil {
-		e.Note("%s", existingNote(x, e.Lab.State.Outside, tables))
+	if routed {
+		e.Note("%s", existingNote(x, router.OutsideLocal(), tables))
 	} else {
 		e.Note("%s", existingHostsNote(x, tables))
 	}
@@ -57,18 +51,16 @@ func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d Da
 }
 
 // prepareExisting creates the data set's tables on an existing server with sysbench over
-// TCP, its password in a private file, never on a command line. In the lab it runs from
-// this machine's own namespace, not across the shaped wire, so a slow link does not slow
-// it; on other hosts (no lab) from the client host, across the wire, as that host is the
-// one that reaches the server.
+// TCP, its password in a private file, never on a command line. On a backend that routes
+// to it (the lab: OutsideRouter) it runs from this machine outside the wire, so a slow
+// link does not slow it; on other hosts from the client host, across the wire, as that
+// host is the one that reaches the server.
 func prepareExisting(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
 	c := x.Conn()
 	o := sysbench.Options{Workload: d.Workload, Tables: d.Tables, TableSize: d.TableSize, Host: c.Host, Port: c.Port, HidePassword: true}
 	from := "from this machine outside the wire"
-	if e.Lab != nil {
-		// This machine's own namespace; the password file in the lab's directory, which
-		// `wirelab down` removes after a kill -9.
-		o.Launcher = execx.Local{Cgroup: e.Lab.State.Cgroup, Dir: e.Lab.State.TempDir}
+	if router, ok := e.Backend.(OutsideRouter); ok {
+		o.Launcher = router.OutsideLauncher()
 	} else {
 		o.Launcher, from = e.Backend.Launcher(lab.Client), "from the client host, across the wire"
 	}
@@ -90,11 +82,11 @@ func existingHostsNote(x *engine.External, tables []string) string {
 }
 
 // existingNote says in the report what wirelab could and could not measure on an existing
-// server, and what it did there.
-func existingNote(x *engine.External, o *lab.Outside, tables []string) string {
+// server routed to from the lab (on this machine itself when local), and what it did there.
+func existingNote(x *engine.External, local bool, tables []string) string {
 	where := "another machine, reached through this one (forwarding and masquerading the lab's client)"
 	cpu := "the machine's CPU does not include it"
-	if o != nil && o.Local {
+	if local {
 		where, cpu = "this machine", "the machine's CPU includes it"
 	}
 	return fmt.Sprintf("Existing server %s (%s) on %s: not started by wirelab. The client's traffic crosses the shaped wire to the server host, "+

@@ -63,14 +63,14 @@ func TestClosedLoopWithTheServerUnseen(t *testing.T) {
 
 func TestExistingNoteSaysWhatIsNotMeasured(t *testing.T) {
 	x := existingBench().Existing
-	local := existingNote(x, &lab.Outside{Local: true}, []string{"sbtest1", "sbtest2"})
+	local := existingNote(x, true, []string{"sbtest1", "sbtest2"})
 	for _, want := range []string{"bench@tcp(db.example:3307)/wl", "not started by wirelab", "CPU is not measured",
 		"includes it", "sbtest1, sbtest2 in wl", "drops what it created"} {
 		if !strings.Contains(local, want) {
 			t.Errorf("note lacks %q: %s", want, local)
 		}
 	}
-	if remote := existingNote(x, &lab.Outside{Via: "eth0"}, nil); !strings.Contains(remote, "another machine") {
+	if remote := existingNote(x, false, nil); !strings.Contains(remote, "another machine") {
 		t.Errorf("remote note: %s", remote)
 	}
 }

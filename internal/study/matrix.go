@@ -48,39 +48,8 @@ func (c LoadCell) Expected() time.Duration { return c.Warmup + c.Duration + 2*ti
 // matrix walks a fixed list of cells and measures each as a closed loop with its driver.
 // The run, bandwidth and transport studies embed it.
 type matrix struct {
-	cells  []LoadCell
-	next   int
+	Cells[LoadCell]
 	driver Driver
-}
-
-// Next returns the cells in order.
-func (m *matrix) Next([]result.Point) (Cell, bool) {
-	if m.next >= len(m.cells) {
-		return nil, false
-	}
-	m.next++
-	return m.cells[m.next-1], true
-}
-
-// Total is the number of cells.
-func (m *matrix) Total() int { return len(m.cells) }
-
-// Remaining is the expected time of the cells not yet measured.
-func (m *matrix) Remaining() time.Duration {
-	var d time.Duration
-	for _, c := range m.cells[m.next:] {
-		d += c.Expected()
-	}
-	return d
-}
-
-// Estimate is the expected time of every cell, for the CLI's "about N minutes".
-func (m *matrix) Estimate() time.Duration {
-	var d time.Duration
-	for _, c := range m.cells {
-		d += c.Expected()
-	}
-	return d.Round(time.Second)
 }
 
 // Finish adds nothing: the report's findings speak for a matrix.
@@ -101,9 +70,9 @@ func (m *matrix) Measure(ctx context.Context, e *Env, cell Cell) (result.Point, 
 	return measureLoad(ctx, e, m.driver, c, func(client func() int) Sides {
 		return Sides{
 			// A tunnel end's CPU belongs to the side it runs on.
-			Server: func() []int { return append(srv.Pids(), e.procPids("tunnel-exit")...) },
+			Server: func() []int { return append(srv.Pids(), e.helperPids("tunnel-exit")...) },
 			Client: func() []int {
-				pids := e.procPids("tunnel-entry")
+				pids := e.helperPids("tunnel-entry")
 				if pid := client(); pid != 0 {
 					pids = append(pids, pid)
 				}

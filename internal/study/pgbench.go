@@ -9,8 +9,8 @@ import (
 	"github.com/wirelab/wirelab/internal/pgbench"
 )
 
-// errPgbenchLabOnly: pgbench runs in the namespace lab only (the CLI refuses PostgreSQL on
-// other backends before anything is made).
+// errPgbenchLabOnly: pgbench runs on a backend whose hosts run it (PgbenchHost): the
+// namespace lab only (the CLI refuses pgbench on other backends before anything is made).
 var errPgbenchLabOnly = errors.New("pgbench runs in the namespace lab only")
 
 // pgbenchDriver loads PostgreSQL with one of pgbench's built-in scripts on pgbench's own
@@ -22,25 +22,25 @@ func (pgbenchDriver) Name() string { return DriverPgbench }
 
 // Prepare runs pgbench -i at the scale over the server's unix socket directory.
 func (d pgbenchDriver) Prepare(ctx context.Context, e *Env, conn engine.Conn, host string) error {
-	if e.Lab == nil {
+	h, ok := e.Backend.(PgbenchHost)
+	if !ok {
 		return errPgbenchLabOnly
 	}
-	o := PgbenchTo(conn, pgbench.Options{Scale: d.scale, Host: conn.Socket, Port: conn.Port,
-		NS: e.Lab.State.NS(host), Cgroup: e.Lab.State.Cgroup})
+	o := PgbenchTo(conn, h.PgbenchIn(host, pgbench.Options{Scale: d.scale, Host: conn.Socket, Port: conn.Port}))
 	return pgbench.Init(ctx, o, e.Logger)
 }
 
 // Run runs the cell's built-in script with the cell's threads as clients (pgbench picks
 // its own worker threads), a progress line every second, from the cell's client host.
 func (d pgbenchDriver) Run(ctx context.Context, e *Env, c LoadCell, onStart func(pid int)) (*Load, error) {
-	if e.Lab == nil {
+	h, ok := e.Backend.(PgbenchHost)
+	if !ok {
 		return nil, errPgbenchLabOnly
 	}
-	o := PgbenchTo(e.Servers[0].Conn(), pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
-		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.port(e),
-		NS: e.Lab.State.NS(c.ClientHost), Cgroup: e.Lab.State.Cgroup, OnStart: onStart,
+	o := PgbenchTo(e.Servers[0].Conn(), h.PgbenchIn(c.ClientHost, pgbench.Options{Builtin: c.Workload, Clients: c.Threads,
+		Time: c.Warmup + c.Duration, Progress: 1, Host: c.target(e), Port: c.port(e), OnStart: onStart,
 		// Percentiles: pgbench prints none, its per-transaction log has every latency.
-		LatencyLog: true, LatencySkip: c.Warmup})
+		LatencyLog: true, LatencySkip: c.Warmup}))
 	if c.Socket != "" {
 		o.Host = c.Socket // libpq takes the socket's directory as its host
 	}

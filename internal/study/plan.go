@@ -29,7 +29,7 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server, not
 	if len(needs.Servers) == 0 || len(servers) != len(needs.Servers) || len(needs.Hosts) == 0 {
 		return fmt.Errorf("plan %s: want a host and %d servers, got %d", st.Name(), len(needs.Servers), len(servers))
 	}
-	e := &Env{Backend: b, Lab: b.Lab(), Servers: servers, Logger: slog.New(slog.DiscardHandler), Far: needs.Hosts[0],
+	e := &Env{Backend: b, Servers: servers, Logger: slog.New(slog.DiscardHandler), Far: needs.Hosts[0],
 		Cond: needs.Condition, Run: &result.Run{Study: st.Name(), Spec: needs.Spec}, progress: io.Discard,
 		started: time.Now(), Hosts: hostsOf(b)}
 	e.Cores = result.HostCores(e.Hosts)

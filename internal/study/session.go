@@ -14,6 +14,7 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/pgbench"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -33,6 +34,8 @@ type Session struct {
 	NoWait   bool   // fail instead of waiting when another measurement holds the machine
 	// Open builds the machines the study runs on; nil is a fresh namespace lab.
 	Open Opener
+	// Proc is this machine's /proc (its zero value is): the load average, and the lab's.
+	Proc procfs.FS
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -74,12 +77,9 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	if err := claim.SetLab(b.ID()); err != nil {
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
-	e := &Env{Backend: b, Lab: b.Lab(), Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
+	e := &Env{Backend: b, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
 		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b)}
 	e.Cores = result.HostCores(e.Hosts)
-	if e.Lab != nil {
-		e.Cond = e.Lab.State.Condition
-	}
 	defer func() {
 		if s.OutDir != "" { // before Down removes them with the backend's directories
 			c, cancel := context.WithTimeout(context.WithoutCancel(hard), time.Minute)
@@ -108,7 +108,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
 	// The load of this machine matters where the sides run on it (the lab).
-	if load := loadAverage(); !e.Cores.Separate() && load > float64(runtime.NumCPU())/2 {
+	if load := loadAverage(s.Proc); !e.Cores.Separate() && load > float64(runtime.NumCPU())/2 {
 		e.Note("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU())
 	}
 	if err := st.Setup(hard, e); err != nil {

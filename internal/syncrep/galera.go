@@ -103,7 +103,9 @@ func (s *Study) galeraStage(ctx context.Context, e *study.Env, g galeraMode) err
 	if len(e.Servers) < 2 {
 		return fmt.Errorf("--modes %s: galera needs the server and replica hosts' servers to replace", g.Name())
 	}
-	if e.Lab == nil {
+	starter, canStart := e.Backend.(study.GaleraStarter)
+	stopper, canStop := e.Backend.(study.ServerStopper)
+	if !canStart || !canStop {
 		return fmt.Errorf("--modes %s: galera runs in a namespace lab only, not on --hosts machines", g.Name())
 	}
 	if err := s.closeGalera(ctx); err != nil {
@@ -114,7 +116,7 @@ func (s *Study) galeraStage(ctx context.Context, e *study.Env, g galeraMode) err
 		s.pair = nil
 		for i, h := range []string{lab.Server, lab.Replica} {
 			if i < len(e.Servers) && e.Servers[i] != nil {
-				if err := e.Lab.StopServer(ctx, h, e.Servers[i]); err != nil {
+				if err := stopper.StopServer(ctx, h, e.Servers[i]); err != nil {
 					return fmt.Errorf("stop the replication pair for galera: %w", err)
 				}
 				e.Servers[i] = nil
@@ -124,7 +126,7 @@ func (s *Study) galeraStage(ctx context.Context, e *study.Env, g galeraMode) err
 	o := g.options(galeraMaxRTT(s.o))
 	o.BufferPool = s.o.BufferPool
 	e.Progressf("starting galera cluster (%s, max RTT %s) across the wire", g.Name(), o.MaxRTT)
-	c, err := galera.Start(ctx, e.Lab, o)
+	c, err := starter.StartGalera(ctx, o)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", g.Name(), err)
 	}

@@ -22,9 +22,8 @@ const Name = "sync"
 // Study is the sync study as a plug-in of study.Session: RTT outermost (a wire change
 // is the slowest step), then mode, then threads.
 type Study struct {
-	o     Options
-	cells []cell
-	next  int
+	study.Cells[cell]
+	o Options
 
 	pair *replication.Pair
 	rep  replication.Replicator
@@ -56,30 +55,28 @@ func New(o Options) *Study {
 		}
 	}
 	for _, rtt := range o.RTTs {
-		s.add(pairModes, rtt)
+		s.addModes(pairModes, rtt)
 	}
 	// Each Galera mode is a cluster of its own, started once: they come after every Pair
 	// mode (the Pair's servers are stopped for them), mode outermost.
 	for _, m := range o.Modes {
 		if isGalera(m) {
 			for _, rtt := range o.RTTs {
-				s.add([]Mode{m}, rtt)
+				s.addModes([]Mode{m}, rtt)
 			}
 		}
 	}
 	return s
 }
 
-// add appends the cells of modes at rtt, threads innermost.
-func (s *Study) add(modes []Mode, rtt time.Duration) {
+// addModes appends the cells of modes at rtt, threads innermost.
+func (s *Study) addModes(modes []Mode, rtt time.Duration) {
 	o := s.o
-	w := o.Link
-	w.Delay = rtt / 2
-	w.Jitter = min(w.Jitter, w.Delay)
+	w := o.Link.AtRTT(rtt)
 	for _, m := range modes {
 		for _, th := range o.Threads {
 			wire := w
-			s.cells = append(s.cells, cell{mode: m, rtt: rtt, LoadCell: study.LoadCell{Study: Name, Series: m.Name(),
+			s.Add(cell{mode: m, rtt: rtt, LoadCell: study.LoadCell{Study: Name, Series: m.Name(),
 				Workload: o.Workload, Threads: th, Duration: o.Duration, Warmup: o.Warmup,
 				Transport: "socket", Channel: "native", ClientHost: lab.Server, Link: &wire}})
 		}
@@ -194,27 +191,6 @@ func (s *Study) Setup(ctx context.Context, e *study.Env) error {
 	}
 	e.Progressf("replica caught up, %d tables match", len(tables))
 	return nil
-}
-
-// Next is the next cell in order.
-func (s *Study) Next([]result.Point) (study.Cell, bool) {
-	if s.next >= len(s.cells) {
-		return nil, false
-	}
-	s.next++
-	return s.cells[s.next-1], true
-}
-
-// Total is the number of points.
-func (s *Study) Total() int { return len(s.cells) }
-
-// Remaining is the expected time of the points not yet measured.
-func (s *Study) Remaining() time.Duration {
-	var d time.Duration
-	for _, c := range s.cells[s.next:] {
-		d += c.Expected()
-	}
-	return d
 }
 
 // Finish adds nothing: the report's sync section draws the findings from the points,

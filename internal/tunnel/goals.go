@@ -4,8 +4,7 @@ import "fmt"
 
 // The tunnel's targets, in one place: `wirelab tunnel goals` prints them, the replication
 // study's headlines judge its runs against them, scripts/bench-tunnel.sh reads its
-// thresholds from that output, and the README and docs/bench-tunnel.md quote the rows
-// (a test holds them to it).
+// thresholds from that output, and docs/tunnel.md quotes the rows (a test holds it to them).
 const (
 	// GoalOverSocat: unshaped, TPS through the tunnel ÷ through two socat hops, at 2 and at
 	// 32 threads: a WAN channel must not cost a LAN user more than the plainest relay.
