@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"os"
 
 	"github.com/wirelab/wirelab/internal/querylog"
 	"github.com/wirelab/wirelab/internal/replay"
@@ -28,10 +28,18 @@ func cmdReplayChild(p *Process, args []string) error {
 	return err
 }
 
-// openQueryLog opens a log for the replayer: the one place the querylog package's
-// readers plug in. Until they are built in, no format opens.
-var openQueryLog replay.OpenFunc = func(path string, f querylog.Format, skipBad bool) (querylog.Reader, io.Closer, error) {
-	return nil, nil, fmt.Errorf("format %s: this build has no reader for query logs yet", f)
+// openQueryLog opens a log for the replayer with querylog's reader of its format.
+func openQueryLog(path string, f querylog.Format, skipBad bool) (querylog.Reader, io.Closer, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := querylog.Open(file, querylog.Options{Format: f, SkipBadLines: skipBad})
+	if err != nil {
+		file.Close()
+		return nil, nil, err
+	}
+	return l, file, nil
 }
 
 // untilInterrupt is parent, cancelled also at the process's first interrupt: for helper

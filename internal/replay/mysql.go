@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -148,8 +149,7 @@ func (c *mysqlConn) exec(ev *querylog.Event, class Class) (int64, error) {
 
 // returnsRows says whether a statement is read as rows rather than as a row count.
 func returnsRows(c Class) bool {
-	return c.Kind == KindSelect || c.Kind == KindShow ||
-		len(c.Shape) >= 5 && c.Shape[:5] == "call "
+	return c.Kind == KindSelect || c.Kind == KindCall || strings.HasPrefix(c.Shape, "show ")
 }
 
 // mysqlError makes a server's rejection a *serverError; other errors stay as they are

@@ -18,6 +18,7 @@ type replayer struct {
 	srv      server
 	info     serverInfo
 	tcp      bool // connections are TCP: each connect pays the handshake's round trip
+	dialect  querylog.Dialect
 	clk      *clock
 	start    int64 // clock reading of the replay's start
 	col      *collector
@@ -63,7 +64,7 @@ func replayWith(ctx context.Context, o Options, srv server, rd querylog.Reader, 
 	if err != nil {
 		return nil, err
 	}
-	r := &replayer{o: o, srv: srv, info: info, tcp: o.Target.Socket == "", clk: newClock(),
+	r := &replayer{o: o, srv: srv, info: info, tcp: o.Target.Socket == "", dialect: dialectOf(o.Target.Engine), clk: newClock(),
 		col: newCollector(), budget: newBudget(o.budget()), sessions: sw}
 	r.ctx, r.fail = context.WithCancelCause(ctx)
 	defer r.fail(nil)

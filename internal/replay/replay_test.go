@@ -46,7 +46,7 @@ func mixedSessions() []querylog.Event {
 		query(6, "1", 0, "select c from sbtest1 where id=2"),
 		query(7, "1", 0, "commit"),
 		connect(8, "3", 0),
-		{Line: 9, Session: "3", Kind: querylog.Connect, SQL: "Access denied for user 'sbtest'@'198.18.1.2' (using password: YES)"},
+		{Line: 9, Session: "3", Kind: querylog.Connect, Err: "Access denied for user 'sbtest'@'198.18.1.2' (using password: YES)"},
 		query(10, "1", 0, "select * from nosuchtable"),
 		query(11, "2", 0, "select 2"),
 		quit(12, "1", 0),

@@ -99,7 +99,7 @@ func (r *ScanResult) event(ev *querylog.Event, open map[string]*scanSession) {
 			delete(open, ev.Session)
 			return
 		}
-		s.connected = true
+		s.connected = !ev.Implied
 	case querylog.Query:
 		r.Statements++
 		s.queries = true

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/querylog"
@@ -89,12 +88,10 @@ func (s *session) handle(ev *querylog.Event) bool {
 	return true
 }
 
-// loginFailed says whether a Connect event records a login the server refused: MariaDB
-// logs it as a second Connect line whose argument is the error, PostgreSQL as a FATAL
-// authentication message.
+// loginFailed says whether a Connect event records a login the server refused (the
+// reader sets its Err: MariaDB's "Access denied", PostgreSQL's FATAL).
 func loginFailed(ev *querylog.Event) bool {
-	return ev.Kind == querylog.Connect && ev.SQL != "" &&
-		(strings.Contains(ev.SQL, "Access denied") || strings.Contains(ev.SQL, "authentication failed"))
+	return ev.Kind == querylog.Connect && ev.Err != ""
 }
 
 // due is when an event is due (a clock reading): the session's first at its offset in
@@ -202,7 +199,7 @@ func (s *session) statement(ev *querylog.Event) bool {
 		s.fig.NotReplayed++
 		return false
 	}
-	class := classifyStatement(ev.SQL)
+	class := classifyStatement(s.r.dialect, ev.SQL)
 	from := s.m.mark()
 	t0 := s.r.clk.now()
 	rows, err := s.conn.exec(ev, class)

@@ -1,6 +1,10 @@
 package replay
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wirelab/wirelab/internal/querylog"
+)
 
 func TestTransactions(t *testing.T) {
 	ms := int64(1e6)
@@ -47,7 +51,7 @@ func TestTransactions(t *testing.T) {
 			var tx txState
 			for i, s := range tt.steps {
 				at := int64(i) * ms
-				got := tx.statement(classifyStatement(s.sql), stmtSpan{send: at, reply: at + ms/2, waited: ms / 4, roundTrips: 1})
+				got := tx.statement(classifyStatement(querylog.MySQL, s.sql), stmtSpan{send: at, reply: at + ms/2, waited: ms / 4, roundTrips: 1})
 				if !sameTxns(got, s.done) {
 					t.Errorf("step %d %q: %+v, want %+v", i, s.sql, got, s.done)
 				}
@@ -74,8 +78,8 @@ func sameTxns(a, b []txnRec) bool {
 // A session that ends inside a transaction counts it as it went.
 func TestTransactionLeftOpen(t *testing.T) {
 	var tx txState
-	tx.statement(classifyStatement("begin"), stmtSpan{send: 0, reply: 1e6, roundTrips: 1})
-	tx.statement(classifyStatement("select 1"), stmtSpan{send: 2e6, reply: 3e6, roundTrips: 1})
+	tx.statement(classifyStatement(querylog.MySQL, "begin"), stmtSpan{send: 0, reply: 1e6, roundTrips: 1})
+	tx.statement(classifyStatement(querylog.MySQL, "select 1"), stmtSpan{send: 2e6, reply: 3e6, roundTrips: 1})
 	if got := tx.end(); len(got) != 1 || got[0].roundTrips != 2 || got[0].latMs != 3 {
 		t.Errorf("end = %+v", got)
 	}
