@@ -112,6 +112,7 @@ func commands() map[string]command {
 		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
 		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman, sample, mariadb)", run: cmdAgent, hidden: true},
 		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
+		"__replay":  {summary: "internal: the query-log replayer inside the client host", run: cmdReplayChild, hidden: true},
 	}
 }
 
