@@ -92,7 +92,7 @@ func tcStats(t *testing.T, ns, dev string) (class, direct int) {
 var directRe = regexp.MustCompile(`direct_packets_stat (\d+)`)
 
 func (n *sshNet) remoteLink(h Host, agent string, ttl time.Duration) *RemoteLink {
-	return &RemoteLink{Host: h, Agent: agent, Dir: n.dir, TTL: ttl,
+	return &RemoteLink{Host: h, Agent: agent, Dir: n.dir, TTL: ttl, Run: "r1",
 		Target: ShapeTarget{Host: h.Name(), NIC: "eth0", Peer: netip.MustParseAddr(addrB), KeepPorts: []uint16{22}}}
 }
 
