@@ -27,14 +27,10 @@ func (l *RemoteLink) Read(ctx context.Context) (link.Reading, error) {
 		return link.Reading{}, nil
 	}
 	var script strings.Builder
-	devs := map[string]bool{}
-	for _, o := range want {
-		if !devs[o.Dev] {
-			devs[o.Dev] = true
-			d := ShellQuote(o.Dev)
-			fmt.Fprintf(&script, "echo '%sqdisc %s'; tc qdisc show dev %s 2>&1; echo '%sclass %s'; tc -s class show dev %s 2>&1; ",
-				readMark, o.Dev, d, readMark, o.Dev, d)
-		}
+	for _, dev := range link.Devices(want) {
+		d := ShellQuote(dev)
+		fmt.Fprintf(&script, "echo '%sqdisc %s'; tc qdisc show dev %s 2>&1; echo '%sclass %s'; tc -s class show dev %s 2>&1; ",
+			readMark, dev, d, readMark, dev, d)
 	}
 	if delayLine {
 		fmt.Fprintf(&script, "echo '%srules'; %s -t mangle -S 2>&1; echo '%sdelayer'; p=$(cat %s 2>/dev/null) && "+
@@ -54,19 +50,16 @@ func (l *RemoteLink) Read(ctx context.Context) (link.Reading, error) {
 func judgeReadBack(want []link.TCObject, apply [][]string, delayLine bool, out []byte) (link.Reading, error) {
 	parts := readParts(out)
 	got := map[string][]link.TCObject{}
-	for _, o := range want {
-		if _, done := got[o.Dev]; done {
-			continue
-		}
-		q, c := parts["qdisc "+o.Dev], parts["class "+o.Dev]
+	for _, dev := range link.Devices(want) {
+		q, c := parts["qdisc "+dev], parts["class "+dev]
 		if bytes.Contains(q, []byte("Cannot find device")) {
 			continue // the device is gone: absent from got
 		}
-		objs, err := link.ParseTCShow(o.Dev, append(append([]byte(nil), q...), c...))
+		objs, err := link.ParseTCShow(dev, append(append([]byte(nil), q...), c...))
 		if err != nil {
 			return link.Reading{}, err
 		}
-		got[o.Dev] = objs
+		got[dev] = objs
 	}
 	r := link.ReadingOf(want, got)
 	if delayLine {

@@ -171,7 +171,7 @@ const rateSlack = 0.01
 // every planned object is there.
 func MissingTC(want []TCObject, got map[string][]TCObject) []string {
 	var out []string
-	for _, dev := range devicesOf(want) {
+	for _, dev := range Devices(want) {
 		now, ok := got[dev]
 		if !ok {
 			out = append(out, "device "+dev+" is gone")
@@ -201,8 +201,8 @@ func MissingTC(want []TCObject, got map[string][]TCObject) []string {
 	return out
 }
 
-// devicesOf are the devices of objs, in order of first appearance.
-func devicesOf(objs []TCObject) []string {
+// Devices are the devices of objs, in order of first appearance.
+func Devices(objs []TCObject) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, o := range objs {

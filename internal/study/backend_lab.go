@@ -91,26 +91,23 @@ func (b *labBackend) ReadShaping(ctx context.Context) ([]link.Reading, error) {
 		return nil, fmt.Errorf("the wire as shaped: %w", err)
 	}
 	got := map[string][]link.TCObject{}
-	for _, o := range want {
-		if _, done := got[o.Dev]; done {
-			continue
-		}
+	for _, dev := range link.Devices(want) {
 		var all []byte
 		gone := false
 		for _, what := range [][]string{{"qdisc", "show"}, {"-s", "class", "show"}} {
-			out, err := b.l.Exec(ctx, lab.Wire, append(append([]string{"tc"}, what...), "dev", o.Dev)...)
+			out, err := b.l.Exec(ctx, lab.Wire, append(append([]string{"tc"}, what...), "dev", dev)...)
 			if gone = err != nil && strings.Contains(err.Error(), "Cannot find device"); gone {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("read back the wire's %s: %w", o.Dev, err)
+				return nil, fmt.Errorf("read back the wire's %s: %w", dev, err)
 			}
 			all = append(all, out...)
 		}
 		if gone {
 			continue // absent from got: the device is gone
 		}
-		if got[o.Dev], err = link.ParseTCShow(o.Dev, all); err != nil {
+		if got[dev], err = link.ParseTCShow(dev, all); err != nil {
 			return nil, err
 		}
 	}
