@@ -21,7 +21,8 @@ import (
 // a link whose host drove transactions (drove: TPS by lab role, from the point's load
 // drivers) must have had its shaped classes count bytes. It returns "" for a point
 // measured on the wire asked, else a clause per link that was not, naming the link, what
-// happened to it and the transactions that were not measured on c; tps is the point's.
+// happened to it and the transactions that were not measured on c: those its host ran,
+// else the point's (tps).
 func shapingFault(before, after []link.Reading, drove map[string]float64, tps float64, c link.Condition) string {
 	var out []string
 	for _, a := range after {
@@ -29,11 +30,10 @@ func shapingFault(before, after []link.Reading, drove map[string]float64, tps fl
 		if !ok {
 			b = link.Reading{Bytes: a.Bytes, Gone: a.Gone}
 		}
-		moved := drove[a.Host]
-		if moved <= 0 {
-			moved = tps
+		notOn := fmt.Sprintf("the point's %.0f TPS were not measured on the link asked (%s)", tps, c)
+		if moved := drove[a.Host]; moved > 0 {
+			notOn = fmt.Sprintf("the %.0f TPS it ran were not measured on the link asked (%s)", moved, c)
 		}
-		notOn := fmt.Sprintf("the point's %.0f TPS was not measured on the link asked (%s)", moved, c)
 		switch {
 		case len(a.Problems) > 0:
 			out = append(out, fmt.Sprintf("%s: %s; %s", a.Link, strings.Join(a.Problems, ", "), notOn))
@@ -103,7 +103,7 @@ func (e *Env) wireAfter(ctx context.Context, before []link.Reading, p *result.Po
 	after, err := e.Backend.ReadShaping(ctx)
 	fault := ""
 	if err != nil {
-		fault = fmt.Sprintf("the wire could not be read back after the point (%v): the point's %.0f TPS is not known to be measured on the link asked (%s)", err, p.TPS, e.Cond)
+		fault = fmt.Sprintf("the wire could not be read back after the point (%v): the point's %.0f TPS are not known to be measured on the link asked (%s)", err, p.TPS, e.Cond)
 	} else {
 		fault = shapingFault(before, after, e.drove, p.TPS, e.Cond)
 	}

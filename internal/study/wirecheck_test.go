@@ -32,11 +32,11 @@ func TestShapingFaultIsOneRuleForEveryLink(t *testing.T) {
 	}{
 		{"both links as shaped, both counted", []link.Reading{reading(c1, lab.Client, 9000, 0), reading(c2, ClientRole(1), 5000, 0)}, both, ""},
 		{"c1's class gone", []link.Reading{reading(c1, lab.Client, 0, 0, "its HTB class 1:1 on eth0 is gone (qdisc noqueue)"), reading(c2, ClientRole(1), 5000, 0)}, both,
-			"client c1: its HTB class 1:1 on eth0 is gone (qdisc noqueue); the point's 1296 TPS was not measured on the link asked (rate 20mbit)"},
+			"client c1: its HTB class 1:1 on eth0 is gone (qdisc noqueue); the 1296 TPS it ran were not measured on the link asked (rate 20mbit)"},
 		{"c1's agent found its class missing", []link.Reading{reading(c1, lab.Client, 9000, 3), reading(c2, ClientRole(1), 5000, 0)}, both,
-			"client c1: its sample agent found its shaped classes missing in 3 reads during the point; the point's 1296 TPS was not measured on the link asked (rate 20mbit)"},
+			"client c1: its sample agent found its shaped classes missing in 3 reads during the point; the 1296 TPS it ran were not measured on the link asked (rate 20mbit)"},
 		{"c2's classes made anew", []link.Reading{reading(c1, lab.Client, 9000, 0), reading(c2, ClientRole(1), 200, 0)}, both,
-			"client c2: its shaped classes were made anew during the point (their counters went back from 1000 to 200 bytes); the point's 47 TPS was not measured on the link asked (rate 20mbit)"},
+			"client c2: its shaped classes were made anew during the point (their counters went back from 1000 to 200 bytes); the 47 TPS it ran were not measured on the link asked (rate 20mbit)"},
 		{"c1 drove transactions its classes did not count", []link.Reading{reading(c1, lab.Client, 1000, 0), reading(c2, ClientRole(1), 5000, 0)}, both,
 			"client c1: its shaped classes counted no byte while it ran 1296 TPS: the traffic went around the link asked (rate 20mbit)"},
 		// A load that does not cross the link (transport's socket rows, run beside the
@@ -103,7 +103,7 @@ func TestWireAfterFailsThePointNamingTheLink(t *testing.T) {
 		Cond: rate20, Logger: slog.New(slog.DiscardHandler), drove: map[string]float64{lab.Client: 1296}}
 	p := result.Point{TPS: 1296}
 	e.wireAfter(context.Background(), before, &p)
-	if !p.Failed || p.FailReason != "client c1: its HTB class 1:1 on eth0 is gone (qdisc noqueue); the point's 1296 TPS was not measured on the link asked (rate 20mbit)" {
+	if !p.Failed || p.FailReason != "client c1: its HTB class 1:1 on eth0 is gone (qdisc noqueue); the 1296 TPS it ran were not measured on the link asked (rate 20mbit)" {
 		t.Errorf("failed %v: %q", p.Failed, p.FailReason)
 	}
 	// A point that failed already keeps its own reason first; a read that fails fails it.
