@@ -39,8 +39,11 @@ type Env struct {
 
 	checkWire bool
 	applied   []string // every wire applied, for the environment
-	progress  io.Writer
-	started   time.Time
+	// drove is the TPS each host's load driver ran in the point being measured, by lab
+	// role (set by measureLoad): whose shaped classes must have counted bytes.
+	drove    map[string]float64
+	progress io.Writer
+	started  time.Time
 	// release undoes, in reverse order, what the session did outside the lab (an existing
 	// server's tables), before the lab is removed.
 	release []func(context.Context) error

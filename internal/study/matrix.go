@@ -156,6 +156,13 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	samples, lead := alignSamples(samples, sampledAt, ld)
 	p.LoadLeadS = lead.Seconds()
 	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
+	e.drove = map[string]float64{c.ClientHost: p.TPS}
+	if len(parts) > 1 {
+		e.drove = map[string]float64{}
+		for i, pt := range parts {
+			e.drove[pt.host.Role] = p.Clients[i].TPS
+		}
+	}
 	return p, nil
 }
 

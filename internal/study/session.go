@@ -168,8 +168,13 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 		if err := e.shapeFor(hard, c); err != nil {
 			return err
 		}
+		before, err := e.wireBefore(hard, i)
+		if err != nil {
+			return err
+		}
 		e.Progressf("point %d%s: %s (%s) ETA %s", i, total(st), c.Label(), e.Cond, eta(st, spent, expected))
 		t0 := time.Now()
+		e.drove = nil
 		p, err := st.Measure(hard, e, c)
 		if err != nil {
 			if hard.Err() != nil {
@@ -178,6 +183,9 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 			}
 			p.Failed, p.FailReason = true, err.Error()
 			s.Logger.Warn("point failed", "point", c.Label(), "err", err)
+		}
+		if hard.Err() == nil {
+			e.wireAfter(hard, before, &p)
 		}
 		spent, expected = spent+time.Since(t0), expected+c.Expected()
 		run.Points = append(run.Points, p)
