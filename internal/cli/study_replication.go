@@ -85,7 +85,8 @@ func studyReplication(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
 		o.Engine.Title(), replication.ChannelList(o.Channels), scenarioList(o.Scenarios), o.Link, out)
-	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait,
+		Command: commandLine("wirelab study replication", args)})
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,
@@ -134,4 +135,24 @@ func scenarioList(ss []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// commandLine is the command as typed, for the files that quote it, without --out and its
+// directory (the file sits in it): "wirelab study replication --quick --channels native,tunnel".
+func commandLine(cmd string, args []string) string {
+	words := []string{cmd}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--out" || a == "-out":
+			i++
+			continue
+		case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+			continue
+		case strings.ContainsAny(a, " \t\"'$`|;&<>()*?"):
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -16,6 +17,8 @@ type measureOptions struct {
 	NoWait bool // fail instead of waiting for another measurement
 	// Open builds the machines; nil is the namespace lab.
 	Open study.Opener
+	// Command is the command line as typed, for the files that quote it (goals.json).
+	Command string
 }
 
 // runStudy runs a study in a session with Ctrl-C handling, the machine lock and the CPUs
@@ -35,6 +38,13 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 		if h, ok := st.(interface{ Headlines([]result.Point) []string }); ok {
 			for _, line := range h.Headlines(run.Points) {
 				fmt.Fprintln(p.Stdout, line)
+			}
+		}
+		if g, ok := st.(interface {
+			WriteGoals(dir, command string, run *result.Run) error
+		}); ok && out != "" {
+			if gerr := g.WriteGoals(out, o.Command, run); gerr != nil {
+				err = errors.Join(err, gerr)
 			}
 		}
 		abs, _ := filepath.Abs(out)
