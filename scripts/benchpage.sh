@@ -158,7 +158,10 @@ bench_quote() {
 	body=$(mktemp)
 	[[ $- == *e* ]] && errexit=1
 	set +e
-	"$@" >"$body"
+	(
+		set -e
+		"$@"
+	) >"$body"
 	rc=$?
 	[[ -n $errexit ]] && set -e
 	if ((rc != 0)); then

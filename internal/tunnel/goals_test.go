@@ -98,7 +98,9 @@ func TestBound(t *testing.T) {
 func TestGoalJudge(t *testing.T) {
 	socat, _ := GoalByKey("over-socat")
 	wire, _ := GoalByKey("replication-wire")
-	c := func(lo, hi float64) Case { return Case{Name: "c", Figure: (lo + hi) / 2, Lo: lo, Hi: hi, Bounded: true, N: 8} }
+	c := func(lo, hi float64) Case {
+		return Case{Name: "c", Figure: (lo + hi) / 2, Lo: lo, Hi: hi, Bounded: true, N: 8}
+	}
 	for _, tc := range []struct {
 		g     Goal
 		cases []Case
