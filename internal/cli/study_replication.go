@@ -136,23 +136,3 @@ func scenarioList(ss []int) string {
 	}
 	return strings.Join(s, ",")
 }
-
-// commandLine is the command as typed, for the files that quote it, without --out and its
-// directory (the file sits in it): "wirelab study replication --quick --channels native,tunnel".
-func commandLine(cmd string, args []string) string {
-	words := []string{cmd}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--out" || a == "-out":
-			i++
-			continue
-		case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
-			continue
-		case strings.ContainsAny(a, " \t\"'$`|;&<>()*?"):
-			a = strconv.Quote(a)
-		}
-		words = append(words, a)
-	}
-	return strings.Join(words, " ")
-}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -60,4 +62,24 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 		return fmt.Errorf("%s: %w", st.Name(), err)
 	}
 	return nil
+}
+
+// commandLine is the command as typed, for the files that quote it, without --out and its
+// directory (the file sits in it): "wirelab study replication --quick --channels native,tunnel".
+func commandLine(cmd string, args []string) string {
+	words := []string{cmd}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--out" || a == "-out":
+			i++
+			continue
+		case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+			continue
+		case strings.ContainsAny(a, " \t\"'$`|;&<>()*?"):
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }

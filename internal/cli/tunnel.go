@@ -235,9 +235,9 @@ func tunnelCerts(p *Process, args []string) error {
 
 var _ flag.Value = (*sizeFlag)(nil)
 
-// tunnelGoals prints the tunnel's targets: a markdown table, the rows docs/tunnel.md
-// quotes, or with --tsv key, comparison (>= or <=), value and unit for scripts. The judging
-// flags (package tunnel's) judge a bench's rows and print the verdicts.
+// tunnelGoals prints the tunnel's targets: a markdown table, the rows the README and
+// docs/bench-tunnel.md quote, or with --tsv key, comparison (>= or <=), value and unit for
+// scripts.
 func tunnelGoals(p *Process, args []string) error {
 	fs := newFlagSet(p, "tunnel goals", "print the tunnel's targets and where each is measured",
 		"wirelab tunnel goals\nwirelab tunnel goals --tsv\nwirelab tunnel goals --table docs/bench/tunnel-goals.json")
