@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/wirelab/wirelab/internal/stats"
 )
@@ -79,8 +80,8 @@ type roundPair struct{ base, tunnel Row }
 //   - MinSamples or more rounds with both sides measured: the geometric mean of the
 //     per-round ratios with the t interval of their logs (paired: each round's sides ran
 //     back to back on the same machine state, so what drifts between rounds cancels);
-//   - fewer: the batch-means interval of the per-second TPS (stats.SeriesMean, compared by
-//     stats.Compare), each side's rounds joined, where every such round kept its series;
+//   - fewer: the batch-means interval of each round's per-second TPS (stats.SeriesMean,
+//     compared by stats.Compare), where every such round kept its series (batchMeans);
 //   - otherwise no interval (the ratio is still given).
 //
 // A round with a failed or missing side is left out and the basis says so.
@@ -147,20 +148,28 @@ func pairedRounds(c Case, pairs []roundPair) Case {
 	return c
 }
 
-// batchMeans compares the two sides' per-second TPS by batch means, each side's rounds
-// joined in round order.
+// batchMeans compares each round's two sides by batch means of their per-second TPS. With
+// more than one round the case's interval is the span of the rounds' intervals: two rounds
+// that disagree widen it rather than average away.
 func batchMeans(c Case, pairs []roundPair) Case {
-	var base, tun []float64
-	for _, p := range pairs {
-		base, tun = append(base, p.base.Seconds...), append(tun, p.tunnel.Seconds...)
+	var logs []float64
+	var samples []string
+	for i, p := range pairs {
+		// Transactions are counted per second: a reading's step is one transaction.
+		cmp := stats.Compare(stats.SeriesMean(p.base.Seconds, 1), stats.SeriesMean(p.tunnel.Seconds, 1))
+		logs, samples = append(logs, math.Log(cmp.Ratio)), append(samples, cmp.SamplesText())
+		if i == 0 {
+			c.Lo, c.Hi, c.Bounded, c.N = cmp.Lo, cmp.Hi, cmp.Bounded, min(cmp.A.N, cmp.B.N)
+			continue
+		}
+		c.Lo, c.Hi, c.Bounded = min(c.Lo, cmp.Lo), max(c.Hi, cmp.Hi), c.Bounded && cmp.Bounded
+		c.N = min(c.N, cmp.A.N, cmp.B.N)
 	}
-	// Transactions are counted per second: a reading's step is one transaction.
-	cmp := stats.Compare(stats.SeriesMean(base, 1), stats.SeriesMean(tun, 1))
-	c.Figure, c.Lo, c.Hi, c.Bounded = cmp.Ratio, cmp.Lo, cmp.Hi, cmp.Bounded
-	c.N = min(cmp.A.N, cmp.B.N)
-	c.Basis = "batch means of the per-second TPS, " + cmp.SamplesText()
+	c.Figure = math.Exp(stats.Mean(logs))
+	c.Basis = "batch means of the per-second TPS, " + samples[0]
 	if len(pairs) > 1 {
-		c.Basis += fmt.Sprintf(", %d rounds' seconds joined", len(pairs))
+		c.Basis = fmt.Sprintf("batch means of each round's per-second TPS (%s): the span of the %d rounds' intervals, the geometric mean of their ratios",
+			strings.Join(samples, "; "), len(pairs))
 	}
 	return c
 }

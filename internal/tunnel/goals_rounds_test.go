@@ -71,6 +71,25 @@ func TestJudgeRoundsByBatchMeans(t *testing.T) {
 		t.Errorf("%+v", js[0])
 	}
 
+	// A second round at 2.4481 (2.3941–2.5035) straddles the goal: the span of the two
+	// rounds' intervals does too, and the goal is not shown.
+	base2 := []float64{103, 108, 110, 105, 103, 107, 108, 110, 103, 103, 109, 108, 112, 110, 107, 106, 115, 106, 105, 104}
+	tun2 := []float64{263, 263, 259, 262, 264, 268, 271, 264, 248, 268, 251, 261, 250, 262, 256, 264, 288, 262, 269, 251}
+	js, err = JudgeRows([]Row{
+		{Goal: "over-compression", Case: "20 Mbit", Side: SideBase, Name: "compression", Round: 1, TPS: 106.6, Seconds: base},
+		{Goal: "over-compression", Case: "20 Mbit", Side: SideTunnel, Name: "tunnel", Round: 1, TPS: 272.75, Seconds: tun},
+		{Goal: "over-compression", Case: "20 Mbit", Side: SideBase, Name: "compression 2", Round: 2, TPS: 107.1, Seconds: base2},
+		{Goal: "over-compression", Case: "20 Mbit", Side: SideTunnel, Name: "tunnel 2", Round: 2, TPS: 262.2, Seconds: tun2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = js[0].Cases[0]
+	if js[0].Verdict != NotShown || !c.Bounded || c.N != 10 || !near(c.Figure, 2.50280) || !near(c.Lo, 2.39407) || !near(c.Hi, 2.60382) ||
+		c.Basis != "batch means of each round's per-second TPS (10 batches a side; 10 batches a side): the span of the 2 rounds' intervals, the geometric mean of their ratios" {
+		t.Errorf("%+v", js[0])
+	}
+
 	// Real 5 s points (the 20 Mbit quick study's 32 threads, internal/compare/testdata): two
 	// batches a side are too few for an interval, and the basis says so.
 	js, err = JudgeRows([]Row{
