@@ -84,7 +84,8 @@ func studyReplication(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
 		o.Engine.Title(), replication.ChannelList(o.Channels), flagx.JoinInts(o.Scenarios), o.Link, out)
-	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait})
+	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait,
+		Command: commandLine("wirelab study replication", args)})
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/result"
@@ -16,6 +19,8 @@ type measureOptions struct {
 	NoWait bool // fail instead of waiting for another measurement
 	// Open builds the machines; nil is the namespace lab.
 	Open study.Opener
+	// Command is the command line as typed, for the files that quote it (goals.json).
+	Command string
 }
 
 // runStudy runs a study in a session with Ctrl-C handling, the machine lock and the CPUs
@@ -37,6 +42,13 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 				fmt.Fprintln(p.Stdout, line)
 			}
 		}
+		if g, ok := st.(interface {
+			WriteGoals(dir, command string, run *result.Run) error
+		}); ok && out != "" {
+			if gerr := g.WriteGoals(out, o.Command, run); gerr != nil {
+				err = errors.Join(err, gerr)
+			}
+		}
 		abs, _ := filepath.Abs(out)
 		fmt.Fprintf(p.Stdout, "%d points in %s; report: %s\n", len(run.Points), time.Since(start).Round(time.Second), filepath.Join(abs, "report.md"))
 		if run.Interrupted {
@@ -50,4 +62,24 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 		return fmt.Errorf("%s: %w", st.Name(), err)
 	}
 	return nil
+}
+
+// commandLine is the command as typed, for the files that quote it, without --out and its
+// directory (the file sits in it): "wirelab study replication --quick --channels native,tunnel".
+func commandLine(cmd string, args []string) string {
+	words := []string{cmd}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--out" || a == "-out":
+			i++
+			continue
+		case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+			continue
+		case strings.ContainsAny(a, " \t\"'$`|;&<>()*?"):
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
