@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-delay: what the lab's delay line costs the machine, and whether the RTT asked is the
-# RTT seen. Writes OUT (default docs/bench-delay.md) and prints it. Needs root, jq, ping and
+# RTT seen. Writes docs/bench/delay.md (scripts/benchpage.sh) and prints it. Needs root, jq, ping and
 # bin/wirelab (make build); each lab is private (WIRELAB_STATE_DIR under a temp dir).
 #
 # 1. CPU: `wirelab run --rtt 0` and `--rtt 2ms`, 32 threads of oltp_read_only, and a control
@@ -21,16 +21,18 @@
 # 0. Before all of it, this machine's cost of one timer wake-up (BenchmarkTimerWakeupCost in
 #    internal/link): every release of the delay line and every delayed reply pays it, so it
 #    says how far the CPU goal can be reached on this kind of machine.
-#   ROUNDS=2 DURATION=20s WARMUP=5s LOAD_S=15 OUT=docs/bench-delay.md scripts/bench-delay.sh
+#   ROUNDS=2 DURATION=20s WARMUP=5s LOAD_S=15 scripts/bench-delay.sh
 # This script does not take the machine lock; by hand, run it alone on the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/benchpage.sh
+BENCH_CMD=$(bench_command ROUNDS DURATION WARMUP LOAD_S -- scripts/bench-delay.sh)
+bench_page docs/bench/delay.md scripts/bench-delay.sh "bench-delay: the delay line's cost and fidelity"
 WIRELAB=${WIRELAB:-bin/wirelab}
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-20s}
 WARMUP=${WARMUP:-5s}
 LOAD_S=${LOAD_S:-15}
-OUT=${OUT:-docs/bench-delay.md}
 [[ -x $WIRELAB ]] || { echo "bench-delay: $WIRELAB missing: make build" >&2; exit 1; }
 [[ $(id -u) == 0 ]] || { echo "bench-delay: the lab needs root" >&2; exit 1; }
 for t in jq ping sysbench; do command -v $t >/dev/null || { echo "bench-delay: $t missing: make deps" >&2; exit 1; }; done
@@ -41,8 +43,8 @@ cleanup() { "$WIRELAB" down --all >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 load() { cut -d' ' -f1 /proc/loadavg; }
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-
+# delay_bench: every measurement below, then the page's tables.
+delay_bench() {
 # ---- 0. the machine's cost of a timer wake-up
 echo "bench-delay: timer wake-up cost (load $(load))" >&2
 wake=$(go test -run '^$' -bench TimerWakeupCost -benchtime 2x ./internal/link/ |
@@ -191,7 +193,6 @@ for wl in "${workloads[@]}"; do
 			printf "| %s | %s ms | %s | %s | %.0f | %.3f | %+.3f | ±%.3f | %s | %s |", wl, r, t0, t, rts, seen, err, allow, (err <= allow && err >= -allow) ? "yes" : "**no**", l }')")
 	done
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 cpu_goal="**missed**"
 awk -v r="$ratio" 'BEGIN{exit !(r <= 1.3)}' && cpu_goal="met"
@@ -200,21 +201,15 @@ own_goal="not shown (the range straddles 5)"
 awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
 awk -v o="$rest_max" 'BEGIN{exit !(o > 5)}' && own_goal="**missed**"
 {
-	echo "# bench-delay: the delay line's cost and fidelity"
-	echo
-	echo "\`make bench-delay\` (scripts/bench-delay.sh), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, kernel $(uname -r),"
-	echo "cpuidle driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)."
-	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
-	echo
-	echo "## What one timer wake-up costs this machine"
+	echo "### What one timer wake-up costs this machine"
 	echo
 	echo "A thread spinning on CPU 0 loses **${wake_us} µs** of its CPU for each wake-up of a second thread on the same CPU"
 	echo "sleeping 100 µs at a time (${wake_rate} wake-ups/s; \`go test -bench TimerWakeupCost ./internal/link/\`, load $wake_load):"
-	echo "a timer interrupt and two context switches (not measured on bare metal here, where it is commonly put at 1-3 µs). The delay line pays it once per release and a"
+	echo "a timer interrupt and two context switches. The delay line pays it once per release and a"
 	echo "delayed reply once more when it wakes its reader, and both count in the machine's CPU per transaction below; a"
-	echo "kernel delay (netem) would pay the interrupts too. docs/delay-line.md has the interrupt counts per transaction."
+	echo "kernel delay (netem) would pay the interrupts too (docs/delay-line.md)."
 	echo
-	echo "## The machine's CPU per transaction, --rtt 0 vs --rtt 2ms"
+	echo "### The machine's CPU per transaction, --rtt 0 vs --rtt 2ms"
 	echo
 	echo "\`wirelab run --rtt R --threads 32 --duration $DURATION --warmup $WARMUP\` (oltp_read_only), alternating."
 	echo "\"machine µs/txn\" is all of the machine's CPU (the delay line's included) per transaction; \"all µs/pkt\" is"
@@ -231,7 +226,7 @@ awk -v o="$rest_max" 'BEGIN{exit !(o > 5)}' && own_goal="**missed**"
 	echo "**${ratio1}×**."
 	echo "The delay line's own cost, worst run: **between ${rest_max} and ${own_max} µs a packet** (goal ≤ 5: $own_goal)."
 	echo
-	echo "## ping at 0.2 ms, idle and under 16 sysbench threads"
+	echo "### ping at 0.2 ms, idle and under 16 sysbench threads"
 	echo
 	echo "Averages of two 500-ping runs each (\`ping -i 0.01\`), same lab; the error is the 0.2 ms average less 0.2 ms and the"
 	echo "same condition's --rtt 0 average (goal: within ±0.1 ms)."
@@ -240,7 +235,7 @@ awk -v o="$rest_max" 'BEGIN{exit !(o > 5)}' && own_goal="**missed**"
 	echo "|---|---|---|---|---|---|"
 	echo "$ping_table"
 	echo
-	echo "## ping, idle, 1 to 250 ms"
+	echo "### ping, idle, 1 to 250 ms"
 	echo
 	echo "Error: the average less the asked RTT and the --rtt 0 average ($base ms); allowed ±(0.05 ms + 1%)."
 	echo
@@ -248,22 +243,20 @@ awk -v o="$rest_max" 'BEGIN{exit !(o > 5)}' && own_goal="**missed**"
 	echo "|---|---|---|---|---|---|"
 	printf '%s\n' "${far_rows[@]}"
 	echo
-	echo "## The database's own round trip, one sysbench thread"
+	echo "### The database's own round trip, one sysbench thread"
 	echo
 	echo "$LOAD_S s at one thread, twice per RTT, alternating; seen = (mean 1/TPS − mean 1/TPS at --rtt 0) ÷ queries per"
 	echo "transaction. oltp_point_select is one query and one packet each way: its round trip is the wire's. oltp_read_only's"
-	echo "16 queries include four range scans with replies of ~12.6 KB (9 segments). The lab's hosts use $lab_cc_text"
+	echo "16 queries include four range scans whose replies take several segments. The lab's hosts use $lab_cc_text"
 	echo "(\`wirelab up\` without \`--tcp-congestion\`; this kernel's own default is $(cat /proc/sys/net/ipv4/tcp_congestion_control)). The \`+bbr\` rows"
 	echo "run the same with bbr on both hosts' routes: BBR, without the fq qdisc, paces its own sends at a rate derived from"
-	echo "its bandwidth estimate, which a request/reply flow keeps low: at 10 ms a range reply left the server in 5 bursts over"
-	echo "~2.5 ms (a capture, by hand). That is TCP's doing, not the delay line's, and netem would see it too. What remains"
-	echo "above the asked RTT with cubic is the server's and sysbench's own time per query after 10 ms idle (a capture shows"
-	echo "point selects answered ~0.2 ms later than at --rtt 0), not explained."
+	echo "its bandwidth estimate, which a request/reply flow keeps low, so a reply of several segments leaves in bursts spread"
+	echo "over time: TCP's doing, not the delay line's, and netem would see it too."
 	echo
 	echo "| workload | asked | TPS at 0 | TPS | queries/txn | seen ms | error ms | allowed | within | load |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rt_rows[@]}"
-} >"$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
-cat "$OUT"
+}
+}
+bench_section 1 "Cost and fidelity, --rtt 0 vs 2ms and 0.2 to 250 ms" delay_bench
 echo "(results and logs: $work)" >&2

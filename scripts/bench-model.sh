@@ -7,20 +7,22 @@
 #   3. measure those points with `wirelab run` and compare; goal: median error <= 5%,
 #      worst <= 15%. The last column names the station whose fitted figure, replaced by the
 #      one measured at that point, explains the miss.
-# Writes the table to OUT (default docs/bench-model.md) and prints it. Needs root and
+# Writes docs/bench/model.md (scripts/benchpage.sh) and prints it. Needs root and
 # bin/wirelab (make build). Each run is a private lab (WIRELAB_STATE_DIR under a temp dir).
 # This script does not take the machine lock; by hand, run it under it:
 #   flock /tmp/wirelab-measure.lock scripts/bench-model.sh
 #   QUICK=1        3s points after a 1s warm-up (default 10s after 2s): a smoke test
-#   THREADS=1,8,32 DURATION=10s WARMUP=2s OUT=docs/bench-model.md
+#   THREADS=1,8,32 DURATION=10s WARMUP=2s
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/benchpage.sh
+BENCH_CMD=$(bench_command QUICK THREADS DURATION WARMUP -- scripts/bench-model.sh)
+bench_page docs/bench/model.md scripts/bench-model.sh "bench-model: the model on links its fit never saw"
 WIRELAB=${WIRELAB:-bin/wirelab}
 THREADS=${THREADS:-1,8,32}
 if [[ -n ${QUICK:-} ]]; then DURATION=${DURATION:-3s} WARMUP=${WARMUP:-1s}; fi
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-2s}
-OUT=${OUT:-docs/bench-model.md}
 [[ -x $WIRELAB ]] || { echo "bench-model: $WIRELAB missing: make build" >&2; exit 1; }
 [[ $(id -u) == 0 ]] || { echo "bench-model: the lab needs root" >&2; exit 1; }
 
@@ -42,7 +44,8 @@ measure() {
 	fi
 }
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# model_bench: the fit, the predictions, the measurements, then the page's table.
+model_bench() {
 measure fit-20mbit --rate 20mbit
 measure fit-unlimited --rate unlimited
 cells=("5mbit|--rate 5mbit" "7mbit|--rate 7mbit" "50mbit|--rate 50mbit"
@@ -54,7 +57,6 @@ for t in "${cells[@]}"; do
 	against+=("$work/${t%%|*}")
 done
 
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 table=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" \
 	--against "$(IFS=,; echo "${against[*]}")")
 profile=$("$WIRELAB" predict --from "$work/fit-20mbit,$work/fit-unlimited" --json |
@@ -70,7 +72,7 @@ verdict=$(awk '{ for (i = 1; i <= NF; i++) { if ($i == "error") med = $(i+1); if
 # What causes a miss is not written here: the last column is the only evidence the run has.
 reading() {
 	cat <<MD
-## Reading
+### Reading
 
 The model is exact MVA of a closed network (internal/model): each sysbench thread cycles
 through the lab's CPU (one station, the machine's $(nproc) shared cores, its whole CPU per
@@ -81,7 +83,7 @@ The last column replaces one fitted figure (CPU per transaction, bytes per trans
 round trip) by the one measured at that point and keeps the replacement that explains the
 miss; "–" means no single figure does, or the error is under 5%. The lab's CPU station is
 the whole machine's CPU, so anything else running shows up as CPU misses: the load averages
-above say how quiet the box was.
+above say how quiet the machine was.
 
 MD
 	awk -F'|' 'NR > 2 && NF >= 9 {
@@ -94,11 +96,7 @@ MD
 }
 
 {
-	echo "# bench-model: the model on links its fit never saw"
-	echo
-	echo "\`make bench-model\` (scripts/bench-model.sh), $(date -u +%Y-%m-%d), $(nproc) cores, kernel $(uname -r)."
 	echo "Points: sysbench oltp_read_only, threads $THREADS, $DURATION after a $WARMUP warm-up${QUICK:+ (QUICK=1)}."
-	echo "Load average (1, 5, 15 min) before: $load_before; after: $load_after."
 	echo
 	echo "Fit: \`wirelab run --rate 20mbit\` and \`--rate unlimited\` -> $profile."
 	echo
@@ -109,7 +107,7 @@ MD
 	echo "$verdict"
 	echo
 	reading
-} >"$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
-cat "$OUT"
+}
+}
+bench_section 1 "Six links the fit never saw" model_bench
 echo "(results.json and logs: $work)" >&2

@@ -10,7 +10,7 @@ declare -A pkgs=(
   [sysbench]=sysbench [iperf3]=iperf3 [socat]=socat [ip]=iproute2 [tc]=iproute2
   [iptables]=iptables [ethtool]=ethtool [chromium]=chromium [jq]=jq [pgrep]=procps [ss]=iproute2
   [setpriv]=util-linux [ping]=iputils-ping [sshd]=openssh-server [ssh-keygen]=openssh-client
-  [rsync]=rsync
+  [rsync]=rsync [promtool]=prometheus [prometheus]=prometheus
 )
 # PostgreSQL keeps its server binaries (initdb, postgres, pgbench) out of PATH, under
 # /usr/lib/postgresql/<major>/bin: look there. postgresql-15 brings pgbench and, as a
@@ -57,7 +57,13 @@ if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q openssh
   (service ssh stop || true) >/dev/null 2>&1
   (update-rc.d ssh disable || systemctl disable ssh || true) >/dev/null 2>&1
 fi
+# prometheus is for the tunnel's metrics tests (promtool check metrics, a Prometheus the e2e
+# test starts with its own configuration): a service the install started is stopped.
+if [ "${#missing[@]}" -gt 0 ] && printf '%s\n' "${missing[@]}" | grep -q '^prometheus$'; then
+  (service prometheus stop || true) >/dev/null 2>&1
+  (update-rc.d prometheus disable || systemctl disable prometheus || true) >/dev/null 2>&1
+fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
-command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go >= 1.22 in PATH)" >&2; exit 1; }
+command -v go >/dev/null 2>&1 || { echo "deps: Go is not installed (want go $(sed -n "s/^go //p" go.mod), as go.mod says, in PATH)" >&2; exit 1; }
 go mod download
 echo "deps: ok"

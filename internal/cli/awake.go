@@ -59,9 +59,9 @@ func addCongestionFlag(fs *flag.FlagSet) *string {
 
 // checkCongestion refuses a congestion control the kernel lacks, and one asked for real
 // hosts, whose own setting wirelab does not change.
-func checkCongestion(name string, hosts bool) error {
+func checkCongestion(p *Process, name string, hosts bool) error {
 	if name != "" && hosts {
 		return fmt.Errorf("--tcp-congestion %s: sets the namespace lab's hosts; with --hosts each host keeps its own (net.ipv4.tcp_congestion_control there): drop one of them", name)
 	}
-	return lab.CheckCongestion(name)
+	return lab.CheckCongestion(p.proc(), name)
 }

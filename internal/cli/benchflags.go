@@ -1,136 +1,90 @@
 package cli
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
 )
 
-// benchFlags are the load knobs every run and closed-loop study shares.
+// benchFlags are the knobs every run and closed-loop study shares: the load's
+// (study.BenchFlags), the engine, an existing server or real hosts, and where and how
+// the measurement runs.
 type benchFlags struct {
-	fs        *flag.FlagSet // which flags the user gave
-	threads   *string
-	duration  *time.Duration
-	warmup    *time.Duration
-	workload  *string
-	tables    *int
-	tableSize *int
-	randType  *string
-	out       *string
-	repeat    *int
-	pool      *string
-	congest   *string
-	awake     *bool
-	noWait    *bool
-	margin    marginFlag
-	engine    engineFlag
-	driver    driverFlags
-	server    *serverFlags
-	hosts     *hostsFlags // run, bandwidth and transport only: nil elsewhere
+	fs      *flag.FlagSet // which flags the user gave
+	load    *study.BenchFlags
+	out     *string
+	congest *string
+	awake   *bool
+	noWait  *bool
+	margin  marginFlag
+	engine  engineFlag
+	server  *serverFlags
+	hosts   *hostsFlags // run, bandwidth and transport only: nil elsewhere
 }
 
-func addBenchFlags(fs *flag.FlagSet, threads string, duration, warmup time.Duration, tables, size int) *benchFlags {
+func addBenchFlags(fs *flag.FlagSet, d study.BenchDefaults) *benchFlags {
 	return &benchFlags{
-		fs:        fs,
-		threads:   fs.String("threads", threads, "comma-separated client thread counts (sysbench --threads, pgbench -c), each 1..4096"),
-		duration:  fs.Duration("duration", duration, "measured length of each point (>= 1s)"),
-		warmup:    fs.Duration("warmup", warmup, "seconds run before each point's measurement and dropped from its averages"),
-		workload:  fs.String("workload", "oltp_read_only", "sysbench workload (oltp_read_only, oltp_point_select, oltp_read_write, ...); with --driver pgbench a built-in script: tpcb-like (its default), select-only, simple-update"),
-		tables:    fs.Int("tables", tables, "sysbench --tables"),
-		tableSize: fs.Int("table-size", size, "sysbench --table-size (rows per table)"),
-		randType:  fs.String("rand-type", "pareto", "sysbench --rand-type: uniform, gaussian, special, pareto"),
-		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/<study>-<time>)"),
-		repeat:    fs.Int("repeat", 1, "run each point N times (mean ± 95% CI in the report)"),
-		pool:      fs.String("buffer-pool", "1G", "the server's data cache, innodb_buffer_pool_size (MariaDB) or shared_buffers (PostgreSQL): large enough that the data set lives in memory"),
-		congest:   addCongestionFlag(fs),
-		awake:     addAwakeFlag(fs),
-		noWait:    addNoWaitFlag(fs),
-		margin:    addMarginFlag(fs, marginOfMachine),
-		engine:    addEngineFlag(fs),
-		driver:    addDriverFlags(fs),
-		server:    addServerFlags(fs),
+		fs:      fs,
+		load:    study.AddBenchFlags(fs, d),
+		out:     addOutFlag(fs, "<study>"),
+		congest: addCongestionFlag(fs),
+		awake:   addAwakeFlag(fs),
+		noWait:  addNoWaitFlag(fs),
+		margin:  addMarginFlag(fs, marginOfMachine),
+		engine:  addEngineFlag(fs),
+		server:  addServerFlags(fs),
 	}
+}
+
+// addOutFlag is --out, where a measuring command writes its results; study names the
+// default directory, results/<study>-<time>.
+func addOutFlag(fs *flag.FlagSet, study string) *string {
+	return fs.String("out", "", "directory for results.json, results.csv and the report (default results/"+study+"-<time>)")
 }
 
 // benchSpec is benchFlags validated.
 type benchSpec struct {
-	Threads  []int
-	Duration time.Duration
-	Warmup   time.Duration
-	OutDir   string
-	Awake    bool // hold the CPUs out of deep idle while measuring
-	NoWait   bool // fail instead of waiting for another measurement
-	Margin   result.Margin
-	Engine   engine.Kind
-	Load     driverSpec // the driver, its workload and (pgbench) scale
+	Bench  study.Bench // the load; Shaper, Congestion and Existing are set by bench
+	OutDir string
+	Awake  bool // hold the CPUs out of deep idle while measuring
+	NoWait bool // fail instead of waiting for another measurement
+	Margin result.Margin
 	// Existing is the --server-dsn server, logged in to; nil = the lab starts one.
 	Existing *engine.External
 }
 
-var workloads = map[string]bool{"oltp_read_only": true, "oltp_read_write": true, "oltp_write_only": true,
-	"oltp_point_select": true, "oltp_update_index": true, "oltp_update_non_index": true,
-	"oltp_insert": true, "oltp_delete": true, "select_random_points": true, "select_random_ranges": true}
-
-var randTypes = map[string]bool{"uniform": true, "gaussian": true, "special": true, "pareto": true}
-
 // validate checks every flag and creates (and proves writable) the output directory; it
 // runs before anything touches the kernel.
-func (b *benchFlags) validate(study string) (benchSpec, error) {
-	var s benchSpec
-	var err error
-	if s.Threads, err = parseThreads(*b.threads); err != nil {
+func (b *benchFlags) validate(p *Process, studyName string) (benchSpec, error) {
+	s := benchSpec{Awake: *b.awake, NoWait: *b.noWait}
+	k, err := engine.Parse(*b.engine.v)
+	if err != nil {
 		return s, err
 	}
-	if *b.duration < time.Second {
-		return s, fmt.Errorf("--duration %s: want at least 1s, e.g. 10s", *b.duration)
-	}
-	if *b.warmup < 0 || *b.warmup >= time.Hour {
-		return s, fmt.Errorf("--warmup %s: want 0s or more, e.g. 2s", *b.warmup)
-	}
-	s.Duration, s.Warmup, s.Awake, s.NoWait = *b.duration, *b.warmup, *b.awake, *b.noWait
-	if s.Engine, err = engine.Parse(*b.engine.v); err != nil {
+	if s.Bench, err = b.load.Bench(k, studyName); err != nil {
 		return s, err
 	}
-	if s.Load, err = b.driver.validate(b.fs, s.Engine, study, *b.workload); err != nil {
+	if err := checkCongestion(p, *b.congest, b.hosts.given()); err != nil {
 		return s, err
 	}
-	if !randTypes[*b.randType] {
-		return s, fmt.Errorf("--rand-type %q: want one of %s", *b.randType, keys(randTypes))
-	}
-	if *b.tables < 1 || *b.tables > 1000 {
-		return s, fmt.Errorf("--tables %d: want 1..1000", *b.tables)
-	}
-	if *b.tableSize < 1 || *b.tableSize > 100_000_000 {
-		return s, fmt.Errorf("--table-size %d: want 1..100000000", *b.tableSize)
-	}
-	if *b.repeat < 1 || *b.repeat > 100 {
-		return s, fmt.Errorf("--repeat %d: want 1..100", *b.repeat)
-	}
-	if err := lab.CheckBufferPool(*b.pool); err != nil {
-		return s, err
-	}
-	if err := checkCongestion(*b.congest, b.hosts.given()); err != nil {
-		return s, err
-	}
-	s.OutDir, err = outDir(*b.out, study)
+	s.OutDir, err = outDir(*b.out, studyName)
 	return s, err
 }
 
 // ready validates the knobs, then checks that this machine can build the lab (root, the
 // tools, the kernel features the wire needs) and, with --server-dsn, that the server lets
 // wirelab in: everything a study checks before it starts. tls says whether a point uses TLS.
-func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, tls bool) (benchSpec, error) {
+func (b *benchFlags) ready(p *Process, studyName string, shaper link.Shaper, c link.Condition, tls bool) (benchSpec, error) {
 	var spec benchSpec
 	kind, err := b.engine.kind()
 	if err != nil {
@@ -140,7 +94,7 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	if err != nil {
 		return spec, err
 	}
-	if spec, err = b.validate(study); err != nil {
+	if spec, err = b.validate(p, studyName); err != nil {
 		return spec, &UsageError{err}
 	}
 	if spec.Margin, err = b.margin.forMachine(p); err != nil {
@@ -152,14 +106,14 @@ func (b *benchFlags) ready(p *Process, study, shaper string, c link.Condition, t
 	if b.hosts.given() {
 		// The hosts are checked when connected, before anything changes there; an
 		// existing server, now.
-		spec.Existing, err = b.hosts.existingServer(p, *b.tables, tls)
+		spec.Existing, err = b.hosts.existingServer(p, spec.Bench.Tables, tls)
 		return spec, err
 	}
 	if err := preflight(p, shaper, c); err != nil {
 		return spec, err
 	}
 	if existing != nil {
-		spec.Existing, err = openExisting(existing, *b.tables, "--server-dsn")
+		spec.Existing, err = study.OpenExisting(context.Background(), existing, spec.Bench.Tables, "--server-dsn")
 	}
 	return spec, err
 }
@@ -183,11 +137,10 @@ func (s benchSpec) measure() measureOptions {
 }
 
 // bench is the validated knobs as the study engine takes them.
-func (b *benchFlags) bench(s benchSpec, shaper string) study.Bench {
-	return study.Bench{Driver: s.Load.Driver, Workload: s.Load.Workload, Scale: s.Load.Scale,
-		Threads: s.Threads, Duration: s.Duration, Warmup: s.Warmup,
-		Repeat: *b.repeat, Tables: *b.tables, TableSize: *b.tableSize, RandType: *b.randType,
-		BufferPool: *b.pool, Shaper: shaper, Congestion: *b.congest, Engine: s.Engine, Existing: s.Existing}
+func (b *benchFlags) bench(s benchSpec, shaper link.Shaper) study.Bench {
+	sb := s.Bench
+	sb.Shaper, sb.Congestion, sb.Existing = shaper, *b.congest, s.Existing
+	return sb
 }
 
 // outDir is --out, or results/<study>-<time>, created and proved writable before anything
@@ -233,49 +186,9 @@ func applyQuick(fs *flag.FlagSet, quick bool, values map[string]string) error {
 }
 
 // given reports whether the user set the flag name.
-func given(fs *flag.FlagSet, name string) bool {
-	return firstGiven(fs, func(n string) bool { return n == name }) != ""
-}
+func given(fs *flag.FlagSet, name string) bool { return flagx.Given(fs, name) }
 
-// firstGiven is the first flag, in name order, that the user set and match accepts; ""
-// for none. Commands use it to refuse flags the rest of the command line makes moot.
+// firstGiven is the first flag, in name order, that the user set and match accepts.
 func firstGiven(fs *flag.FlagSet, match func(name string) bool) string {
-	named := ""
-	fs.Visit(func(f *flag.Flag) {
-		if named == "" && match(f.Name) {
-			named = f.Name
-		}
-	})
-	return named
-}
-
-// parseThreads parses "1,8,32": each 1..4096, no duplicates, at least one.
-func parseThreads(v string) ([]int, error) {
-	const form = "comma-separated whole numbers 1..4096, e.g. 1,8,32"
-	if strings.TrimSpace(v) == "" {
-		return nil, fmt.Errorf("--threads is empty: want %s", form)
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, fmt.Errorf("--threads %q: %q is not allowed; want %s", v, f, form)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("--threads %q: %d appears twice; want %s", v, n, form)
-		}
-		seen[n] = true
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func keys(m map[string]bool) string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ", ")
+	return flagx.FirstGiven(fs, match)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/study"
@@ -30,7 +31,7 @@ func cmdCalibrate(p *Process, args []string) error {
 	slowS := fs.String("slow", "20mbit", "the first link setting's rate ("+link.RateForm+")")
 	fastS := fs.String("fast", "unlimited", "the second link setting's rate, alternated with --slow")
 	rounds := fs.Int("rounds", 4, fmt.Sprintf("how many times each setting is measured (%d..%d)", minRounds, maxRounds))
-	bf := addBenchFlags(fs, "8", 10*time.Second, 2*time.Second, 4, 10000)
+	bf := addBenchFlags(fs, study.BenchDefaults{Threads: "8", Duration: 10 * time.Second, Warmup: 2 * time.Second, Tables: 4, TableSize: 10000})
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -41,9 +42,11 @@ func cmdCalibrate(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
-	threads, err := parseThreads(*bf.threads)
-	if err != nil || len(threads) != 1 {
-		return usagef("calibrate: --threads %q: want one thread count, e.g. 8: every run measures the same point", *bf.threads)
+	// Every run measures the same point. A --threads that does not parse is left to the
+	// bench flags' own check, which names its form.
+	v := fs.Lookup("threads").Value.String()
+	if t, err := flagx.ParseThreads(v); err == nil && len(t) != 1 {
+		return usagef("calibrate: --threads %q: want one thread count, e.g. 8: every run measures the same point", v)
 	}
 	path := p.marginPath()
 	if path == "" {
@@ -55,7 +58,7 @@ func cmdCalibrate(p *Process, args []string) error {
 	}
 	st := study.NewCalibrate(study.CalibrateOptions{Bench: bf.bench(spec, link.ShaperAuto), A: a, B: b, Rounds: *rounds})
 	fmt.Fprintf(p.Stderr, "calibrate: %d points (%s and %s alternating, %d threads), about %s; the margin goes to %s\n",
-		st.Total(), link.FormatRate(a.RateBps), link.FormatRate(b.RateBps), threads[0], st.Estimate(), path)
+		st.Total(), link.FormatRate(a.RateBps), link.FormatRate(b.RateBps), spec.Bench.Threads[0], st.Estimate(), path)
 	if err := runStudy(p, st, spec.measure()); err != nil {
 		return err
 	}

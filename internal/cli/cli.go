@@ -16,6 +16,8 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/flagx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Process is the process state handed to every command, so commands run in memory in tests
@@ -31,9 +33,19 @@ type Process struct {
 	StateDir       string // where lab state files live (/run/wirelab)
 	LockDir        string // the machine's measurement lock (/run/wirelab, whatever StateDir is)
 	DataDir        string // what outlives a boot: the calibrated margin (/var/lib/wirelab); "" = none
-	ProcRoot       string // /proc: whether a lab's owner still runs
+	ProcRoot       string // this machine's /proc ("" = procfs.DefaultRoot): every /proc read starts here
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
+	// Hangups subscribes a command that reloads on SIGHUP (a tunnel end) to it: the
+	// channel, and a function that ends the subscription. Nil: no SIGHUP comes.
+	Hangups func() (<-chan os.Signal, func())
+}
+
+// notifyHangups subscribes to SIGHUP; only the commands that ask catch it.
+func notifyHangups() (<-chan os.Signal, func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGHUP)
+	return c, func() { signal.Stop(c) }
 }
 
 // NewProcess is the real process: os streams, signals, the OS runner.
@@ -56,8 +68,8 @@ func NewProcess() *Process {
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", DataDir: "/var/lib/wirelab", ProcRoot: "/proc",
-		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System,
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", DataDir: "/var/lib/wirelab", ProcRoot: procfs.DefaultRoot,
+		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System, Hangups: notifyHangups,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and bench scripts: private labs
 		p.StateDir = d
@@ -105,16 +117,25 @@ func commands() map[string]command {
 		"calibrate": {summary: "measure this machine's run-to-run spread: the margin reports judge differences with", run: cmdCalibrate},
 		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman, sample, mariadb)", run: cmdAgent, hidden: true},
 		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
+		"__replay":  {summary: "internal: the query-log replayer inside the client host", run: cmdReplayChild, hidden: true},
 	}
 }
 
-// UsageError is a bad invocation: exit code 2 and the command's usage hint.
+// UsageError is a bad invocation: exit code 2 and the command's usage hint. A package
+// that checks flags says the same with flagx.UsageError, which Main treats alike.
 type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+
+// isUsage says whether err is a bad invocation, the command's or a package's.
+func isUsage(err error) bool {
+	var ue *UsageError
+	var fe *flagx.UsageError
+	return errors.As(err, &ue) || errors.As(err, &fe)
+}
 
 // Main runs wirelab with args and returns the exit code.
 func Main(args []string, p *Process) int {
@@ -127,8 +148,7 @@ func Main(args []string, p *Process) int {
 			return xe.Code
 		}
 		fmt.Fprintf(p.Stderr, "wirelab: %v\n", err)
-		var ue *UsageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			return 2
 		}
 		return 1
@@ -272,13 +292,37 @@ func interruptContexts(p *Process) (soft, hard context.Context, stop func()) {
 	return soft, hard, func() { close(done); softCancel(); hardCancel() }
 }
 
-// procRoot is p.ProcRoot or /proc.
-func (p *Process) procRoot() string {
-	if p.ProcRoot == "" {
-		return "/proc"
-	}
-	return p.ProcRoot
+// untilInterrupt is a context that ends at the first interrupt: how a helper wirelab
+// starts (the delayer, an agent) is told to clean up and exit. Call stop when done.
+func untilInterrupt(p *Process) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-p.Interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
+
+// sshAgentEnv names the ssh-agent socket, which real hosts are logged in to with.
+const sshAgentEnv = "SSH_AUTH_SOCK"
+
+// env is the process's environment variable key: read here, at the command's edge, and
+// handed down as options; "" when unset or for a process built without an environment.
+func (p *Process) env(key string) string {
+	if p.Getenv == nil {
+		return ""
+	}
+	return p.Getenv(key)
+}
+
+// proc is this machine's /proc, at p.ProcRoot.
+func (p *Process) proc() procfs.FS { return procfs.At(p.ProcRoot) }
+
+// procRoot is where proc reads: p.ProcRoot or procfs.DefaultRoot.
+func (p *Process) procRoot() string { return p.proc().Root() }
 
 // requireRoot fails with a hint when the lab would need root.
 func requireRoot(p *Process) error {

@@ -213,13 +213,6 @@ func TestHelpHasAnExample(t *testing.T) {
 	}
 }
 
-func TestParseThreads(t *testing.T) {
-	got, err := parseThreads("1, 8,32")
-	if err != nil || len(got) != 3 || got[0] != 1 || got[2] != 32 {
-		t.Fatalf("parseThreads: %v %v", got, err)
-	}
-}
-
 // keepAwake holds the PM QoS request only when asked, says so for the report, and a
 // device it cannot open is a warning, not a failed run.
 func TestKeepAwake(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 )
 
 func TestCongestionIsRefusedWithHosts(t *testing.T) {
-	err := checkCongestion("cubic", true)
+	err := checkCongestion(&Process{}, "cubic", true)
 	if err == nil || !strings.Contains(err.Error(), "--tcp-congestion cubic") || !strings.Contains(err.Error(), "--hosts") {
 		t.Errorf("checkCongestion(cubic, hosts) = %v; want a refusal naming both flags", err)
 	}
-	if err := checkCongestion("", true); err != nil {
+	if err := checkCongestion(&Process{}, "", true); err != nil {
 		t.Errorf("no --tcp-congestion with --hosts: %v", err)
 	}
 }

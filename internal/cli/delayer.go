@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 
 	"github.com/wirelab/wirelab/internal/link"
@@ -16,15 +15,8 @@ func cmdDelayer(p *Process, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Interrupts: // SIGTERM from link.Clear: release what is held, then exit
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, stop := untilInterrupt(p) // SIGTERM from link.Clear: release what is held, then exit
+	defer stop()
 	err := d.Run(ctx, p.Self, args, p.Stdout, p.Logger.With("component", "delayer"))
 	if errors.Is(err, link.ErrBadFlag) {
 		return &UsageError{err}

@@ -29,7 +29,7 @@ func missingTools() []string {
 
 // preflight checks, before anything is created, that the machine can build the lab the
 // user asked for: tools present and the shaper the condition needs.
-func preflight(p *Process, shaper string, c link.Condition) error {
+func preflight(p *Process, shaper link.Shaper, c link.Condition) error {
 	if miss := missingTools(); len(miss) > 0 {
 		return fmt.Errorf("missing tools: %s; run 'make deps' (or apt-get install them)", strings.Join(miss, ", "))
 	}
@@ -37,23 +37,8 @@ func preflight(p *Process, shaper string, c link.Condition) error {
 	if err != nil {
 		return fmt.Errorf("detect kernel features: %w", err)
 	}
-	return supports(caps, shaper, c)
-}
-
-// supports says whether this kernel can give the condition with the shaper asked for.
-func supports(caps link.Capabilities, shaper string, c link.Condition) error {
-	delayLine := c.NeedsDelayLine()
-	switch {
-	case !c.Unlimited() && !caps.HTB:
-		return errors.New("--rate: this kernel has no HTB qdisc (sch_htb); only --rate unlimited works here")
-	case shaper == link.ShaperNetem && !caps.Netem:
-		return fmt.Errorf("--shaper netem: %w; use --shaper nfqueue or auto", link.ErrNoNetem)
-	case shaper == link.ShaperNfqueue && !caps.NFQueue:
-		return errors.New("--shaper nfqueue: iptables cannot add an NFQUEUE rule on this kernel (xt_NFQUEUE, nfnetlink_queue)")
-	case delayLine && !caps.Netem && !caps.NFQueue:
-		return errors.New("--delay/--jitter/--loss: this kernel has neither netem nor NFQUEUE")
-	}
-	return nil
+	_, err = link.Supports(caps, shaper, c)
+	return err
 }
 
 func cmdDoctor(p *Process, args []string) error {

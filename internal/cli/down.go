@@ -19,7 +19,7 @@ var (
 func cmdDown(p *Process, args []string) error {
 	fs := newFlagSet(p, "down", "remove everything a lab made: processes, hosts, wire, temp files (also after kill -9)",
 		"wirelab down\nwirelab down --lab 3f9a1c\nwirelab down --all\nwirelab down --lab 3f9a1c --force   # a lab a running study owns: stop the study first")
-	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
+	id := addLabFlag(fs)
 	all := fs.Bool("all", false, "remove every lab on this machine, and lab namespaces and cgroups left without a state file")
 	force := fs.Bool("force", false, "also remove labs a running run or study owns: stop it first (it tears its own lab down; SIGKILL after 60s)")
 	hf := addHostsFlags(fs)
@@ -77,7 +77,7 @@ func cmdDown(p *Process, args []string) error {
 	// dir): only with --all, or when --lab names one, so a private state dir never reaps
 	// other labs.
 	if *all || *id != "" {
-		for _, st := range lab.OrphanStates(ctx, p.Runner, p.StateDir, p.procRoot()) {
+		for _, st := range lab.OrphanStates(ctx, p.Runner, p.StateDir, p.proc()) {
 			if !*all && *id != st.RunID {
 				continue
 			}
@@ -99,12 +99,12 @@ func cmdDown(p *Process, args []string) error {
 // refused, or with force the owner is stopped first: it tears its own lab down, and what
 // it leaves is removed here.
 func downLab(ctx context.Context, p *Process, st *lab.State, force bool) error {
-	if o, ok := st.LiveOwner(p.procRoot()); ok {
+	if o, ok := st.LiveOwner(p.proc()); ok {
 		if !force {
-			return st.CheckOwner(p.procRoot(), "stop it (it tears its lab down) and remove the lab")
+			return st.CheckOwner(p.proc(), "stop it (it tears its lab down) and remove the lab")
 		}
 		fmt.Fprintf(p.Stderr, "lab %s: stopping its owner %s so it tears its lab down\n", st.RunID, o)
-		killed, err := lab.StopOwner(p.procRoot(), *o, ownerSecondTerm, ownerPatience)
+		killed, err := lab.StopOwner(p.proc(), *o, ownerSecondTerm, ownerPatience)
 		if err != nil {
 			return err
 		}

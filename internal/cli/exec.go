@@ -18,7 +18,7 @@ func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code
 func cmdExec(p *Process, args []string) error {
 	fs := newFlagSet(p, "exec", "run any command inside a lab host (client, server, wire, replica) with WIRELAB_* set",
 		"wirelab exec client -- sh -c 'sysbench oltp_point_select --mysql-host=$WIRELAB_SERVER_HOST --mysql-user=$WIRELAB_DB_USER --mysql-password=$WIRELAB_DB_PASSWORD --mysql-db=$WIRELAB_DB_NAME --time=5 run'\nwirelab exec server -- iperf3 -s -1")
-	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
+	id := addLabFlag(fs)
 	force := fs.Bool("force", false, "run in a lab that a running run or study owns (the command competes with its points)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -49,7 +49,7 @@ func cmdExec(p *Process, args []string) error {
 		return usagef("exec: lab %s has no host %q (hosts: %v)", st.RunID, host, st.Hosts)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "run in it anyway (the command competes with its measurement)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "run in it anyway (the command competes with its measurement)"); err != nil {
 			return fmt.Errorf("exec: %w", err)
 		}
 	}

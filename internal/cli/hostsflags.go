@@ -4,16 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/study"
-	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // hostsFlags run a study between the user's own machines over SSH instead of the
@@ -35,13 +34,9 @@ func addHostsFlags(fs *flag.FlagSet) *hostsFlags {
 			"with several clients (run, study bandwidth) each point's threads are split among them, the remainder to the first, and their results merged"),
 		insecure: fs.Bool("insecure-host-key", false, "with --hosts: accept any SSH host key (throwaway hosts only; known_hosts is checked otherwise)"),
 		dryRun:   fs.Bool("dry-run", false, "with --hosts: print every remote command, copy and start instead of running them, then stop"),
-		ttl:      fs.Duration("deadman-ttl", defaultDeadmanTTL, "with --hosts: each client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
+		ttl:      fs.Duration("deadman-ttl", hosts.DefaultDeadmanTTL, "with --hosts: each client's shaping is removed this long after wirelab stops renewing it (a lost connection, a kill -9)"),
 	}
 }
-
-// defaultDeadmanTTL: three renewals fit in it (every TTL/3), and a lost wirelab throttles
-// a real NIC for at most this long.
-const defaultDeadmanTTL = 30 * time.Second
 
 // given says whether --hosts was given.
 func (h *hostsFlags) given() bool { return h != nil && *h.file != "" }
@@ -58,7 +53,7 @@ func (h *hostsFlags) options(p *Process, b *benchFlags) (*remote.Options, error)
 	}
 	// pgbench's progress comes on its standard error and its latencies in log files, which
 	// the SSH launcher does not bring back: the load on real hosts is sysbench's.
-	if *b.driver.driver == study.DriverPgbench {
+	if b.load.Driver() == study.DriverPgbench {
 		return nil, usagef("--hosts: --driver pgbench runs in the namespace lab only; on real hosts the load is sysbench's (its pgsql driver with --engine postgres): drop --driver and --scale, or drop --hosts")
 	}
 	k, err := b.engine.kind()
@@ -97,8 +92,8 @@ func (h *hostsFlags) check() (bool, error) {
 // load checks the flags every study on hosts shares, loads the inventory and checks that
 // its server starts an engine k server; it contacts nobody.
 func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
-	if *h.ttl < 3*time.Second || *h.ttl > time.Hour {
-		return nil, usagef("--deadman-ttl %s: want 3s..1h, e.g. 30s", *h.ttl)
+	if err := hosts.CheckDeadmanTTL(*h.ttl); err != nil {
+		return nil, &UsageError{err}
 	}
 	home, _ := os.UserHomeDir()
 	inv, err := inventory.Load(*h.file, home)
@@ -110,7 +105,7 @@ func (h *hostsFlags) load(p *Process, k engine.Kind) (*remote.Options, error) {
 	}
 	h.inv = inv
 	o := &remote.Options{Inventory: inv, InsecureHostKey: *h.insecure, Self: p.Self,
-		TTL: *h.ttl, Logger: p.Logger}
+		TTL: *h.ttl, Logger: p.Logger, AgentSocket: p.env(sshAgentEnv)}
 	if *h.dryRun {
 		o.DryRun = p.Stdout
 	}
@@ -164,7 +159,7 @@ func downHosts(p *Process, fs *flag.FlagSet, hf *hostsFlags) error {
 	if err != nil {
 		return usagef("--hosts: %v", err)
 	}
-	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, Logger: p.Logger}
+	o := remote.Options{Inventory: inv, InsecureHostKey: *hf.insecure, Logger: p.Logger, AgentSocket: p.env(sshAgentEnv)}
 	if *hf.dryRun {
 		o.DryRun = p.Stdout
 	}
@@ -201,41 +196,14 @@ func (h *hostsFlags) existingServer(p *Process, tables int, tls bool) (*engine.E
 	case given(h.fs, "buffer-pool"):
 		return nil, usagef("%s: --buffer-pool sizes a server wirelab starts; the existing server (server.dsn) keeps its own: drop it", where)
 	}
-	cfg, err := existingConfig(p, h.inv)
+	cfg, err := remote.ExistingConfig(h.inv, p.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	if *h.dryRun {
 		return engine.UncheckedExternal(*cfg, ""), nil
 	}
-	return openExisting(cfg, tables, where+": server.dsn")
-}
-
-// existingConfig is how this machine reaches the inventory's existing server: at the
-// address the client's NIC is shaped toward, with the password from password_env or
-// password_file. Every problem is a usage error naming the host and the field.
-func existingConfig(p *Process, inv *inventory.Inventory) (*engine.ExternalConfig, error) {
-	sv := inv.Role(inventory.Server)[0]
-	where := fmt.Sprintf("--hosts %s: host %s", inv.Path, sv.Name)
-	dsn, err := engine.ParseDSN(sv.Server.DSN)
-	if err != nil {
-		return nil, usagef("%s: server.dsn: %v", where, err)
-	}
-	ip, err := dsnPeer(dsn, sv)
-	if err != nil {
-		return nil, usagef("%s: %v", where, err)
-	}
-	cfg := &engine.ExternalConfig{DSN: dsn, IP: ip, Timeout: 5 * time.Second, PasswordFrom: "server.password_file " + sv.Server.PasswordFile}
-	if sv.Server.PasswordEnv != "" {
-		cfg.PasswordFrom = "server.password_env $" + sv.Server.PasswordEnv
-	}
-	if cfg.Password, err = sv.Password(p.Getenv); err != nil {
-		return nil, usagef("%s: %v", where, err)
-	}
-	if err := sysbench.CheckHideable(cfg.Password); err != nil {
-		return nil, usagef("%s (password from %s): %v", where, cfg.PasswordFrom, err)
-	}
-	return cfg, nil
+	return study.OpenExisting(context.Background(), cfg, tables, where+": server.dsn")
 }
 
 // dropLeftTables is `down --hosts`'s remote.Options.DropExisting for an inventory with an
@@ -246,7 +214,7 @@ func dropLeftTables(p *Process, inv *inventory.Inventory) func(context.Context, 
 		return nil
 	}
 	return func(ctx context.Context, tables []string) error {
-		cfg, err := existingConfig(p, inv)
+		cfg, err := remote.ExistingConfig(inv, p.Getenv)
 		if err != nil {
 			return err
 		}
@@ -261,30 +229,4 @@ func dropLeftTables(p *Process, inv *inventory.Inventory) func(context.Context, 
 		fmt.Fprintf(p.Stdout, "dropped %s, left by a run, in %s on %s\n", strings.Join(tables, ", "), cfg.DSN.DB, cfg.DSN.Addr())
 		return nil
 	}
-}
-
-// dsnPeer is the address the client's sysbench dials for an existing server: the host's
-// data address (else address), toward which the client's NIC is shaped. The inventory
-// checked that an IP in the DSN is that address; a name in the DSN must resolve, here,
-// to it too, so sysbench does not reach the server around the shaping.
-func dsnPeer(dsn engine.DSN, sv inventory.Host) (string, error) {
-	peer := sv.PeerAddress()
-	if net.ParseIP(peer) == nil {
-		return "", fmt.Errorf("the server's address %q is what the client's NIC is shaped toward and must be an IP address: set data_address", peer)
-	}
-	if net.ParseIP(dsn.Host) != nil {
-		return peer, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	ips, err := net.DefaultResolver.LookupIP(ctx, "ip", dsn.Host)
-	if err != nil {
-		return "", fmt.Errorf("server.dsn names %s, which does not resolve here (%v): name the server by its IP address (%s)", dsn.Host, err, peer)
-	}
-	for _, ip := range ips {
-		if ip.Equal(net.ParseIP(peer)) {
-			return peer, nil
-		}
-	}
-	return "", fmt.Errorf("server.dsn names %s, which resolves to %v, and the client's NIC is shaped toward %s (data_address, else address): name the same address in both", dsn.Host, ips, peer)
 }

@@ -27,7 +27,7 @@ func cmdLink(p *Process, args []string) error {
 func cmdLinkSet(p *Process, args []string) error {
 	fs := newFlagSet(p, "link set", "change the wire of a running lab; replaces the previous condition",
 		"wirelab link set --rate 20mbit --rtt 40ms --jitter 1ms --loss 0.1%\nwirelab link set --rate unlimited   # back to a bare wire")
-	id := fs.String("lab", "", "lab id (default: the only lab up)")
+	id := addLabFlag(fs)
 	force := fs.Bool("force", false, "re-shape a lab that a running run or study owns (its points then measure the new wire)")
 	lf := link.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -48,12 +48,12 @@ func cmdLinkSet(p *Process, args []string) error {
 		return fmt.Errorf("link set: %w", err)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "re-shape it anyway (its points then measure the new wire)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "re-shape it anyway (its points then measure the new wire)"); err != nil {
 			return fmt.Errorf("link set: %w", err)
 		}
 	}
 	// Through the lab, so the wire (and the delayer's files) is the one `up` and `down` use.
-	l := lab.Attach(st, lab.Options{StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
+	l := lab.Attach(st, lab.Options{StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger, Proc: p.proc()})
 	if err := l.Shape(context.Background(), c, shaper, p.Self); err != nil {
 		return fmt.Errorf("link set: %w", err)
 	}
@@ -64,7 +64,7 @@ func cmdLinkSet(p *Process, args []string) error {
 func cmdLinkCheck(p *Process, args []string) error {
 	fs := newFlagSet(p, "link check", "measure the wire of a running lab with real traffic (iperf3 each way, TCP echo RTT, UDP loss) against what was asked",
 		"wirelab link check --duration 5s\nwirelab link check --json > wire.json")
-	id := fs.String("lab", "", "lab id (default: the only lab up)")
+	id := addLabFlag(fs)
 	dur := fs.Duration("duration", 5*time.Second, "iperf3 time per direction (also the RTT probe's budget)")
 	asJSON := fs.Bool("json", false, "print the result as JSON (result.WireCheck)")
 	force := fs.Bool("force", false, "check a lab that a running run or study owns (the check's traffic shares the wire with its points)")
@@ -85,7 +85,7 @@ func cmdLinkCheck(p *Process, args []string) error {
 		return fmt.Errorf("link check: %w", err)
 	}
 	if !*force {
-		if err := st.CheckOwner(p.procRoot(), "check it anyway (iperf3 fills the wire its points measure)"); err != nil {
+		if err := st.CheckOwner(p.proc(), "check it anyway (iperf3 fills the wire its points measure)"); err != nil {
 			return fmt.Errorf("link check: %w", err)
 		}
 	}
@@ -93,7 +93,7 @@ func cmdLinkCheck(p *Process, args []string) error {
 	h.ServerAddr = lab.HostAddr[lab.Server]
 	soft, _, stop := interruptContexts(p)
 	defer stop()
-	wc, err := link.Check(soft, p.Runner, h, st.Condition, link.CheckOptions{Duration: *dur})
+	wc, err := link.Check(soft, p.Runner, h, st.Condition, link.CheckOptions{Duration: *dur, Proc: p.proc()})
 	if err != nil {
 		return fmt.Errorf("link check: %w", err)
 	}

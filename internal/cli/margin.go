@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
+	"github.com/wirelab/wirelab/internal/compare"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -29,12 +28,13 @@ const (
 )
 
 // given is the --margin given, ok false without one; a bad value is a usage error naming
-// the flag and its form.
+// the flag and its form. A zero margin is refused: a run records it, and a recorded margin
+// of zero reads as none (result.MarginOf).
 func (f marginFlag) given() (m result.Margin, ok bool, err error) {
 	if *f.v == "" {
 		return m, false, nil
 	}
-	v, err := parseMargin(*f.v)
+	v, err := compare.ParseMargin(*f.v)
 	if err != nil || v <= 0 {
 		return m, false, usagef("--margin %q: want a percentage above 0%% and below 100%%, e.g. 3%%", *f.v)
 	}
@@ -83,13 +83,4 @@ func (p *Process) machineMargin() (result.Margin, error) {
 		return result.Margin{}, fmt.Errorf("%w; run `wirelab calibrate` again, remove the file, or give --margin", err)
 	}
 	return result.CalibratedMargin(c), nil
-}
-
-// parseMargin reads "5%" as 0.05.
-func parseMargin(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || !strings.HasSuffix(s, "%") || v < 0 || v >= 100 {
-		return 0, fmt.Errorf("bad margin %q", s)
-	}
-	return v / 100, nil
 }

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
@@ -79,7 +76,7 @@ func (f *serverFlags) config(p *Process, kind engine.Kind, tls bool) (*engine.Ex
 	if err != nil {
 		return nil, usagef("--server-dsn: %v", err)
 	}
-	ip, err := serverIP(dsn.Host)
+	ip, err := lab.OutsideAddr(dsn.Host)
 	if err != nil {
 		return nil, usagef("--server-dsn %s: %v", dsn, err)
 	}
@@ -98,10 +95,7 @@ func (f *serverFlags) config(p *Process, kind engine.Kind, tls bool) (*engine.Ex
 
 // password reads the password from exactly one of its two places.
 func (f *serverFlags) password(p *Process) (pw, from string, err error) {
-	env := ""
-	if p.Getenv != nil {
-		env = p.Getenv(serverPasswordEnv)
-	}
+	env := p.env(serverPasswordEnv)
 	switch {
 	case *f.passwordFile != "" && env != "":
 		return "", "", usagef("--server-password-file and $%s are both set: use one", serverPasswordEnv)
@@ -134,61 +128,4 @@ func (f *serverFlags) tlsDir(tls bool) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// labNet is the lab's own part of 198.18.0.0/15: its hosts and the leg to this machine.
-var labNet = &net.IPNet{IP: net.IPv4(198, 18, 0, 0), Mask: net.CIDRMask(22, 32)}
-
-// serverIP resolves the DSN's host to the one IPv4 address the lab routes to, refusing
-// addresses the lab's hosts cannot reach or that are the lab's own.
-func serverIP(host string) (string, error) {
-	ip := net.ParseIP(host)
-	if ip == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		ips, err := net.DefaultResolver.LookupIP(ctx, "ip4", host)
-		if err != nil || len(ips) == 0 {
-			return "", fmt.Errorf("host %q has no IPv4 address (%v); name the server by an IPv4 address or a name that has one", host, err)
-		}
-		ip = ips[0]
-	}
-	v4 := ip.To4()
-	switch {
-	case v4 == nil:
-		return "", fmt.Errorf("%s is not IPv4; the lab is IPv4: name the server by an IPv4 address", ip)
-	case v4.IsLoopback():
-		return "", fmt.Errorf("%s is this machine's loopback, which the lab's hosts cannot reach; have the server listen on an address of one of this machine's interfaces (bind-address) and name that", v4)
-	case v4.IsUnspecified() || v4.IsMulticast() || v4.Equal(net.IPv4bcast):
-		return "", fmt.Errorf("%s is not a server's address", v4)
-	case labNet.Contains(v4):
-		return "", fmt.Errorf("%s is one of the lab's own addresses (%s); name the server by another", v4, labNet)
-	}
-	return v4.String(), nil
-}
-
-// openExisting logs in to the server from this machine before any lab is built, and
-// refuses a database that already has the tables the data set would create: wirelab drops
-// its tables when it is done, so it must not adopt any it did not make. A refused login or
-// such tables are usage errors; an unreachable server is not. where names the server's
-// option in errors ("--server-dsn").
-func openExisting(cfg *engine.ExternalConfig, tables int, where string) (*engine.External, error) {
-	ctx := context.Background()
-	x, err := engine.OpenExternal(ctx, *cfg)
-	if errors.Is(err, engine.ErrLoginRefused) {
-		return nil, &UsageError{fmt.Errorf("%s: %w", where, err)}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	have, err := x.ExistingTables(ctx, sysbench.TableNames(tables))
-	if err != nil {
-		x.Stop(ctx)
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if len(have) > 0 {
-		x.Stop(ctx)
-		return nil, usagef("%s: database %s on %s already has %s: wirelab creates sbtest1..sbtest%d for its data set and drops them when done, so it leaves tables it did not make alone; name an empty database in the DSN, or drop them if they are a sysbench leftover",
-			where, cfg.DSN.DB, cfg.DSN.Addr(), strings.Join(have, ", "), tables)
-	}
-	return x, nil
 }

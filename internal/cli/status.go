@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"sort"
 	"strconv"
@@ -14,7 +15,7 @@ import (
 func cmdStatus(p *Process, args []string) error {
 	fs := newFlagSet(p, "status", "show the lab: hosts, addresses, link condition, server DSN and socket",
 		"wirelab status\nwirelab status --lab 3f9a1c")
-	id := fs.String("lab", "", "lab run id (needed only when several labs are up)")
+	id := addLabFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +32,12 @@ func cmdStatus(p *Process, args []string) error {
 	}
 	printStatus(p, st)
 	return nil
+}
+
+// addLabFlag is --lab, which lab a command by hand acts on: status, exec, down, link set
+// and link check take the same id, and find the only lab up without it.
+func addLabFlag(fs *flag.FlagSet) *string {
+	return fs.String("lab", "", "lab run id (needed only when several labs are up)")
 }
 
 // labEnv is the environment a command run inside the lab sees.
@@ -90,7 +97,7 @@ func printStatus(p *Process, st *lab.State) {
 // ownerText says whose the lab is: a run or study measuring in it (commands by hand then
 // need --force), one that has exited without tearing it down, or nobody's (`wirelab up`).
 func ownerText(p *Process, st *lab.State) string {
-	switch o, live := st.LiveOwner(p.procRoot()); {
+	switch o, live := st.LiveOwner(p.proc()); {
 	case st.Owner == nil:
 		return "by hand (wirelab up)"
 	case live:

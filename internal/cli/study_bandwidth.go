@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
 	"github.com/wirelab/wirelab/internal/tunnel"
@@ -33,7 +34,7 @@ func studyBandwidth(p *Process, args []string) error {
 	quick := fs.Bool("quick", false, "a subset of thread counts and short points (≤ 10 min on 2 cores)")
 	calibrate := fs.Bool("calibrate", false, "measure the unshaped peak and choose the slow rate from it (overrides --slow)")
 	wf := link.AddFlags(fs) // delay, jitter, loss apply to both links; --rate is not used here
-	bf := addBenchFlags(fs, joinInts(study.BandwidthThreads), 30*time.Second, 5*time.Second, 8, 100000)
+	bf := addBenchFlags(fs, study.BenchDefaults{Threads: flagx.JoinInts(study.BandwidthThreads), Duration: 30 * time.Second, Warmup: 5 * time.Second, Tables: 8, TableSize: 100000})
 	tf := addTunnelFlags(fs, "auto", tunnel.GroupWait{}) // N2's channel on PostgreSQL, which has no protocol compression
 	bf.hosts = addHostsFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -108,12 +109,4 @@ func bandwidthTunnelFlagsApply(fs *flag.FlagSet, bf *benchFlags, experiments []s
 		return usagef("study bandwidth: --%s applies only to N2 on PostgreSQL (its compressed series go through the tunnel); drop it", named)
 	}
 	return nil
-}
-
-func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
 }

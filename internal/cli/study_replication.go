@@ -4,10 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/replication"
@@ -56,7 +55,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		noWait: addNoWaitFlag(fs),
 		margin: addMarginFlag(fs, marginOfMachine),
 		study:  replication.AddFlags(fs),
-		out:    fs.String("out", "", "directory for results.json, results.csv and the report (default results/replication-<time>)"),
+		out:    addOutFlag(fs, "replication"),
 		quick:  fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
 		link:   link.AddFlagsWith(fs, link.Defaults{Rate: "2mbit", RTT: "250ms"}),
 		tunnel: addTunnelFlags(fs, "zstd", tunnel.GroupWait{Auto: true}),
@@ -90,8 +89,9 @@ func studyReplication(p *Process, args []string) error {
 		}
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
-		o.Engine.Title(), replication.ChannelList(o.Channels), scenarioList(o.Scenarios), o.Link, out)
-	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait, Margin: margin})
+		o.Engine.Title(), replication.ChannelList(o.Channels), flagx.JoinInts(o.Scenarios), o.Link, out)
+	return f.hosts.run(p, ho, replication.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait, Margin: margin,
+		Command: commandLine("wirelab study replication", args)})
 }
 
 // hostsOptions are the real hosts' options with --hosts (nil without), after refusing,
@@ -131,13 +131,4 @@ func (f *replicationFlags) options() (replication.Options, error) {
 		return o, fmt.Errorf("--%s sets up the tunnel, and --channels %s has none: add tunnel to --channels or drop it", n, replication.ChannelList(o.Channels))
 	}
 	return o, nil
-}
-
-// scenarioList is scenarios as --scenarios spells them.
-func scenarioList(ss []int) string {
-	s := make([]string, len(ss))
-	for i, n := range ss {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/lab"
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/remote"
 	"github.com/wirelab/wirelab/internal/syncrep"
@@ -43,50 +42,30 @@ PostgreSQL run in the namespace lab only); see docs/ssh-hosts.md.
 // syncQuick are --quick's values for the sync study.
 var syncQuick = map[string]string{"rtts": "0,20ms,100ms", "threads": "1,8", "duration": "6s", "warmup": "2s", "check-wire": "false"}
 
-// syncFlags are the study's own flags; the wire's other settings are the shared link flags.
+// syncFlags wire the study's own flags (syncrep.Flags) with the shared ones: the engine,
+// the wire (link's, but for its round trip: the study sweeps --rtts) and real hosts.
 type syncFlags struct {
-	eng                             engineFlag
-	modes, workload, rtts, threads  *string
-	out, pool                       *string
-	duration, warmup, timeout, cu   *time.Duration
-	target                          *float64
-	tables, tableSize, scale        *int
-	quick, checkWire, awake, noWait *bool
-	margin                          marginFlag
-	link                            *link.Flags
-	hosts                           *hostsFlags
-	fs                              *flag.FlagSet
+	eng           engineFlag
+	study         *syncrep.Flags
+	out           *string
+	quick         *bool
+	awake, noWait *bool
+	margin        marginFlag
+	link          *link.Flags
+	hosts         *hostsFlags
 }
-
-// syncWorkloadUsage is --workload's line in the flag list.
-var syncWorkloadUsage = "write workload: sysbench " + strings.Join(syncrep.Workloads, ", ") +
-	"; with --engine postgres also pgbench " + strings.Join(syncrep.PgbenchWorkloads, ", ")
 
 func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 	return &syncFlags{
-		fs:        fs,
-		eng:       addEngineFlag(fs),
-		awake:     addAwakeFlag(fs),
-		noWait:    addNoWaitFlag(fs),
-		margin:    addMarginFlag(fs, marginOfMachine),
-		modes:     fs.String("modes", "", "modes to compare (default: every mode of --engine; the control is always added)"),
-		workload:  fs.String("workload", "oltp_write_only", syncWorkloadUsage),
-		rtts:      fs.String("rtts", "0,1ms,7ms,20ms,100ms", "round-trip times between primary and replica, comma-separated"),
-		threads:   fs.String("threads", "1,8,32,64", "sysbench threads or pgbench clients, comma-separated"),
-		duration:  fs.Duration("duration", 20*time.Second, "measured part of each point"),
-		warmup:    fs.Duration("warmup", 5*time.Second, "load before each point's measured part, left out of its figures"),
-		timeout:   fs.Duration("semisync-timeout", 60*time.Second, "rpl_semi_sync_master_timeout: at least 10 × the largest --rtts"),
-		target:    fs.Float64("target-tps", 0, "say at which RTT each mode falls below this many TPS (0 = no target)"),
-		tables:    fs.Int("tables", 4, "sysbench --tables"),
-		tableSize: fs.Int("table-size", 10000, "sysbench --table-size (rows per table)"),
-		scale:     addScaleFlag(fs, fmt.Sprintf("with --workload %s only, 1..%d", strings.Join(syncrep.PgbenchWorkloads, " or "), syncrep.MaxScale)),
-		cu:        fs.Duration("catchup-timeout", 5*time.Minute, "how long the replica may take to catch up after a point"),
-		checkWire: fs.Bool("check-wire", true, "measure the wire (RTT, loss, iperf3) after every change of it and record it"),
-		pool:      fs.String("buffer-pool", "512M", "each server's data cache: innodb_buffer_pool_size (MariaDB), shared_buffers (PostgreSQL)"),
-		out:       fs.String("out", "", "directory for results.json, results.csv and the report (default results/sync-<time>)"),
-		quick:     fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
-		link:      link.AddFlags(fs),
-		hosts:     addHostsFlags(fs),
+		eng:    addEngineFlag(fs),
+		awake:  addAwakeFlag(fs),
+		noWait: addNoWaitFlag(fs),
+		margin: addMarginFlag(fs, marginOfMachine),
+		study:  syncrep.AddFlags(fs),
+		out:    addOutFlag(fs, "sync"),
+		quick:  fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
+		link:   link.AddFlags(fs),
+		hosts:  addHostsFlags(fs),
 	}
 }
 
@@ -111,13 +90,13 @@ func studySync(p *Process, args []string) error {
 	}
 	if ho == nil {
 		far := o.Link
-		far.Delay = slices.Max(o.RTTs) / 2
+		far.Delay = link.OneWay(slices.Max(o.RTTs))
 		if err := preflight(p, o.Shaper, far); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintf(p.Stderr, "study sync: %s, modes %s, RTTs %s, threads %s, %s; about %s; results in %s\n",
-		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), *f.rtts, *f.threads, syncWorkload(o), o.Estimate(), out)
+		o.Engine.Title(), strings.Join(syncrep.Names(o.Modes), ","), o.RTTList(), flagx.JoinInts(o.Threads), o.WorkloadText(), o.Estimate(), out)
 	return f.hosts.run(p, ho, syncrep.New(o), measureOptions{Out: out, Awake: *f.awake, NoWait: *f.noWait, Margin: margin})
 }
 
@@ -129,7 +108,7 @@ func (f *syncFlags) hostsOptions(p *Process, o *syncrep.Options) (*remote.Option
 	if on, err := f.hosts.check(); !on || err != nil {
 		return nil, err
 	}
-	if err := syncrep.CheckHosts(*o, given(f.fs, "modes")); err != nil {
+	if err := syncrep.CheckHosts(*o, f.study.ModesGiven()); err != nil {
 		return nil, &UsageError{err}
 	}
 	return f.hosts.replica(p, engine.MariaDB, &o.CheckWire)
@@ -137,65 +116,9 @@ func (f *syncFlags) hostsOptions(p *Process, o *syncrep.Options) (*remote.Option
 
 // options validates every flag, naming it, before anything touches the kernel.
 func (f *syncFlags) options() (syncrep.Options, error) {
-	o := syncrep.Options{Workload: *f.workload, Duration: *f.duration, Warmup: *f.warmup, SemiSyncTimeout: *f.timeout,
-		TargetTPS: *f.target, Tables: *f.tables, TableSize: *f.tableSize, BufferPool: *f.pool,
-		CatchUpTimeout: *f.cu, CheckWire: *f.checkWire}
-	var err error
-	if o.Engine, err = f.eng.kind(); err != nil {
-		return o, err
+	k, err := f.eng.kind()
+	if err != nil {
+		return syncrep.Options{}, err
 	}
-	if n := firstGiven(f.fs, func(n string) bool { return n == "rtt" || n == "delay" }); n != "" {
-		return o, fmt.Errorf("--%s sets one round trip; this study sweeps --rtts (e.g. --rtts 0,20ms,100ms)", n)
-	}
-	if o.Link, o.Shaper, err = f.link.Condition(); err != nil {
-		return o, err
-	}
-	modes := *f.modes
-	if modes == "" {
-		modes = strings.Join(syncrep.Names(syncrep.ModesFor(o.Engine)), ",")
-	}
-	if o.Modes, err = syncrep.ParseModes(modes, o.Engine); err != nil {
-		return o, err
-	}
-	if o.RTTs, err = link.ParseRTTs("--rtts", *f.rtts); err != nil {
-		return o, err
-	}
-	if o.Threads, err = parseThreads(*f.threads); err != nil {
-		return o, err
-	}
-	if err := lab.CheckBufferPool(o.BufferPool); err != nil {
-		return o, err
-	}
-	if o.Pgbench() {
-		o.Tables, o.TableSize, o.Scale = 0, 0, *f.scale
-	}
-	if err := o.Validate(); err != nil {
-		return o, err
-	}
-	return o, f.dataFlags(o)
-}
-
-// dataFlags refuses a data-set flag of the other driver than the workload's, which would
-// be ignored: pgbench's --scale with a sysbench workload, sysbench's --tables and
-// --table-size with a pgbench one.
-func (f *syncFlags) dataFlags(o syncrep.Options) error {
-	if !o.Pgbench() {
-		if given(f.fs, "scale") {
-			return fmt.Errorf("--scale is pgbench's data set; with --workload %s the data set is --tables × --table-size (or use --workload %s)",
-				o.Workload, strings.Join(syncrep.PgbenchWorkloads, " or "))
-		}
-		return nil
-	}
-	if n := firstGiven(f.fs, func(n string) bool { return n == "tables" || n == "table-size" }); n != "" {
-		return fmt.Errorf("--%s is sysbench's; with --workload %s the data set is pgbench's tables at --scale", n, o.Workload)
-	}
-	return nil
-}
-
-// syncWorkload names the workload and its data set for the start line.
-func syncWorkload(o syncrep.Options) string {
-	if o.Pgbench() {
-		return fmt.Sprintf("pgbench %s at scale %d", o.Workload, o.Scale)
-	}
-	return fmt.Sprintf("sysbench %s on %d × %d rows", o.Workload, o.Tables, o.TableSize)
+	return f.study.Options(k, f.link)
 }

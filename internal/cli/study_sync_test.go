@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
-	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/syncrep"
 )
 
@@ -100,7 +97,7 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 			if o.Engine != c.engine || !slices.Equal(syncrep.Names(o.Modes), c.modes) || !slices.Equal(o.RTTs, c.rtts) || !slices.Equal(o.Threads, c.threads) {
 				t.Errorf("options: engine %s modes %v rtts %v threads %v", o.Engine, syncrep.Names(o.Modes), o.RTTs, o.Threads)
 			}
-			if got := syncWorkload(o); got != c.data {
+			if got := o.WorkloadText(); got != c.data {
 				t.Errorf("workload %q, want %q", got, c.data)
 			}
 			if *f.quick {
@@ -110,138 +107,6 @@ func TestStudySyncQuickAndDefaults(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// heldOut is a real sync run (testdata/<run>/results.json, a --quick sweep: 0, 20 and 100
-// ms; 1 and 8 threads) and a results directory holding it without its points at rttMs.
-func heldOut(t *testing.T, run string, rttMs float64) (*result.Run, string) {
-	t.Helper()
-	full, err := result.ReadFile(filepath.Join("testdata", run, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := *full
-	held.Points = nil
-	for _, p := range full.Points {
-		if p.Sync.RTTMs != rttMs {
-			held.Points = append(held.Points, p)
-		}
-	}
-	dir := t.TempDir()
-	if err := result.Write(dir, &held); err != nil {
-		t.Fatal(err)
-	}
-	return full, dir
-}
-
-// predictSync runs predict --json on dir and decodes it.
-func predictSync(t *testing.T, dir string, args ...string) []commitPrediction {
-	t.Helper()
-	code, out, errs := runPredictCmd(t, append([]string{"--from", dir, "--json"}, args...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var got []commitPrediction
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v in %s", err, out)
-	}
-	return got
-}
-
-// predict on two real sync runs with their 20 ms points held out: each mode's model,
-// fitted on 0 and 100 ms, carries to 20 ms. The 1-thread commit latency must come within
-// 10% of what was measured there (and 0.05 ms, the histogram's grain at a fraction of a
-// millisecond). TPS at 8 threads must come within 10% for the modes whose commit waits a
-// round trip, whose TPS the wire governs: MariaDB's semisync-after-commit, whose 8
-// threads each waited for their own commit (the closed loop); semisync-after-sync, which
-// shared each round trip among about 4.7 commits (its window, read at 100 ms); and
-// PostgreSQL's waiting levels under pgbench's tpcb-like, whose 8 clients queue on 10
-// branch rows held through each commit's wait, about 5.3 commits per round trip. A mode
-// whose commit pays no round trip (async, pg-off, pg-local) sustains what the 2 shared
-// cores do: the model takes that as the same at every RTT, and the machine moves it more
-// than the wire does: the two MariaDB runs in testdata measured the same control cell
-// (async, 1 thread, 100 ms) at 2837 and 4029 TPS, ±17% around their mean. Those must come
-// within 20%, that spread and a little.
-func TestPredictCommitHeldOutRTT(t *testing.T) {
-	for _, c := range []struct {
-		run   string
-		modes []string
-		// bounds are the bound each mode's 8-thread TPS at 20 ms comes from; windows the
-		// modes with a window (commits per round trip, within 4..6).
-		bounds  []string
-		windows []string
-	}{
-		{"sync-quick", []string{"async", "semisync-after-sync", "semisync-after-commit"},
-			[]string{result.BoundCeiling, result.BoundCeiling, result.BoundClosedLoop}, []string{"semisync-after-sync"}},
-		{"sync-pgbench-quick", []string{"pg-off", "pg-local", "pg-remote-write", "pg-on", "pg-remote-apply"},
-			[]string{result.BoundCeiling, result.BoundCeiling, result.BoundCeiling, result.BoundCeiling, result.BoundCeiling},
-			[]string{"pg-remote-write", "pg-on", "pg-remote-apply"}},
-	} {
-		t.Run(c.run, func(t *testing.T) {
-			full, dir := heldOut(t, c.run, 20)
-			got := predictSync(t, dir, "--rtt", "20ms", "--threads", "8,64")
-			if len(got) != len(c.modes) {
-				t.Fatalf("%d predictions, want one per mode %v", len(got), c.modes)
-			}
-			for i, p := range got {
-				checkHeldOut(t, full, p, c.modes[i], c.bounds[i], slices.Contains(c.windows, p.Mode))
-			}
-		})
-	}
-}
-
-// checkHeldOut checks one mode's prediction at 20 ms against the run's own points there.
-func checkHeldOut(t *testing.T, full *result.Run, c commitPrediction, mode, bound string, window bool) {
-	t.Helper()
-	measured, ok := result.SyncMean(full.Points, c.Mode, 20, c.Threads, func(p result.Point) float64 { return p.Sync.CommitP50Ms })
-	if c.Mode != mode || !ok {
-		t.Fatalf("prediction for %s (want %s), measured at 20 ms: %v", c.Mode, mode, ok)
-	}
-	if c.RTTMs != 20 || c.Threads != 1 || math.Abs(c.CommitP50Ms-measured) > 0.1*measured+0.05 {
-		t.Errorf("%s: predicted %.3f ms at %g ms, measured %.3f ms", c.Mode, c.CommitP50Ms, c.RTTMs, measured)
-	}
-	tps, _ := result.SyncTPS(full.Points, c.Mode, 20, 8)
-	if len(c.TPS) != 2 || c.TPS[0].Threads != 8 || c.TPS[1].Threads != 64 {
-		t.Fatalf("%s: TPS %+v, want 8 and 64 threads", c.Mode, c.TPS)
-	}
-	at8, tol := c.TPS[0], 0.1
-	if c.RTTsPerTxn < 0.5 {
-		tol = 0.2
-	}
-	t.Logf("%s at 20 ms, 8 threads: predicted %.1f TPS (%s), measured %.1f; window %.2f", c.Mode, at8.TPS, at8.Bound, tps, c.WindowCommitsPerRTT)
-	if math.Abs(at8.TPS-tps) > tol*tps || at8.Bound != bound {
-		t.Errorf("%s at 8 threads: predicted %.1f TPS (%s), measured %.1f: want within %.0f%%, bound %s", c.Mode, at8.TPS, at8.Bound, tps, 100*tol, bound)
-	}
-	if w := c.WindowCommitsPerRTT; window != (w > 0) || (window && (w < 4 || w > 6)) {
-		t.Errorf("%s: window %g commits per round trip, want one of 4..6: %v", c.Mode, w, window)
-	}
-	if at8.Extrapolated || !c.TPS[1].Extrapolated || c.RTTExtrapolated || at8.MeasuredTPS != 0 {
-		t.Errorf("%s: 8 threads extrapolated %v, 64 %v, 20 ms %v; measured %g: want only 64 threads beyond the sweep, nothing measured",
-			c.Mode, at8.Extrapolated, c.TPS[1].Extrapolated, c.RTTExtrapolated, at8.MeasuredTPS)
-	}
-	if !slices.Equal(c.MeasuredRTTsMs, []float64{0, 100}) || !slices.Equal(c.MeasuredThreads, []int{1, 8}) {
-		t.Errorf("%s: measured RTTs %v threads %v", c.Mode, c.MeasuredRTTsMs, c.MeasuredThreads)
-	}
-}
-
-// Beyond the sweep's RTTs every prediction is flagged, and the tables say what the model is.
-func TestPredictCommitTables(t *testing.T) {
-	_, dir := heldOut(t, "sync-quick", 20)
-	// An RTT beyond 100 ms is flagged, and the table says so.
-	for _, c := range predictSync(t, dir, "--rtt", "150ms", "--threads", "8") {
-		if !c.RTTExtrapolated || !c.TPS[0].Extrapolated {
-			t.Errorf("%s at 150 ms: not flagged as beyond the sweep", c.Mode)
-		}
-	}
-	code, out, errs := runPredictCmd(t, "--from", dir, "--rtt", "150ms", "--threads", "8")
-	if code != 0 || !strings.Contains(out, "4.71 commits per round trip") || !strings.Contains(out, "* beyond what the sweep measured (threads 1,8, RTTs 0,100 ms)") ||
-		!strings.Contains(out, "none: its commit pays no round trip") || !strings.Contains(out, "closed-loop") {
-		t.Errorf("exit %d, table:\n%s%s", code, out, errs)
-	}
-	// --against models links and CPUs, which a sync run has no profile for.
-	if _, _, errs := runPredictCmd(t, "--from", dir, "--against", dir); !strings.Contains(errs, "--against") {
-		t.Errorf("--against on a sync run: %q, want it refused by name", errs)
 	}
 }
 

@@ -31,7 +31,7 @@ func studyTransport(p *Process, args []string) error {
 	paths := fs.String("paths", strings.Join(study.TransportPaths, ","), "which paths, a subset of "+strings.Join(study.TransportPaths, ","))
 	quick := fs.Bool("quick", false, "15 s points (≤ 5 min here)")
 	wf := link.AddFlagsWith(fs, link.Defaults{RTT: "0.2ms"})
-	bf := addBenchFlags(fs, "2", 60*time.Second, 5*time.Second, 4, 100000)
+	bf := addBenchFlags(fs, study.BenchDefaults{Threads: "2", Duration: 60 * time.Second, Warmup: 5 * time.Second, Tables: 4, TableSize: 100000})
 	bf.hosts = addHostsFlags(fs)
 	if err := studyArgs(fs, args, "transport", quick, transportQuick); err != nil {
 		return err

@@ -40,7 +40,7 @@ func cmdUp(p *Process, args []string) error {
 			return &UsageError{err}
 		}
 	}
-	if err := checkCongestion(*congest, false); err != nil {
+	if err := checkCongestion(p, *congest, false); err != nil {
 		return &UsageError{err}
 	}
 	if err := requireRoot(p); err != nil {
@@ -55,7 +55,7 @@ func cmdUp(p *Process, args []string) error {
 	}
 	ctx := context.Background()
 	l, err := lab.Up(ctx, lab.Options{Hosts: hosts, Condition: cond, Shaper: shaper, Congestion: *congest,
-		StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger})
+		StateDir: p.StateDir, Self: p.Self, Runner: p.Runner, Logger: p.Logger, Proc: p.proc()})
 	if err != nil {
 		return fmt.Errorf("up: %w", err)
 	}

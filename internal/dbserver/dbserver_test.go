@@ -12,22 +12,6 @@ import (
 	"github.com/wirelab/wirelab/internal/nstest"
 )
 
-func TestStatIs(t *testing.T) {
-	for stat, want := range map[string]bool{
-		"22656 (postgres) S 22543 22656 22656 0 -1": true,
-		"22656 (postgres) Z 22543 22656 22656 0 -1": false, // a zombie is gone
-		"22656 (mariadbd) S 1 2 3":                  true,
-		"22656 (mysqld) S 1 2 3":                    true,
-		"22656 (my postgres) S 1 2 3":               false,
-		"22656 (postgres-x) S 1 2 3":                false,
-		"garbage":                                   false,
-	} {
-		if got := StatIs(stat, "postgres", "mariadbd", "mysqld"); got != want {
-			t.Errorf("StatIs(%q) = %v", stat, got)
-		}
-	}
-}
-
 func TestSpawnAndStop(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "out.log")
@@ -77,7 +61,7 @@ func TestStopKillsTheTreeWhenTheSignalIsIgnored(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); len(kids) < 2 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		kids = nil
-		for _, c := range Tree("/proc", p.Pid) {
+		for _, c := range p.Tree() {
 			if c != p.Pid {
 				kids = append(kids, c)
 			}
@@ -172,20 +156,5 @@ func TestRandomPasswordAndAbbrev(t *testing.T) {
 	}
 	if got := Abbrev(strings.Repeat("x", 100)); len(got) != 80 || !strings.HasSuffix(got, "...") {
 		t.Errorf("Abbrev long = %q", got)
-	}
-}
-
-func TestTree(t *testing.T) {
-	if got := Tree("testdata/proc", 100); len(got) != 3 || got[0] != 100 || got[1] != 101 || got[2] != 102 {
-		t.Errorf("Tree(100) = %v, want [100 101 102]", got)
-	}
-	if got := Tree("testdata/proc", 200); len(got) != 1 || got[0] != 200 {
-		t.Errorf("Tree(200) = %v", got)
-	}
-	if got := Tree("testdata/proc", 999); len(got) != 0 {
-		t.Errorf("Tree of a gone pid = %v", got)
-	}
-	if got := Tree("testdata/missing", 100); got != nil {
-		t.Errorf("missing root: %v", got)
 	}
 }

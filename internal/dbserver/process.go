@@ -4,28 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wirelab/wirelab/internal/execx"
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-)
 
-// procRoot is where Stop looks for a process's children.
-const procRoot = "/proc"
+	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
+)
 
 // Process is a server process: one this program started (Spawn), or one found by its pid
 // in a state file (Adopt). Stop is idempotent and never signals a pid that no longer
 // belongs to a process of the expected name.
 type Process struct {
 	Pid  int
-	name string   // for logs and errors, e.g. "mariadb"
-	comm []string // what /proc/<pid>/stat must name for the pid to still be ours
+	name string    // for logs and errors, e.g. "mariadb"
+	comm []string  // what /proc/<pid>/stat must name for the pid to still be ours
+	proc procfs.FS // where it is looked for: this machine's /proc
 
 	done chan struct{} // closed when our child exits; nil for an adopted process
 
@@ -77,28 +74,13 @@ func (p *Process) Alive() bool {
 			return true
 		}
 	}
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.Pid), "stat"))
-	if err != nil {
-		return false
-	}
-	return StatIs(string(b), p.comm...)
+	st, err := p.proc.Stat(p.Pid)
+	return err == nil && st.Is(p.comm...)
 }
 
-// StatIs reads a /proc/<pid>/stat line ("pid (comm) state ...") and reports whether the
-// process has one of the names in comm and is not a zombie.
-func StatIs(stat string, comm ...string) bool {
-	open, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
-	if open < 0 || end < open {
-		return false
-	}
-	name := stat[open+1 : end]
-	for _, c := range comm {
-		if name == c {
-			return !strings.HasPrefix(strings.TrimSpace(stat[end+1:]), "Z")
-		}
-	}
-	return false
-}
+// Tree is the process and its direct children (procfs.FS.Tree): a postmaster and its
+// backends.
+func (p *Process) Tree() []int { return p.proc.Tree(p.Pid) }
 
 // exited returns a channel closed when the process is gone: our child's exit, or
 // polling /proc for an adopted one.
@@ -153,7 +135,7 @@ func (p *Process) Stop(ctx context.Context, sig syscall.Signal, timeout time.Dur
 	log.Warn(p.name+" did not stop in time; killing", "pid", p.Pid, "timeout", timeout)
 	// Its children first (a postmaster's backends are in sessions of their own), then
 	// its process group, or the process alone when it leads none.
-	for _, c := range Tree(procRoot, p.Pid) {
+	for _, c := range p.Tree() {
 		if c != p.Pid {
 			_ = syscall.Kill(c, syscall.SIGKILL)
 		}

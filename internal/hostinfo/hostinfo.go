@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -18,7 +19,7 @@ type Paths struct {
 }
 
 // System is the running machine's /proc and /sys.
-var System = Paths{Proc: "/proc", Sys: "/sys"}
+var System = Paths{Proc: procfs.DefaultRoot, Sys: "/sys"}
 
 // Read describes the machine behind p. cores is the CPU count its processes may use (the
 // caller's runtime.NumCPU(): the scheduler's affinity, what a verdict can count on, which
@@ -26,15 +27,16 @@ var System = Paths{Proc: "/proc", Sys: "/sys"}
 // is not a Linux /proc. Role and Name are left for the caller.
 func Read(p Paths, cores int) (result.Host, error) {
 	h := result.Host{Cores: cores}
-	b, err := os.ReadFile(filepath.Join(p.Proc, "sys/kernel/osrelease"))
+	proc := procfs.At(p.Proc)
+	release, err := proc.Sysctl("kernel/osrelease")
 	if err != nil {
 		return h, fmt.Errorf("read the kernel release: %w", err)
 	}
-	h.Kernel = strings.TrimSpace(string(b))
-	if b, err := os.ReadFile(filepath.Join(p.Proc, "cpuinfo")); err == nil {
+	h.Kernel = release
+	if b, err := proc.ReadFile("cpuinfo"); err == nil {
 		h.CPUModel = cpuModel(string(b))
 	}
-	if b, err := os.ReadFile(filepath.Join(p.Proc, "meminfo")); err == nil {
+	if b, err := proc.ReadFile("meminfo"); err == nil {
 		h.MemoryBytes = memTotal(string(b))
 	}
 	if b, err := os.ReadFile(filepath.Join(p.Sys, "devices/system/clocksource/clocksource0/current_clocksource")); err == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Host is one machine (or namespace) wirelab drives. The study engine sees only this, so a
@@ -54,6 +55,12 @@ type hostRunner struct{ h Host }
 
 func (r hostRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	return r.h.Run(ctx, append([]string{name}, args...)...)
+}
+
+// ProcFS is h's /proc, each file read with h.ReadFile under ctx: the parsers of this
+// machine's /proc, on another machine.
+func ProcFS(ctx context.Context, h Host) procfs.FS {
+	return procfs.Via(procfs.DefaultRoot, func(name string) ([]byte, error) { return h.ReadFile(ctx, name) })
 }
 
 // ShellQuote quotes s for a POSIX shell: unchanged when it has only safe characters,

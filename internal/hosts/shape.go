@@ -1,7 +1,6 @@
 package hosts
 
 import (
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -37,14 +36,10 @@ type ShapeTarget struct {
 type Plan struct {
 	IFB string // the IFB device the return direction is shaped on
 	// Shaper is how the link is made, as results record it: htb, htb+netem or htb+nfqueue.
-	Shaper string
+	Shaper link.Shaper
 	Apply  [][]string // in order, on a NIC Undo has cleared
 	Undo   [][]string // idempotent: each tolerates what is already gone (UndoShape)
 }
-
-// ErrNoDelayLine is returned for delay, jitter or loss on a client whose kernel has
-// neither sch_netem nor iptables' NFQUEUE.
-var ErrNoDelayLine = errors.New("delay, jitter and loss on a real NIC need sch_netem or iptables with NFQUEUE")
 
 // Handles of the plan, on the NIC and on the IFB alike: HTB root 1:, the shaped class 1:1
 // with its leaf 10: (link.HTBPlan's, major 1). Unclassified traffic (default 0) bypasses
@@ -82,20 +77,16 @@ func IFBName(nic string) string {
 // delayer's command line and its rules are internal/link's own plans, so a remote point is
 // shaped with the lab's numbers.
 func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
-	if err := CheckShape(t, c); err != nil {
+	line, err := checkShape(t, c)
+	if err != nil {
 		return Plan{}, err
 	}
-	delayLine, netem := c.NeedsDelayLine(), t.Netem
+	delayLine, netem := line != "", line == link.ShaperNetem
 	if delayLine && !netem && (t.Agent == "" || t.Dir == "") {
 		return Plan{}, fmt.Errorf("host %s: shape %s: the delay line needs wirelab staged on the host", t.Host, t.NIC)
 	}
 	ifb := IFBName(t.NIC)
-	p := Plan{IFB: ifb, Shaper: "htb", Undo: UndoShape(t.NIC)}
-	if delayLine && netem {
-		p.Shaper = "htb+netem"
-	} else if delayLine {
-		p.Shaper = "htb+nfqueue"
-	}
+	p := Plan{IFB: ifb, Shaper: link.Made(true, line), Undo: UndoShape(t.NIC)}
 	if c.Unlimited() && !delayLine && !t.Count {
 		return p, nil // an unshaped link: nothing to apply
 	}
@@ -140,19 +131,27 @@ func PlanShape(t ShapeTarget, c link.Condition) (Plan, error) {
 
 // CheckShape refuses, before anything is staged or changed, what PlanShape cannot shape:
 // a bad condition, a target without NIC or peer, and delay, jitter or loss on a client
-// with neither netem nor NFQUEUE.
+// with neither netem nor NFQUEUE (link.ErrNoDelayLine).
 func CheckShape(t ShapeTarget, c link.Condition) error {
+	_, err := checkShape(t, c)
+	return err
+}
+
+// checkShape is CheckShape returning the delay line the client makes c with (link.Supports:
+// netem where its kernel has it): "" when c needs none. HTB is not probed on a real host:
+// every distribution kernel has it, and the plan needs its classes even unshaped (Count).
+func checkShape(t ShapeTarget, c link.Condition) (link.Shaper, error) {
 	if err := c.Validate(); err != nil {
-		return fmt.Errorf("host %s: shape %s: %w", t.Host, t.NIC, err)
+		return "", fmt.Errorf("host %s: shape %s: %w", t.Host, t.NIC, err)
 	}
 	if t.NIC == "" || !t.Peer.IsValid() {
-		return fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
+		return "", fmt.Errorf("host %s: shape: need the NIC and the server address", t.Host)
 	}
-	if c.NeedsDelayLine() && !t.Netem && !t.NFQueue {
-		return fmt.Errorf("host %s: %s: %w; this kernel has neither: load one (modprobe sch_netem, or install iptables with xt_NFQUEUE) or shape rate only",
-			t.Host, c, ErrNoDelayLine)
+	line, err := link.Supports(link.Capabilities{HTB: true, Netem: t.Netem, NFQueue: t.NFQueue}, link.ShaperAuto, c)
+	if err != nil {
+		return "", fmt.Errorf("host %s: %s: %w", t.Host, c, err)
 	}
-	return nil
+	return line, nil
 }
 
 // Files of the client's delay line. The pid file is per NIC in /run (root's, like the

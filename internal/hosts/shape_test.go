@@ -88,7 +88,7 @@ func got(p Plan) string { return joinAll(p.Apply) }
 func TestPlanShapeRefuses(t *testing.T) {
 	peer := netip.MustParseAddr("198.18.10.2")
 	_, err := PlanShape(ShapeTarget{Host: "client1", NIC: "eth0", Peer: peer}, link.Condition{Delay: time.Millisecond})
-	if !errors.Is(err, ErrNoDelayLine) || !strings.Contains(err.Error(), "host client1") {
+	if !errors.Is(err, link.ErrNoDelayLine) || !strings.Contains(err.Error(), "host client1") {
 		t.Errorf("delay with neither netem nor NFQUEUE: %v", err)
 	}
 	if err := CheckShape(ShapeTarget{Host: "client1", NIC: "eth0", Peer: peer, NFQueue: true}, link.Condition{Delay: time.Millisecond}); err != nil {

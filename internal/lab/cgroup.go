@@ -1,59 +1,40 @@
 package lab
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Cgroups is the cgroup v2 subtree where each lab gets one cgroup, named by its run id.
 // Every long-running process a lab starts is created inside its cgroup, so teardown finds
 // them all, including those in namespaces whose names were deleted, and anything they fork.
 type Cgroups struct {
-	Root     string // e.g. /sys/fs/cgroup/unified/wirelab; "" = cgroups not in use
-	ProcRoot string // /proc, to tell live processes from zombies
+	Root string    // e.g. /sys/fs/cgroup/unified/wirelab; "" = cgroups not in use
+	Proc procfs.FS // to tell live processes from zombies
 }
 
 // ErrNoCgroup2 is returned when this machine has no usable cgroup v2 hierarchy.
 var ErrNoCgroup2 = errors.New("no cgroup v2 hierarchy mounted")
 
-// DetectCgroups finds the cgroup v2 mount in procRoot/self/mountinfo; the labs' subtree is
+// DetectCgroups finds the cgroup v2 mount in proc's self/mountinfo; the labs' subtree is
 // its "wirelab" directory.
-func DetectCgroups(procRoot string) (Cgroups, error) {
-	f, err := os.Open(filepath.Join(procRoot, "self", "mountinfo"))
-	if err != nil {
+func DetectCgroups(proc procfs.FS) (Cgroups, error) {
+	mount, err := proc.MountPoint("cgroup2")
+	switch {
+	case errors.Is(err, procfs.ErrNoMount):
+		return Cgroups{}, ErrNoCgroup2
+	case err != nil:
 		return Cgroups{}, fmt.Errorf("find cgroup v2: %w", err)
 	}
-	defer f.Close()
-	mount, err := cgroup2Mount(f)
-	if err != nil {
-		return Cgroups{}, err
-	}
-	return Cgroups{Root: filepath.Join(mount, "wirelab"), ProcRoot: procRoot}, nil
-}
-
-// cgroup2Mount returns the mount point of the first cgroup2 file system in a mountinfo.
-func cgroup2Mount(r io.Reader) (string, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		// 36 25 0:31 / /sys/fs/cgroup/unified rw,relatime shared:9 - cgroup2 cgroup2 rw
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		pf, qf := strings.Fields(pre), strings.Fields(post)
-		if len(pf) >= 5 && len(qf) >= 1 && qf[0] == "cgroup2" {
-			return pf[4], nil
-		}
-	}
-	return "", ErrNoCgroup2
+	return Cgroups{Root: filepath.Join(mount, "wirelab"), Proc: proc}, nil
 }
 
 // Dir is the cgroup directory of lab id.
@@ -105,7 +86,7 @@ func (c Cgroups) Pids(dir string) []int {
 			pids = append(pids, pid)
 		}
 	}
-	return aliveIn(c.procRoot(), pids)
+	return aliveIn(c.Proc, pids)
 }
 
 // Stop ends every process in the cgroup dir: SIGTERM (mysqld shuts down cleanly on it),
@@ -120,7 +101,7 @@ func (c Cgroups) Stop(dir string, extra []int, grace time.Duration) (int, error)
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
-	left := func() []int { return append(c.Pids(dir), aliveIn(c.procRoot(), extra)...) }
+	left := func() []int { return append(c.Pids(dir), aliveIn(c.Proc, extra)...) }
 	if waitFor(func() bool { return len(left()) == 0 }, grace) {
 		return len(pids), nil
 	}
@@ -129,7 +110,7 @@ func (c Cgroups) Stop(dir string, extra []int, grace time.Duration) (int, error)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	for _, pid := range aliveIn(c.procRoot(), extra) {
+	for _, pid := range aliveIn(c.Proc, extra) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	if !waitFor(func() bool { return len(left()) == 0 }, 5*time.Second) {
@@ -178,13 +159,6 @@ func writeExisting(path, v string) error {
 	return err
 }
 
-func (c Cgroups) procRoot() string {
-	if c.ProcRoot == "" {
-		return "/proc"
-	}
-	return c.ProcRoot
-}
-
 func waitFor(done func() bool, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
@@ -198,12 +172,12 @@ func waitFor(done func() bool, d time.Duration) bool {
 	}
 }
 
-// aliveIn keeps the pids that exist in procRoot and are not zombies (a zombie child of
-// ours still answers kill(0); its state tells).
-func aliveIn(procRoot string, pids []int) []int {
+// aliveIn keeps the pids that exist in proc and are not zombies (a zombie child of ours
+// still answers kill(0); its state tells).
+func aliveIn(proc procfs.FS, pids []int) []int {
 	var out []int
 	for _, pid := range pids {
-		if _, zombie, err := ProcStart(procRoot, pid); err == nil && !zombie {
+		if proc.Alive(pid) {
 			out = append(out, pid)
 		}
 	}

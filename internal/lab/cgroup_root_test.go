@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 
 	"github.com/wirelab/wirelab/internal/nstest"
 )
@@ -18,7 +19,7 @@ import (
 // cgroup can then be removed.
 func TestRealCgroupHoldsWhatItStarts(t *testing.T) {
 	nstest.SkipUnlessRoot(t)
-	cg, err := DetectCgroups("/proc")
+	cg, err := DetectCgroups(procfs.FS{})
 	if err != nil {
 		nstest.Unavailable(t, "no cgroup v2 here: %v", err)
 	}

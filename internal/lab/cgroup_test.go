@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 func TestCgroup2MountFromMountinfo(t *testing.T) {
@@ -19,13 +20,29 @@ func TestCgroup2MountFromMountinfo(t *testing.T) {
 30 25 0:26 / /sys/fs/cgroup/unified rw,nosuid,relatime shared:10 - cgroup2 cgroup2 rw,nsdelegate
 31 25 0:27 / /sys/fs/cgroup/memory rw,relatime shared:11 - cgroup cgroup rw,memory
 `
-	if got, err := cgroup2Mount(strings.NewReader(hybrid)); err != nil || got != "/sys/fs/cgroup/unified" {
-		t.Errorf("hybrid: %q %v", got, err)
+	if cg, err := DetectCgroups(mountinfo(t, hybrid)); err != nil || cg.Root != "/sys/fs/cgroup/unified/wirelab" {
+		t.Errorf("hybrid: %+v %v", cg, err)
 	}
 	v1only := "31 25 0:27 / /sys/fs/cgroup/memory rw,relatime shared:11 - cgroup cgroup rw,memory\n"
-	if _, err := cgroup2Mount(strings.NewReader(v1only)); !errors.Is(err, ErrNoCgroup2) {
+	if _, err := DetectCgroups(mountinfo(t, v1only)); !errors.Is(err, ErrNoCgroup2) {
 		t.Errorf("v1 only: %v, want ErrNoCgroup2", err)
 	}
+	if _, err := DetectCgroups(procfs.At(t.TempDir())); err == nil || errors.Is(err, ErrNoCgroup2) {
+		t.Errorf("no mountinfo: %v, want the read error", err)
+	}
+}
+
+// mountinfo is a /proc whose self/mountinfo is body.
+func mountinfo(t *testing.T, body string) procfs.FS {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "self", "mountinfo"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return procfs.At(root)
 }
 
 // fakeCgroup is a plain directory standing in for lab id's cgroup, listing pids.

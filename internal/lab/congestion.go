@@ -2,9 +2,10 @@ package lab
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // LabCongestion is the congestion control the lab's hosts use when none is asked for:
@@ -21,19 +22,18 @@ const KernelCongestion = "kernel"
 const CongestionForm = `a congestion control this kernel has (/proc/sys/net/ipv4/tcp_available_congestion_control), e.g. cubic or bbr; ` +
 	`"kernel" = this kernel's default; unset = ` + LabCongestion + ` where the kernel has it`
 
-// availableCongestion is where the kernel lists the congestion controls it has; a
-// variable so tests can point it elsewhere.
-var availableCongestion = "/proc/sys/net/ipv4/tcp_available_congestion_control"
-
-// defaultCongestion is the kernel's default congestion control, which a new network
-// namespace inherits.
-var defaultCongestion = "/proc/sys/net/ipv4/tcp_congestion_control"
+// The kernel's sysctls: the congestion controls it has, and its default, which a new
+// network namespace inherits.
+const (
+	availableCongestion = "net.ipv4.tcp_available_congestion_control"
+	defaultCongestion   = "net.ipv4.tcp_congestion_control"
+)
 
 // CheckCongestion refuses a congestion control the kernel does not have, naming the ones
-// it has; "" (the lab's default) and "kernel" are always accepted. It reads only /proc, so
+// it has; "" (the lab's default) and "kernel" are always accepted. It reads only proc, so
 // callers run it before anything is created.
-func CheckCongestion(name string) error {
-	_, err := ResolveCongestion(name)
+func CheckCongestion(proc procfs.FS, name string) error {
+	_, err := ResolveCongestion(proc, name)
 	return err
 }
 
@@ -43,17 +43,17 @@ func CheckCongestion(name string) error {
 // an error naming the flag and what the kernel has). It returns "" only when the kernel's
 // default was wanted and cannot be read: the routes then carry no congestion control of
 // their own.
-func ResolveCongestion(asked string) (string, error) {
+func ResolveCongestion(proc procfs.FS, asked string) (string, error) {
 	if asked == KernelCongestion {
-		return kernelCongestion(), nil
+		return kernelCongestion(proc), nil
 	}
-	b, err := os.ReadFile(availableCongestion)
-	have := strings.Fields(string(b))
+	list, err := proc.Sysctl(availableCongestion)
+	have := strings.Fields(list)
 	switch {
 	case asked == "" && err == nil && slices.Contains(have, LabCongestion):
 		return LabCongestion, nil
 	case asked == "":
-		return kernelCongestion(), nil
+		return kernelCongestion(proc), nil
 	case err != nil:
 		return "", fmt.Errorf("--tcp-congestion %s: cannot list this kernel's congestion controls: %w", asked, err)
 	case !slices.Contains(have, asked):
@@ -63,22 +63,22 @@ func ResolveCongestion(asked string) (string, error) {
 	return asked, nil
 }
 
-// Congestion is the congestion control a lab's connections use, from its state: the one
-// the lab set on its routes, or for a lab whose state names none, the kernel's default
-// ("" when it cannot be read).
-func Congestion(set string) string {
-	if set != "" {
-		return set
+// Congestion is the congestion control the lab's connections use: the one it set on its
+// routes, or for a lab whose state names none, the kernel's default ("" when it cannot be
+// read).
+func (l *Lab) Congestion() string {
+	if l.State.Congestion != "" {
+		return l.State.Congestion
 	}
-	return kernelCongestion()
+	return kernelCongestion(l.proc)
 }
 
-func kernelCongestion() string {
-	b, err := os.ReadFile(defaultCongestion)
+func kernelCongestion(proc procfs.FS) string {
+	name, err := proc.Sysctl(defaultCongestion)
 	if err != nil {
 		return ""
 	}
-	return strings.TrimSpace(string(b))
+	return name
 }
 
 // routeCongestion is the tail of a host's default route that picks its congestion

@@ -8,68 +8,67 @@ import (
 	"testing"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 func TestCheckCongestionNamesWhatTheKernelHas(t *testing.T) {
-	avail := filepath.Join(t.TempDir(), "available")
-	if err := os.WriteFile(avail, []byte("reno bbr cubic\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := availableCongestion
-	availableCongestion = avail
-	t.Cleanup(func() { availableCongestion = old })
+	proc := kernelFiles(t, "reno bbr cubic", "bbr")
 	for _, ok := range []string{"", "kernel", "cubic", "bbr"} {
-		if err := CheckCongestion(ok); err != nil {
+		if err := CheckCongestion(proc, ok); err != nil {
 			t.Errorf("CheckCongestion(%q): %v", ok, err)
 		}
 	}
-	err := CheckCongestion("vegas")
+	err := CheckCongestion(proc, "vegas")
 	if err == nil || !strings.Contains(err.Error(), "--tcp-congestion") || !strings.Contains(err.Error(), "reno, bbr, cubic") {
 		t.Errorf("CheckCongestion(vegas) = %v; want a refusal naming the flag and what the kernel has", err)
 	}
 }
 
-// kernelFiles points the kernel's congestion files at temporary ones for one test.
-func kernelFiles(t *testing.T, available, def string) {
+// kernelFiles is a /proc whose kernel has the congestion controls available and the
+// default def.
+func kernelFiles(t *testing.T, available, def string) procfs.FS {
 	t.Helper()
-	dir := t.TempDir()
-	for path, body := range map[*string]string{&availableCongestion: available, &defaultCongestion: def} {
-		old := *path
-		*path = filepath.Join(dir, filepath.Base(old))
-		if err := os.WriteFile(*path, []byte(body+"\n"), 0o644); err != nil {
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys", "net", "ipv4")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"tcp_available_congestion_control": available, "tcp_congestion_control": def} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { *path = old })
 	}
+	return procfs.At(root)
 }
 
 func TestResolveCongestion(t *testing.T) {
-	kernelFiles(t, "reno bbr cubic", "bbr")
+	proc := kernelFiles(t, "reno bbr cubic", "bbr")
 	for asked, want := range map[string]string{"": "cubic", "kernel": "bbr", "bbr": "bbr", "reno": "reno", "cubic": "cubic"} {
-		got, err := ResolveCongestion(asked)
+		got, err := ResolveCongestion(proc, asked)
 		if err != nil || got != want {
 			t.Errorf("ResolveCongestion(%q) = %q, %v; want %q", asked, got, err, want)
 		}
 	}
-	if _, err := ResolveCongestion("vegas"); err == nil || !strings.Contains(err.Error(), "--tcp-congestion") {
+	if _, err := ResolveCongestion(proc, "vegas"); err == nil || !strings.Contains(err.Error(), "--tcp-congestion") {
 		t.Errorf("ResolveCongestion(vegas) = %v; want a refusal naming the flag", err)
 	}
 }
 
 func TestResolveCongestionWithoutCubicTakesTheKernelDefault(t *testing.T) {
-	kernelFiles(t, "reno bbr", "bbr")
-	if got, err := ResolveCongestion(""); err != nil || got != "bbr" {
+	proc := kernelFiles(t, "reno bbr", "bbr")
+	if got, err := ResolveCongestion(proc, ""); err != nil || got != "bbr" {
 		t.Errorf("ResolveCongestion(\"\") without cubic = %q, %v; want the kernel's default bbr", got, err)
 	}
 }
 
 func TestCongestionOfALabThatSetNoneIsTheKernelDefault(t *testing.T) {
-	kernelFiles(t, "reno bbr cubic", "bbr")
-	if got := Congestion(""); got != "bbr" {
-		t.Errorf("Congestion(\"\") = %q; want the kernel's default bbr", got)
+	l := &Lab{State: &State{}, proc: kernelFiles(t, "reno bbr cubic", "bbr")}
+	if got := l.Congestion(); got != "bbr" {
+		t.Errorf("Congestion of a lab that set none = %q; want the kernel's default bbr", got)
 	}
-	if got := Congestion("cubic"); got != "cubic" {
-		t.Errorf("Congestion(cubic) = %q", got)
+	l.State.Congestion = "cubic"
+	if got := l.Congestion(); got != "cubic" {
+		t.Errorf("Congestion of a lab that set cubic = %q", got)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Down removes the lab: it stops every process of the lab — all of its cgroup (each
@@ -123,14 +124,14 @@ func stopPids(pids []int, grace time.Duration) error {
 	return err
 }
 
-func alive(pids []int) []int { return aliveIn("/proc", pids) }
+func alive(pids []int) []int { return aliveIn(procfs.FS{}, pids) }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // OrphanStates describes the labs with namespaces, a cgroup or tagged iptables rules but no
 // state file in stateDir (a lab killed before it could save, or whose state file was removed), so
 // DownState can remove them like any other.
-func OrphanStates(ctx context.Context, r execx.Runner, stateDir, procRoot string) []*State {
+func OrphanStates(ctx context.Context, r execx.Runner, stateDir string, proc procfs.FS) []*State {
 	byID := map[string]*State{}
 	get := func(rid string) *State {
 		if byID[rid] == nil {
@@ -145,7 +146,7 @@ func OrphanStates(ctx context.Context, r execx.Runner, stateDir, procRoot string
 			st.Namespaces[role] = NSName(rid, role)
 		}
 	}
-	if cg, err := DetectCgroups(procRoot); err == nil {
+	if cg, err := DetectCgroups(proc); err == nil {
 		for _, rid := range OrphanCgroups(cg, stateDir) {
 			get(rid).Cgroup = cg.Dir(rid)
 		}

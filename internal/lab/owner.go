@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Owner is the process that made a lab and measures in it (a run or a study). While it
@@ -26,52 +25,25 @@ func (o Owner) String() string {
 	return fmt.Sprintf("`wirelab %s` (pid %d)", o.Command, o.Pid)
 }
 
-// SelfOwner is this process as the owner of the lab it is about to make.
+// SelfOwner is this process as the owner of the lab it is about to make: its own stat is
+// read from the machine's /proc, whatever root the command reads others' from.
 func SelfOwner(command string) (*Owner, error) {
-	ticks, _, err := ProcStart("/proc", os.Getpid())
+	st, err := procfs.FS{}.Stat(os.Getpid())
 	if err != nil {
 		return nil, fmt.Errorf("lab owner: %w", err)
 	}
-	return &Owner{Pid: os.Getpid(), StartTicks: ticks, Command: command}, nil
+	return &Owner{Pid: os.Getpid(), StartTicks: st.StartTime, Command: command}, nil
 }
 
-// ProcStart reads a process's start time (in clock ticks since boot) and whether it is a
-// zombie from procRoot/<pid>/stat.
-func ProcStart(procRoot string, pid int) (ticks uint64, zombie bool, err error) {
-	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, false, err
-	}
-	return parseStat(string(b))
-}
-
-// parseStat reads state (field 3) and starttime (field 22) of a /proc/<pid>/stat line. The
-// command (field 2) may hold spaces and parentheses, so fields are counted after the last ')'.
-func parseStat(s string) (ticks uint64, zombie bool, err error) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false, errors.New("parse /proc stat: no command field")
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, false, fmt.Errorf("parse /proc stat: %d fields after the command, want 20", len(f))
-	}
-	ticks, err = strconv.ParseUint(f[19], 10, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("parse /proc stat starttime: %w", err)
-	}
-	return ticks, f[0] == "Z", nil
-}
-
-// LiveOwner returns the lab's owner when it is still running: its pid exists, is not a
-// zombie and started when the owner did (a reused pid is not the owner). A lab made by
-// `wirelab up` has no owner.
-func (s *State) LiveOwner(procRoot string) (*Owner, bool) {
+// LiveOwner returns the lab's owner when it is still running in proc: its pid exists, is
+// not a zombie and started when the owner did (a reused pid is not the owner). A lab made
+// by `wirelab up` has no owner.
+func (s *State) LiveOwner(proc procfs.FS) (*Owner, bool) {
 	if s.Owner == nil || s.Owner.Pid <= 0 {
 		return nil, false
 	}
-	ticks, zombie, err := ProcStart(procRoot, s.Owner.Pid)
-	if err != nil || zombie || ticks != s.Owner.StartTicks {
+	st, err := proc.Stat(s.Owner.Pid)
+	if err != nil || st.Zombie() || st.StartTime != s.Owner.StartTicks {
 		return nil, false
 	}
 	return s.Owner, true
@@ -97,8 +69,8 @@ func (e *OwnedError) Is(target error) bool { return target == ErrOwned }
 
 // CheckOwner returns an *OwnedError when the lab has a live owner other than this process;
 // force is what --force would do instead, for the message.
-func (s *State) CheckOwner(procRoot, force string) error {
-	o, ok := s.LiveOwner(procRoot)
+func (s *State) CheckOwner(proc procfs.FS, force string) error {
+	o, ok := s.LiveOwner(proc)
 	if !ok || o.Pid == os.Getpid() {
 		return nil
 	}
@@ -109,9 +81,9 @@ func (s *State) CheckOwner(procRoot, force string) error {
 // interrupt: finish the point, tear down), a second SIGTERM after secondAfter (tear down
 // now), SIGKILL once patience has passed. Each signal goes only to the process that is
 // still the owner (same pid and start time). It reports whether SIGKILL was needed.
-func StopOwner(procRoot string, o Owner, secondAfter, patience time.Duration) (killed bool, err error) {
+func StopOwner(proc procfs.FS, o Owner, secondAfter, patience time.Duration) (killed bool, err error) {
 	st := &State{Owner: &o}
-	live := func() bool { _, ok := st.LiveOwner(procRoot); return ok }
+	live := func() bool { _, ok := st.LiveOwner(proc); return ok }
 	signal := func(sig syscall.Signal) {
 		if live() {
 			_ = syscall.Kill(o.Pid, sig)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // A real /proc/<pid>/stat line whose command holds a space and a parenthesis.
@@ -25,22 +27,10 @@ func writeStat(t *testing.T, procRoot string, pid int, line string) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	ticks, zombie, err := parseStat(statLine)
-	if err != nil || ticks != 42715 || zombie {
-		t.Fatalf("parseStat: %d %v %v", ticks, zombie, err)
-	}
-	if _, z, _ := parseStat(strings.Replace(statLine, ") S ", ") Z ", 1)); !z {
-		t.Error("state Z is a zombie")
-	}
-	if _, _, err := parseStat("812 (short) S 1 2"); err == nil {
-		t.Error("a truncated line must fail")
-	}
-}
-
 func TestLiveOwnerChecksPidStartAndZombie(t *testing.T) {
-	proc := t.TempDir()
-	writeStat(t, proc, 812, statLine)
+	root := t.TempDir()
+	proc := procfs.At(root)
+	writeStat(t, root, 812, statLine)
 	owned := &State{RunID: "4ee4e7", Owner: &Owner{Pid: 812, StartTicks: 42715, Command: "study bandwidth"}}
 	if o, ok := owned.LiveOwner(proc); !ok || o.Pid != 812 {
 		t.Fatalf("running owner not live: %v %v", o, ok)
@@ -56,15 +46,16 @@ func TestLiveOwnerChecksPidStartAndZombie(t *testing.T) {
 	if _, ok := (&State{}).LiveOwner(proc); ok {
 		t.Error("a lab by hand has no owner")
 	}
-	writeStat(t, proc, 812, strings.Replace(statLine, ") S ", ") Z ", 1))
+	writeStat(t, root, 812, strings.Replace(statLine, ") S ", ") Z ", 1))
 	if _, ok := owned.LiveOwner(proc); ok {
 		t.Error("a zombie owner is not live")
 	}
 }
 
 func TestCheckOwnerNamesPidAndCommand(t *testing.T) {
-	proc := t.TempDir()
-	writeStat(t, proc, 812, statLine)
+	root := t.TempDir()
+	proc := procfs.At(root)
+	writeStat(t, root, 812, statLine)
 	st := &State{RunID: "4ee4e7", Owner: &Owner{Pid: 812, StartTicks: 42715, Command: "study bandwidth"}}
 	err := st.CheckOwner(proc, "re-shape it anyway")
 	if !errors.Is(err, ErrOwned) {
@@ -82,11 +73,11 @@ func TestSelfOwnerIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := &State{RunID: "x", Owner: o}
-	if got, ok := st.LiveOwner("/proc"); !ok || got.Pid != os.Getpid() || got.Command != "run" {
+	if got, ok := st.LiveOwner(procfs.FS{}); !ok || got.Pid != os.Getpid() || got.Command != "run" {
 		t.Fatalf("this process as owner: %+v %v", got, ok)
 	}
 	// This process owning the lab may act on it.
-	if err := st.CheckOwner("/proc", "x"); err != nil {
+	if err := st.CheckOwner(procfs.FS{}, "x"); err != nil {
 		t.Errorf("owner checking its own lab: %v", err)
 	}
 }
@@ -109,16 +100,16 @@ func TestStopOwnerTermsTwiceThenKills(t *testing.T) {
 			go func() { _ = cmd.Wait() }()
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
 			time.Sleep(50 * time.Millisecond)
-			ticks, _, err := ProcStart("/proc", cmd.Process.Pid)
+			st, err := procfs.FS{}.Stat(cmd.Process.Pid)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := Owner{Pid: cmd.Process.Pid, StartTicks: ticks, Command: "run"}
-			killed, err := StopOwner("/proc", o, 200*time.Millisecond, time.Second)
+			o := Owner{Pid: cmd.Process.Pid, StartTicks: st.StartTime, Command: "run"}
+			killed, err := StopOwner(procfs.FS{}, o, 200*time.Millisecond, time.Second)
 			if err != nil || killed != c.killed {
 				t.Fatalf("StopOwner: killed %v, %v; want killed %v", killed, err, c.killed)
 			}
-			if _, ok := (&State{Owner: &o}).LiveOwner("/proc"); ok {
+			if _, ok := (&State{Owner: &o}).LiveOwner(procfs.FS{}); ok {
 				t.Error("owner still live")
 			}
 		})

@@ -67,7 +67,7 @@ func (l *Lab) Exec(ctx context.Context, host string, argv ...string) ([]byte, er
 // Attach wraps a state loaded from disk as a Lab, to act on a lab another wirelab built.
 // What it starts joins the lab's cgroup, like what the lab's maker started.
 func Attach(st *State, o Options) *Lab {
-	l := &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger}
+	l := &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger, proc: o.Proc}
 	if l.log == nil {
 		l.log = discard()
 	}

@@ -69,7 +69,7 @@ type State struct {
 	Namespaces map[string]string `json:"namespaces"`  // role -> netns name
 	WireIfaces map[string]string `json:"wire_ifaces"` // role -> wire-host iface facing it
 	Condition  link.Condition    `json:"condition"`
-	Shaper     string            `json:"shaper"`
+	Shaper     link.Shaper       `json:"shaper"`
 	// Congestion is the TCP congestion control set on the hosts' routes; "" = none set
 	// (the kernel's default: a lab built before the lab had a default of its own, or a
 	// kernel default that could not be read).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/execx"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Options says what lab to build.
@@ -22,7 +23,7 @@ type Options struct {
 	RunID     string   // "" = a fresh random id
 	Hosts     []string // end hosts besides the wire; default client + server
 	Condition link.Condition
-	Shaper    string // "" = detect
+	Shaper    link.Shaper // auto = detect
 	// Congestion is the TCP congestion control every host's connections use (set on its
 	// default route): "" = LabCongestion, "kernel" = the kernel's default. Resolved with
 	// ResolveCongestion.
@@ -39,6 +40,9 @@ type Options struct {
 	// Outside, when set, makes the server host a router to an existing server at this
 	// address instead of a database host (see reachOutside); the lab must have a server host.
 	Outside *Target
+	// Proc is this machine's /proc (its zero value is): cgroups, congestion controls and
+	// the wire's delayer are read there.
+	Proc procfs.FS
 }
 
 // CgroupsOff as Options.CgroupRoot makes a lab without a cgroup.
@@ -51,6 +55,7 @@ type Lab struct {
 	// command leaves behind (the delayer) is the lab's; base is the plain one.
 	runner, base execx.Runner
 	log          *slog.Logger
+	proc         procfs.FS
 }
 
 // Runner is the command runner the lab uses; what it starts is in the lab's cgroup.
@@ -104,7 +109,7 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 			return nil, fmt.Errorf("lab host %q: want one of client, server, replica", h)
 		}
 	}
-	congestion, err := ResolveCongestion(o.Congestion)
+	congestion, err := ResolveCongestion(o.Proc, o.Congestion)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +139,7 @@ func Up(ctx context.Context, o Options) (l *Lab, err error) {
 		_ = os.RemoveAll(st.TempDir)
 		return nil, err
 	}
-	l = &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger.With("lab", o.RunID)}
+	l = &Lab{State: st, runner: o.Runner, base: o.Runner, log: o.Logger.With("lab", o.RunID), proc: o.Proc}
 	l.makeCgroup(o.CgroupRoot)
 	defer func() {
 		if err != nil {
@@ -176,7 +181,7 @@ func (l *Lab) makeCgroup(root string) {
 	cg := Cgroups{Root: root}
 	var err error
 	if root == "" {
-		cg, err = DetectCgroups("/proc")
+		cg, err = DetectCgroups(l.proc)
 	}
 	if err == nil {
 		l.State.Cgroup, err = cg.Create(l.State.RunID)
@@ -258,7 +263,7 @@ func (l *Lab) sysctl(ctx context.Context, ns string, kv ...string) error {
 // WireSpec is the wire host as the link shapers see it.
 func (l *Lab) WireSpec(self string) link.Wire {
 	st := l.State
-	w := link.Wire{NS: st.NS(Wire), StateDir: st.TempDir, Self: self}
+	w := link.Wire{NS: st.NS(Wire), StateDir: st.TempDir, Self: self, Proc: l.proc}
 	for _, role := range st.Hosts {
 		if wif, ok := st.WireIfaces[role]; ok {
 			w.Ifaces = append(w.Ifaces, wif)
@@ -268,7 +273,7 @@ func (l *Lab) WireSpec(self string) link.Wire {
 }
 
 // Shape applies (or replaces) the link condition on the wire and records it.
-func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper, self string) error {
+func (l *Lab) Shape(ctx context.Context, c link.Condition, shaper link.Shaper, self string) error {
 	applied, err := link.Apply(ctx, l.runner, l.WireSpec(self), c, shaper)
 	if err != nil {
 		return fmt.Errorf("shape the wire (%s): %w", c, err)

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
 )
@@ -54,6 +53,7 @@ type CheckOptions struct {
 	RTTSamples  int           // default 200
 	LossPackets int           // default 1000
 	Prober      Prober        // default: NetnsProber
+	Proc        procfs.FS     // this machine's /proc, where the delayer's command line is
 }
 
 // Tolerances of the verdict. The bandwidth band is of TCP goodput against the goodput a
@@ -88,7 +88,7 @@ func Check(ctx context.Context, r execx.Runner, h CheckHosts, c Condition, o Che
 		o.Prober = NetnsProber{}
 	}
 	if h.DelayerStats == "" && h.WireNS != "" {
-		h.DelayerStats = delayerStatsFile(ctx, r, h.WireNS, "/proc")
+		h.DelayerStats = delayerStatsFile(ctx, r, h.WireNS, o.Proc)
 	}
 	before, _ := ReadDelayerStats(h.DelayerStats)
 	wc := &result.WireCheck{AskedRateBps: c.RateBps, AskedRTTMs: ms(c.RTT()), AskedLossPct: c.LossPct}
@@ -164,18 +164,15 @@ func SendQueued(ss string) int {
 
 // delayerStatsFile asks the delayer running in ns, if any, where it writes its counters (its
 // --stats-file argument), so the check needs no knowledge of where the lab keeps files.
-func delayerStatsFile(ctx context.Context, r execx.Runner, ns, proc string) string {
+func delayerStatsFile(ctx context.Context, r execx.Runner, ns string, proc procfs.FS) string {
 	out, err := r.Run(ctx, "ip", "netns", "pids", ns)
 	if err != nil {
 		return ""
 	}
-	for _, pid := range strings.Fields(string(out)) {
-		b, err := os.ReadFile(filepath.Join(proc, pid, "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		if !slices.Contains(args, "__delayer") {
+	for _, f := range strings.Fields(string(out)) {
+		pid, _ := strconv.Atoi(f)
+		args, ok := delayerCmdline(proc, pid)
+		if !ok {
 			continue
 		}
 		if i := slices.Index(args, "--stats-file"); i >= 0 && i+1 < len(args) {

@@ -29,7 +29,27 @@ func (c Condition) NeedsDelayLine() bool { return c.Delay > 0 || c.Jitter > 0 ||
 func (c Condition) Shaped() bool { return !c.Unlimited() || c.NeedsDelayLine() }
 
 // RTT is the round trip the condition adds.
-func (c Condition) RTT() time.Duration { return 2 * c.Delay }
+func (c Condition) RTT() time.Duration { return RTT(c.Delay) }
+
+// AtRTT is c with the one-way delay that makes a round trip of rtt, its jitter held to
+// that delay (jitter is ± around the delay: a matrix of RTTs that starts at 0 keeps the
+// rest of its wire).
+func (c Condition) AtRTT(rtt time.Duration) Condition {
+	c.Delay = OneWay(rtt)
+	c.Jitter = min(c.Jitter, c.Delay)
+	return c
+}
+
+// RTT is the round trip a one-way delay makes: a round trip pays it twice. With OneWay, the
+// one place the two are converted.
+func RTT(oneWay time.Duration) time.Duration { return 2 * oneWay }
+
+// OneWay is the one-way delay that makes a round trip of rtt.
+func OneWay(rtt time.Duration) time.Duration { return rtt / 2 }
+
+// RTTMs is RTT in the milliseconds results.json records a point's delay in
+// (link_delay_ms, one way).
+func RTTMs(delayMs float64) float64 { return 2 * delayMs }
 
 // String renders the condition the way tcconfig users write it.
 func (c Condition) String() string {

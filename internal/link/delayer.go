@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -29,7 +30,7 @@ type DelayerConfig struct {
 	Overflow   string // "drop" (default: a full queue tail-drops, like a router) or "accept"
 	StatsFile  string // written about once a second; "" = none
 	StatsEvery time.Duration
-	ProcNet    string // /proc/net, for the kernel's queue counters
+	Proc       procfs.FS // this machine's /proc: net/netfilter has the kernel's queue counters
 	Logger     *slog.Logger
 	Realtime   bool          // run the delay loop's one thread SCHED_FIFO (see delayerRTPriority)
 	MaxSpin    time.Duration // longest the loop spins before a release instead of sleeping; 0 = never
@@ -118,9 +119,6 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	}
 	if cfg.StatsEvery <= 0 {
 		cfg.StatsEvery = time.Second
-	}
-	if cfg.ProcNet == "" {
-		cfg.ProcNet = "/proc/net"
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -468,7 +466,7 @@ func (lp *loop) snapshot(start time.Time) DelayerStats {
 		s.CPUNs = ru.Utime.Nano() + ru.Stime.Nano()
 	}
 	var kq map[uint16]KernelQueue
-	if b, err := os.ReadFile(cfg.ProcNet + "/netfilter/nfnetlink_queue"); err == nil {
+	if b, err := cfg.Proc.ReadFile("net", "netfilter", "nfnetlink_queue"); err == nil {
 		kq, _ = ParseNfnetlinkQueue(b)
 	}
 	for i, l := range lp.lanes {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/wirelab/wirelab/internal/execx"
@@ -40,6 +41,41 @@ func Detect(ctx context.Context, r execx.Runner) (Capabilities, error) {
 	caps.HTB = try("tc", "qdisc", "add", "dev", "wld0", "root", "handle", "1:", "htb")
 	caps.NFQueue = try("iptables", "-t", "mangle", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", "0")
 	return caps, nil
+}
+
+// Named errors of Supports that callers test.
+var (
+	ErrNoNetem     = errors.New("this kernel has no sch_netem")
+	ErrNoDelayLine = errors.New("delay, jitter and loss need sch_netem or iptables with NFQUEUE, and this kernel has neither")
+)
+
+// Supports decides whether a kernel with caps can make c with the shaper asked for (auto,
+// netem or nfqueue), and returns the delay line it is made with: netem or nfqueue, "" when
+// c needs none. Auto takes netem where the kernel has it, else the NFQUEUE delay line. It is
+// the one rule: the commands' preflight (`doctor`), the lab's Apply and a real host's
+// shaping plan all ask it. Its errors name the flag that asks for what the kernel lacks.
+func Supports(caps Capabilities, shaper Shaper, c Condition) (Shaper, error) {
+	shaper, err := ParseShaper(string(shaper))
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case !c.Unlimited() && !caps.HTB:
+		return "", errors.New("--rate: this kernel has no HTB qdisc (sch_htb); only --rate unlimited works here")
+	case shaper == ShaperNetem && !caps.Netem:
+		return "", fmt.Errorf("--shaper netem: %w; use --shaper nfqueue or auto", ErrNoNetem)
+	case shaper == ShaperNfqueue && !caps.NFQueue:
+		return "", errors.New("--shaper nfqueue: iptables cannot add an NFQUEUE rule on this kernel (xt_NFQUEUE, nfnetlink_queue)")
+	case !c.NeedsDelayLine():
+		return "", nil
+	case !caps.Netem && !caps.NFQueue:
+		return "", fmt.Errorf("--delay/--jitter/--loss: %w: load one (modprobe sch_netem, or install iptables with xt_NFQUEUE) or shape rate only", ErrNoDelayLine)
+	case shaper == ShaperAuto && caps.Netem:
+		return ShaperNetem, nil
+	case shaper == ShaperAuto:
+		return ShaperNfqueue, nil
+	}
+	return shaper, nil
 }
 
 func randHex(n int) string {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/flagx"
 )
 
 // Limits of a condition; beyond them the value is a typo, not an experiment.
@@ -72,7 +74,7 @@ func AddFlagsWith(fs *flag.FlagSet, d Defaults) *Flags {
 
 // Condition returns the condition and the shaper ("" = auto) the flags ask for, or an error
 // naming the flag and the accepted form.
-func (f *Flags) Condition() (Condition, string, error) {
+func (f *Flags) Condition() (Condition, Shaper, error) {
 	var c Condition
 	rate, err := ParseRate(f.rate)
 	if err != nil {
@@ -96,7 +98,7 @@ func (f *Flags) Condition() (Condition, string, error) {
 		if err != nil {
 			return c, "", err
 		}
-		c.Delay = d / 2
+		c.Delay = OneWay(d)
 	}
 	if c.Jitter, err = parseDur("jitter", f.jitter); err != nil {
 		return c, "", err
@@ -104,13 +106,9 @@ func (f *Flags) Condition() (Condition, string, error) {
 	if c.LossPct, err = ParseLoss(f.loss); err != nil {
 		return c, "", err
 	}
-	shaper := strings.ToLower(strings.TrimSpace(f.shaper))
-	switch shaper {
-	case "auto", "":
-		shaper = ShaperAuto
-	case ShaperNetem, ShaperNfqueue:
-	default:
-		return c, "", fmt.Errorf("%w: --shaper %q: want %s", ErrBadShaper, f.shaper, ShaperForm)
+	shaper, err := ParseShaper(f.shaper)
+	if err != nil {
+		return c, "", err
 	}
 	if err := c.Validate(); err != nil {
 		return c, "", err
@@ -158,7 +156,7 @@ func ParseDuration(name, s string) (time.Duration, error) { return parseDur(name
 // 100ms"), each as ParseDuration takes it; an empty list is nil.
 func ParseRTTs(name, s string) ([]time.Duration, error) {
 	var out []time.Duration
-	for _, f := range SplitList(s) {
+	for _, f := range flagx.Split(s) {
 		d, err := parseDur(strings.TrimPrefix(name, "--"), f)
 		if err != nil {
 			return nil, err
@@ -166,15 +164,4 @@ func ParseRTTs(name, s string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// SplitList splits a comma-separated flag value, dropping blanks around and between items.
-func SplitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

@@ -13,7 +13,7 @@ func TestFlagsCondition(t *testing.T) {
 	cases := []struct {
 		args    []string
 		want    Condition
-		shaper  string
+		shaper  Shaper
 		errWant string // substring naming the flag; "" = ok
 	}{
 		{nil, Condition{}, "", ""},

@@ -125,15 +125,12 @@ func setupRate(ctx context.Context, r execx.Runner, w Wire, c Condition, parent,
 // htbShaper is the rate-only shaper: used when the condition has no delay, jitter or loss.
 type htbShaper struct{}
 
-func (htbShaper) Name() string { return "htb" }
-
 func (htbShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Condition) (Applied, error) {
 	if c.NeedsDelayLine() {
 		return Applied{}, fmt.Errorf("htb shapes rate only, not %s", c)
 	}
-	a := Applied{Shaper: "htb"}
+	a := Applied{Shaper: Made(!c.Unlimited(), "")}
 	if c.Unlimited() {
-		a.Shaper = "none"
 		return a, nil
 	}
 	setOffloads(ctx, r, w, c)

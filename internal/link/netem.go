@@ -20,8 +20,6 @@ import (
 // sch_netem.
 type netemShaper struct{}
 
-func (netemShaper) Name() string { return "netem" }
-
 // netemArgs are the tc arguments of the root netem qdisc of iface.
 func netemArgs(iface string, c Condition) []string {
 	return append([]string{"qdisc", "replace", "dev", iface, "root", "handle", "1:"}, NetemParams(c)...)
@@ -57,11 +55,7 @@ func (netemShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 	if err != nil {
 		return Applied{}, err
 	}
-	name := "netem"
-	if !c.Unlimited() {
-		name = "htb+netem"
-	}
-	return Applied{Shaper: name, ReadBack: rb}, nil
+	return Applied{Shaper: Made(!c.Unlimited(), ShaperNetem), ReadBack: rb}, nil
 }
 
 func (netemShaper) Teardown(ctx context.Context, r execx.Runner, w Wire) error {

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // nfqShaper delays in user space where the kernel has no netem: iptables sends every packet
@@ -24,9 +25,7 @@ import (
 // Setup order: HTB, delayer (waits until its queues are bound), iptables rules. Teardown
 // order: rules first (so nothing is queued to a queue nobody reads), then the delayer, then
 // its pid and stats files; the log is kept for post-mortems.
-type nfqShaper struct{ proc string }
-
-func (nfqShaper) Name() string { return "nfqueue" }
+type nfqShaper struct{}
 
 // delayerArgs is the command line that starts the delayer detached inside the wire namespace.
 func delayerArgs(w Wire, c Condition) (string, []string) {
@@ -63,11 +62,7 @@ func (s nfqShaper) Setup(ctx context.Context, r execx.Runner, w Wire, c Conditio
 	}
 	rb = strings.TrimSpace(rb + "\n" + strings.TrimSpace(string(rules)) +
 		fmt.Sprintf("\ndelayer pid %d: delay %s jitter %s loss %g%%", pid, c.Delay, c.Jitter, c.LossPct))
-	n := "nfqueue"
-	if !c.Unlimited() {
-		n = "htb+nfqueue"
-	}
-	return Applied{Shaper: n, ReadBack: rb, DelayerPid: pid}, nil
+	return Applied{Shaper: Made(!c.Unlimited(), ShaperNfqueue), ReadBack: rb, DelayerPid: pid}, nil
 }
 
 // parsePidLine reads the "pid N" line the detached delayer prints; 0 if absent.
@@ -137,24 +132,30 @@ func (s nfqShaper) stopDelayers(ctx context.Context, r execx.Runner, w Wire) err
 			}
 		}
 	}
+	isDelayer := func(pid int) bool { _, ok := delayerCmdline(w.Proc, pid); return ok }
 	var errs []error
 	for pid := range pids {
-		if !s.isDelayer(pid) {
+		if !isDelayer(pid) {
 			continue
 		}
-		if err := stopPid(ctx, pid, s.isDelayer); err != nil {
+		if err := stopPid(ctx, pid, isDelayer); err != nil {
 			errs = append(errs, fmt.Errorf("stop delayer %d: %w", pid, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (s nfqShaper) isDelayer(pid int) bool {
+// delayerCmdline is pid's command line in proc when pid is a delayer (`wirelab __delayer
+// ...`, its word after the program).
+func delayerCmdline(proc procfs.FS, pid int) ([]string, bool) {
 	if pid <= 0 {
-		return false
+		return nil, false
 	}
-	b, err := os.ReadFile(filepath.Join(s.proc, strconv.Itoa(pid), "cmdline"))
-	return err == nil && strings.Contains(string(b), "\x00__delayer\x00")
+	args, err := proc.Cmdline(pid)
+	if err != nil || len(args) < 2 || !slices.Contains(args[1:], "__delayer") {
+		return nil, false
+	}
+	return args, true
 }
 
 // stopPid sends SIGTERM (the delayer releases what it holds and exits), waits up to 3 s, then

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -260,7 +261,7 @@ func TestReleaseLateness(t *testing.T) {
 // (not asked) nothing.
 func TestSnapshotRecordsTheCPUHold(t *testing.T) {
 	for _, held := range []*result.CPUHold{nil, {Held: true}, {Error: "keep CPUs awake: open /dev/cpu_dma_latency: permission denied"}} {
-		lp := &loop{cfg: &DelayerConfig{ProcNet: t.TempDir()}, held: held}
+		lp := &loop{cfg: &DelayerConfig{Proc: procfs.At(t.TempDir())}, held: held}
 		b, err := json.Marshal(lp.snapshot(time.Now()))
 		if err != nil {
 			t.Fatal(err)

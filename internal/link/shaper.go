@@ -1,125 +1,102 @@
 package link
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Wire is the wire host as the shapers see it.
 type Wire struct {
-	NS       string   // wire namespace name
-	Ifaces   []string // egress interfaces in NS to shape (one per attached host)
-	StateDir string   // dir for delayer pid/log/stats files (exists)
-	Self     string   // path of the wirelab binary (the delayer runs as `Self __delayer ...` inside NS)
+	NS       string    // wire namespace name
+	Ifaces   []string  // egress interfaces in NS to shape (one per attached host)
+	StateDir string    // dir for delayer pid/log/stats files (exists)
+	Self     string    // path of the wirelab binary (the delayer runs as `Self __delayer ...` inside NS)
+	Proc     procfs.FS // this machine's /proc, where a delayer is recognised by its command line
 }
 
 // Applied is what a shaper did: its name as results record it ("htb", "htb+netem",
 // "nfqueue", ...), the kernel's view read back after applying, and the delayer's pid if one
 // was started.
 type Applied struct {
-	Shaper     string `json:"shaper"`
+	Shaper     Shaper `json:"shaper"`
 	ReadBack   string `json:"read_back"`
 	DelayerPid int    `json:"delayer_pid,omitempty"`
 }
 
-// Shaper is one way of putting a Condition on a wire.
+// maker is one way of putting a Condition on a wire.
 //
 // Setup assumes the wire carries no shaping (Apply clears it first) and returns what it did.
-// Teardown removes everything any Setup of this shaper could have made. It ignores what is
-// missing, so it is safe on a half-built wire, on a wire another shaper set up, on a wire whose
+// Teardown removes everything any Setup of this maker could have made. It ignores what is
+// missing, so it is safe on a half-built wire, on a wire another maker set up, on a wire whose
 // namespace is gone, and when run twice.
-type Shaper interface {
-	Name() string
+type maker interface {
 	Setup(ctx context.Context, r execx.Runner, w Wire, c Condition) (Applied, error)
 	Teardown(ctx context.Context, r execx.Runner, w Wire) error
 }
 
-// shapers is the explicit registry; teardownOrder is the order Clear undoes them in (user-space
-// delayer first, so no packet is queued to a queue nobody reads; qdiscs last).
+// makers is the explicit registry, by the part of a shaper each makes (the rate limiter
+// alone, or a delay line with the rate limiter under it); teardownOrder is the order Clear
+// undoes them in (user-space delayer first, so no packet is queued to a queue nobody reads;
+// qdiscs last).
 var (
-	shapers = map[string]Shaper{
-		"htb":     htbShaper{},
-		"netem":   netemShaper{},
-		"nfqueue": nfqShaper{proc: "/proc"},
+	makers = map[Shaper]maker{
+		ShaperHTB:     htbShaper{},
+		ShaperNetem:   netemShaper{},
+		ShaperNfqueue: nfqShaper{},
 	}
-	teardownOrder = []string{"nfqueue", "netem", "htb"}
+	teardownOrder = []Shaper{ShaperNfqueue, ShaperNetem, ShaperHTB}
 )
 
-// Shaper choices a user may ask for; "" (or "auto") picks netem when the kernel has it.
-const (
-	ShaperAuto    = ""
-	ShaperNetem   = "netem"
-	ShaperNfqueue = "nfqueue"
-)
-
-// ShaperForm is the accepted form of --shaper, for errors and --help.
-const ShaperForm = "auto, netem or nfqueue"
-
-// Named errors callers test.
-var (
-	ErrBadShaper = errors.New("bad shaper")
-	ErrNoNetem   = errors.New("this kernel has no sch_netem")
-)
-
-// Apply replaces any shaping of w by c. shaper is "" (auto), "netem" or "nfqueue". Rate alone
-// needs only HTB; delay, jitter or loss need netem or the NFQUEUE delayer. Everything that
-// can be refused (bad condition, netem asked on a kernel without it) is refused before the
-// wire changes. If setting up fails half-way the wire is cleared, not left half-shaped.
-func Apply(ctx context.Context, r execx.Runner, w Wire, c Condition, shaper string) (Applied, error) {
+// Apply replaces any shaping of w by c. shaper is auto, netem or nfqueue. Rate alone needs
+// only HTB; delay, jitter or loss need netem or the NFQUEUE delayer (Supports decides).
+// Everything that can be refused (bad condition, netem asked on a kernel without it) is
+// refused before the wire changes. If setting up fails half-way the wire is cleared, not
+// left half-shaped.
+func Apply(ctx context.Context, r execx.Runner, w Wire, c Condition, shaper Shaper) (Applied, error) {
 	if err := c.Validate(); err != nil {
 		return Applied{}, err
 	}
-	name, err := choose(ctx, r, c, shaper)
+	line, err := choose(ctx, r, c, shaper)
 	if err != nil {
 		return Applied{}, err
 	}
 	if err := Clear(ctx, r, w); err != nil {
 		return Applied{}, fmt.Errorf("apply link %s: clear previous shaping: %w", c, err)
 	}
-	a, err := shapers[name].Setup(ctx, r, w, c)
+	name := cmp.Or(line, ShaperHTB)
+	a, err := makers[name].Setup(ctx, r, w, c)
 	if err != nil {
 		return Applied{}, errors.Join(fmt.Errorf("apply link %s with %s: %w", c, name, err), Clear(ctx, r, w))
 	}
 	return a, nil
 }
 
-func choose(ctx context.Context, r execx.Runner, c Condition, shaper string) (string, error) {
-	switch shaper {
-	case ShaperAuto, "auto":
-		if !c.NeedsDelayLine() {
-			return "htb", nil
-		}
-		caps, err := Detect(ctx, r)
-		if err != nil {
-			return "", err
-		}
-		if caps.Netem {
-			return "netem", nil
-		}
-		return "nfqueue", nil
-	case ShaperNetem:
-		caps, err := Detect(ctx, r)
-		if err != nil {
-			return "", err
-		}
-		if !caps.Netem {
-			return "", fmt.Errorf("--shaper netem: %w; use --shaper nfqueue or auto", ErrNoNetem)
-		}
-		if !c.NeedsDelayLine() {
-			return "htb", nil
-		}
-		return "netem", nil
-	case ShaperNfqueue:
-		if !c.NeedsDelayLine() {
-			return "htb", nil
-		}
-		return "nfqueue", nil
+// choose is the delay line Apply makes c with ("" for none). The kernel is asked (Detect,
+// a throwaway namespace) only when its answer changes what is made: a delay line to pick,
+// or netem asked for. The NFQUEUE delay line asked for is not asked about again: the
+// command's preflight has checked it (Supports) before the lab was made.
+func choose(ctx context.Context, r execx.Runner, c Condition, shaper Shaper) (Shaper, error) {
+	shaper, err := ParseShaper(string(shaper))
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("--shaper %q: %w: want %s", shaper, ErrBadShaper, ShaperForm)
+	if shaper == ShaperNetem || shaper == ShaperAuto && c.NeedsDelayLine() {
+		caps, err := Detect(ctx, r)
+		if err != nil {
+			return "", err
+		}
+		return Supports(caps, shaper, c)
+	}
+	if c.NeedsDelayLine() {
+		return ShaperNfqueue, nil
+	}
+	return "", nil
 }
 
 // Clear removes all shaping from w, whatever shaper made it. It is idempotent and works on a
@@ -127,7 +104,7 @@ func choose(ctx context.Context, r execx.Runner, c Condition, shaper string) (st
 func Clear(ctx context.Context, r execx.Runner, w Wire) error {
 	var errs []error
 	for _, n := range teardownOrder {
-		if err := shapers[n].Teardown(ctx, r, w); err != nil {
+		if err := makers[n].Teardown(ctx, r, w); err != nil {
 			errs = append(errs, fmt.Errorf("clear %s on %s: %w", n, w.NS, err))
 		}
 	}

@@ -233,7 +233,7 @@ func TestApplyRejectsBadInput(t *testing.T) {
 	f := &execx.Fake{}
 	for _, c := range []struct {
 		c      Condition
-		shaper string
+		shaper Shaper
 		want   error
 	}{
 		{Condition{Delay: 11 * time.Second}, "", ErrBadFlag},

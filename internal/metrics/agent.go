@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // maxCommLen is how much of a process name /proc/PID/comm keeps (TASK_COMM_LEN - 1).
@@ -30,7 +27,7 @@ type AgentConfig struct {
 	// Trees are processes watched with their children, listed anew every sample: a
 	// postmaster and its backends, one per connection.
 	Trees    []int
-	ProcRoot string       // default "/proc"
+	ProcRoot string       // "" = this machine's (procfs.DefaultRoot)
 	Runner   execx.Runner // runs tc; default the OS
 	Logger   *slog.Logger // a nil logger discards
 }
@@ -43,15 +40,13 @@ type Agent struct {
 	cpu      *procCPUCollector
 	machine  *machineCPUCollector
 	tck      float64
+	gone     uint64 // reads that found a wire counter missing (AgentLine.WireGone)
 	log      *slog.Logger
 }
 
 // NewAgent checks cfg and returns an agent whose first Line is its baseline: wire and
 // process counters count from there, the machine's busy time since boot.
 func NewAgent(cfg AgentConfig) (*Agent, error) {
-	if cfg.ProcRoot == "" {
-		cfg.ProcRoot = "/proc"
-	}
 	if cfg.Runner == nil {
 		cfg.Runner = execx.OS{}
 	}
@@ -76,11 +71,12 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new agent: %w", err)
 	}
-	a := &Agent{up: up, down: down, machine: newMachineCPUCollector(cfg.ProcRoot), tck: clkTck(),
+	proc := procfs.At(cfg.ProcRoot)
+	a := &Agent{up: up, down: down, machine: newMachineCPUCollector(proc), tck: clkTck(),
 		log: cfg.Logger.With("component", "agent")}
 	if len(cfg.Comms) > 0 || len(cfg.PIDs) > 0 || len(cfg.Trees) > 0 {
-		a.watch = &procWatch{root: cfg.ProcRoot, comms: cfg.Comms, pids: cfg.PIDs, trees: cfg.Trees}
-		a.cpu = newProcCPUCollector(cfg.ProcRoot, a.watch.list,
+		a.watch = &procWatch{proc: proc, comms: cfg.Comms, pids: cfg.PIDs, trees: cfg.Trees}
+		a.cpu = newProcCPUCollector(proc, a.watch.list,
 			func(sn *snapshot, v uint64) { sn.cpuServer = v }) // the one CPU figure an agent has
 	}
 	return a, nil
@@ -95,7 +91,7 @@ func newWireCounter(cfg AgentConfig, dir string, class TCClass, iface string, rx
 	case class.Dev != "":
 		return &wireCounter{side: tcClassSide{run: cfg.Runner, class: class}}, nil
 	case iface != "":
-		path := filepath.Join(cfg.ProcRoot, "net", "dev")
+		path := procfs.At(cfg.ProcRoot).Path("net", "dev")
 		if err := checkIfaces(path, iface); err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
@@ -137,6 +133,9 @@ func (a *Agent) Line(ctx context.Context) (AgentLine, error) {
 		if w.c.observe(c, ok) {
 			a.logPresence(w.c.side, ok)
 		}
+		if !ok {
+			a.gone++
+		}
 		*w.out = w.c.total
 	}
 	now := time.Now()
@@ -145,7 +144,7 @@ func (a *Agent) Line(ctx context.Context) (AgentLine, error) {
 	}
 	return AgentLine{UnixNano: now.UnixNano(),
 		UpBytes: up.Bytes, DownBytes: down.Bytes, UpPkts: up.Packets, DownPkts: down.Packets,
-		CPUTicks: sn.cpuServer, MachineTicks: sn.cpuTotal, ClkTck: a.tck}, nil
+		CPUTicks: sn.cpuServer, MachineTicks: sn.cpuTotal, ClkTck: a.tck, WireGone: a.gone}, nil
 }
 
 func (a *Agent) logPresence(side wireSide, ok bool) {
@@ -160,7 +159,7 @@ func (a *Agent) logPresence(side wireSide, ok bool) {
 // their children of the moment, and every process whose comm is one of the names, so
 // servers, backends and clients started later are found.
 type procWatch struct {
-	root  string
+	proc  procfs.FS
 	comms []string
 	pids  []int
 	trees []int
@@ -171,7 +170,7 @@ func (w *procWatch) list() []int {
 	w.err = nil
 	out := slices.Clone(w.pids)
 	for _, t := range w.trees {
-		for _, pid := range dbserver.Tree(w.root, t) {
+		for _, pid := range w.proc.Tree(t) {
 			if !slices.Contains(out, pid) {
 				out = append(out, pid)
 			}
@@ -180,21 +179,20 @@ func (w *procWatch) list() []int {
 	if len(w.comms) == 0 {
 		return out
 	}
-	ents, err := os.ReadDir(w.root)
+	all, err := w.proc.Pids()
 	if err != nil {
-		w.err = fmt.Errorf("list processes: %w", err)
+		w.err = err
 		return out
 	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid <= 0 || slices.Contains(out, pid) {
+	for _, pid := range all {
+		if slices.Contains(out, pid) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(w.root, e.Name(), "comm"))
+		comm, err := w.proc.Comm(pid)
 		if err != nil {
 			continue // exited since the listing
 		}
-		if slices.Contains(w.comms, strings.TrimSuffix(string(b), "\n")) {
+		if slices.Contains(w.comms, comm) {
 			out = append(out, pid)
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // parseStatBusy returns the busy clock ticks of all CPUs from /proc/stat: user, nice,
@@ -49,15 +49,15 @@ func parseStatBusy(data []byte) (uint64, error) {
 // machineCPUCollector reads the whole machine's busy time: on a shared 2-core box the
 // client and the server compete for the same cores, and the verdict needs to know.
 type machineCPUCollector struct {
-	path string
+	proc procfs.FS
 }
 
-func newMachineCPUCollector(root string) *machineCPUCollector {
-	return &machineCPUCollector{path: filepath.Join(root, "stat")}
+func newMachineCPUCollector(proc procfs.FS) *machineCPUCollector {
+	return &machineCPUCollector{proc: proc}
 }
 
 func (c *machineCPUCollector) collect(snap *snapshot) error {
-	data, err := os.ReadFile(c.path)
+	data, err := c.proc.ReadFile("stat")
 	if err != nil {
 		return fmt.Errorf("read machine cpu: %w", err)
 	}

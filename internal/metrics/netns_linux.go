@@ -8,6 +8,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // ErrNetnsNotFound means the named network namespace has no bind mount under NetnsDir.
@@ -32,7 +34,7 @@ func withNetns(nsPath string, fn func() error) error {
 	errc := make(chan error, 1) // buffered: the goroutine never blocks on its only send
 	go func() {
 		runtime.LockOSThread()
-		orig, err := os.Open("/proc/thread-self/ns/net")
+		orig, err := os.Open(procfs.ThreadNetNS)
 		if err != nil {
 			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("open own netns: %w", err)

@@ -84,31 +84,6 @@ func TestParseIPLinkJSONMatchesNetDev(t *testing.T) {
 	}
 }
 
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		file string
-		want procTimes
-	}{
-		{"pid_stat_init.txt", procTimes{UTime: 42, STime: 158, StartTime: 22}},
-		// comm "sl) (x y": spaces and a ')' inside the name.
-		{"pid_stat_tricky.txt", procTimes{UTime: 0, STime: 0, StartTime: 32668}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
-			got, err := parseProcStat(readFixture(t, tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want {
-				t.Errorf("got %+v, want %+v", got, tc.want)
-			}
-		})
-	}
-	if _, err := parseProcStat([]byte("12 (x) S 1 2")); err == nil {
-		t.Error("no error for truncated stat")
-	}
-}
-
 func TestParseStatBusy(t *testing.T) {
 	got, err := parseStatBusy(readFixture(t, "stat.txt"))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/execx"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Source says what to sample. Leave UpIface and DownIface empty to skip the wire, and a
@@ -21,7 +22,7 @@ type Source struct {
 	DownIface  string       // wire iface whose TX is server->client
 	ServerPIDs func() []int // called every sample, so pids may appear after Start
 	ClientPIDs func() []int
-	ProcRoot   string // default "/proc"
+	ProcRoot   string // "" = this machine's (procfs.DefaultRoot)
 	NetnsDir   string // default "/run/netns"
 
 	// Runner, when set, makes the wire counters come from `ip [-n WireNS] -s -j link show`
@@ -111,9 +112,6 @@ func NewSampler(src Source, interval time.Duration, logger *slog.Logger) *Sample
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if src.ProcRoot == "" {
-		src.ProcRoot = "/proc"
-	}
 	if src.NetnsDir == "" {
 		src.NetnsDir = "/run/netns"
 	}
@@ -166,20 +164,20 @@ func (s *Sampler) open() ([]collector, error) {
 	case fd.ServerCPU != nil:
 		cs = append(cs, s.feedCollector(fd.ServerCPU, partServer))
 	case s.src.ServerPIDs != nil:
-		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ServerPIDs,
+		cs = append(cs, newProcCPUCollector(procfs.At(s.src.ProcRoot), s.src.ServerPIDs,
 			func(sn *snapshot, v uint64) { sn.cpuServer = v }))
 	}
 	switch {
 	case fd.ClientCPU != nil:
 		cs = append(cs, s.feedCollector(fd.ClientCPU, partClient))
 	case s.src.ClientPIDs != nil:
-		cs = append(cs, newProcCPUCollector(s.src.ProcRoot, s.src.ClientPIDs,
+		cs = append(cs, newProcCPUCollector(procfs.At(s.src.ProcRoot), s.src.ClientPIDs,
 			func(sn *snapshot, v uint64) { sn.cpuClient = v }))
 	}
 	if fd.Machine != nil {
 		return append(cs, s.feedCollector(fd.Machine, partMachine)), nil
 	}
-	return append(cs, newMachineCPUCollector(s.src.ProcRoot)), nil
+	return append(cs, newMachineCPUCollector(procfs.At(s.src.ProcRoot))), nil
 }
 
 func (s *Sampler) openWire() (collector, error) {
@@ -189,14 +187,14 @@ func (s *Sampler) openWire() (collector, error) {
 	}
 	var c *netDevCollector
 	if s.src.WireNS == "" {
-		f, err := openFile(filepath.Join(s.src.ProcRoot, "net", "dev"))
+		f, err := openFile(procfs.At(s.src.ProcRoot).Path("net", "dev"))
 		if err != nil {
 			return nil, err
 		}
 		c = &netDevCollector{f: f, up: up, down: down}
 	} else {
 		f, err := openInNetns(filepath.Join(s.src.NetnsDir, s.src.WireNS),
-			filepath.Join(s.src.ProcRoot, "thread-self", "net", "dev"))
+			procfs.At(s.src.ProcRoot).Path("thread-self", "net", "dev"))
 		if err != nil {
 			return nil, fmt.Errorf("open wire counters in %s: %w", s.src.WireNS, err)
 		}

@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -30,7 +31,7 @@ const MissThreshold = 0.05
 // PredictAgainst predicts p as the lab measured it and explains the difference.
 func (f *Fit) PredictAgainst(p result.Point) (Against, error) {
 	a := Against{Point: p}
-	l := Link{RateBps: p.LinkRateBps, RTT: msDuration(2 * p.LinkDelayMs), Shaped: true}
+	l := Link{RateBps: p.LinkRateBps, RTT: msDuration(link.RTTMs(p.LinkDelayMs)), Shaped: true}
 	m := f.Measured()
 	pred, err := f.Predict(l, m, []int{p.Threads})
 	if err != nil || p.TPS <= 0 {

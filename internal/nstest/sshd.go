@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // SSHD is the OpenSSH server SSHPair runs (Debian's openssh-server).
@@ -187,7 +189,7 @@ func DialIn(ns string) func(ctx context.Context, network, addr string) (net.Conn
 		ch := make(chan res, 1)
 		go func() {
 			runtime.LockOSThread()
-			orig, err := os.Open("/proc/thread-self/ns/net")
+			orig, err := os.Open(procfs.ThreadNetNS)
 			if err != nil {
 				runtime.UnlockOSThread()
 				ch <- res{nil, err}

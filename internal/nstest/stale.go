@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // A test that is killed (kill -9, a CI job cut off) runs no t.Cleanup, so the namespaces
@@ -46,16 +48,7 @@ func sweepStale() {
 }
 
 // Running reports whether pid runs (a zombie, which init reaps late here, counts as gone).
-func Running(pid int) bool {
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command in parentheses, which may itself hold spaces.
-	s := string(st)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
+func Running(pid int) bool { return procfs.FS{}.Alive(pid) }
 
 // staleNamespaces picks, from `ip netns list` output, the fixture namespaces whose maker
 // is not alive. Names of another form (a lab's, a fixture of an older build) are left

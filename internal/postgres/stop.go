@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/wirelab/wirelab/internal/dbserver"
+	"github.com/wirelab/wirelab/internal/procfs"
 )
 
 // Stop shuts the server down: SIGINT (PostgreSQL's "fast" shutdown: roll back open
@@ -34,5 +35,5 @@ func (s *Server) Pids() []int {
 	if s == nil || s.Pid <= 0 {
 		return nil
 	}
-	return dbserver.Tree("/proc", s.Pid)
+	return procfs.FS{}.Tree(s.Pid)
 }

@@ -17,6 +17,17 @@ const (
 	// Quit closes a session (a log without it closes each session after its last
 	// statement).
 	Quit
+	// Prepare is a statement the session prepared for later executions: a round trip of
+	// its own on the wire (MariaDB's COM_STMT_PREPARE, PostgreSQL's named Parse where the
+	// log shows it). SQL is the text with its placeholders; the executions come as Query
+	// events with Command "Execute". A replayer that sends text statements skips it or
+	// counts its round trip, as it chooses.
+	Prepare
+	// Admin is a protocol command that carries no statement (MariaDB's Ping, Field List,
+	// Statistics, Change user, Reset connection, ...; PostgreSQL's fastpath "Function
+	// call"): a round trip of its own. Command names it; SQL is the log's argument, for
+	// information only, never a statement.
+	Admin
 )
 
 // String names the kind as logs do.
@@ -28,6 +39,10 @@ func (k Kind) String() string {
 		return "query"
 	case Quit:
 		return "quit"
+	case Prepare:
+		return "prepare"
+	case Admin:
+		return "admin"
 	}
 	return fmt.Sprintf("kind(%d)", k)
 }
@@ -61,6 +76,30 @@ type Event struct {
 	// User and DB are the session's user and database where the log names them (Connect,
 	// and every entry of logs that carry them per line).
 	User, DB string
+
+	// Command is the protocol command where the entry is not a plain text statement:
+	// "Execute" for a statement executed through MariaDB's binary protocol (SQL has the
+	// values substituted) or PostgreSQL's extended protocol (SQL has $n, Params the
+	// values); "Init DB" for MariaDB's change of database (SQL is the equivalent USE);
+	// the command's name for Admin. Empty for a statement sent as text.
+	Command string
+	// Stmt is the name of the PostgreSQL prepared statement a Query executes or a Prepare
+	// makes ("" for the unnamed one, and for MariaDB, whose log names none). A replayer
+	// prepares a named statement before its first execution, as pgreplay does: the log
+	// does not show when it was prepared.
+	Stmt string
+	// Err is the error the server gave the entry when it was recorded, where the log says
+	// it: a failed login on a Connect (the session never connected; nothing else of it
+	// follows), a PostgreSQL ERROR on the statement it ended, MySQL's slow-log Errno.
+	Err string
+	// Implied marks an event no line of the log shows, made by the reader so that every
+	// session opens and closes: the Connect of a session first seen at a statement (the
+	// slow log has no connection lines; a general log may start mid-session), the Quit of
+	// one still open at the end of the log or whose id connects again, and the change of
+	// database ("Init DB") that a slow log only shows as a new Schema. Line and At are
+	// those of the entry that implied it (for the Quits at the end of the log, its last
+	// line and the last offset); Time is zero.
+	Implied bool
 }
 
 // Format is a query log's layout.

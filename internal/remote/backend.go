@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -44,6 +43,9 @@ type Options struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Timeout bounds each host's connect and handshake; 0 = 10 s.
 	Timeout time.Duration
+	// AgentSocket is the ssh-agent socket the command found in its environment
+	// (SSH_AUTH_SOCK); "" = no agent, the inventory's key files only.
+	AgentSocket string
 	// DropExisting drops tables of the inventory's existing server (server.dsn) that a
 	// run recorded and did not drop: what `down --hosts` does with them. nil = none is
 	// dropped (and a record found is an error naming them).
@@ -91,6 +93,7 @@ type Backend struct {
 	mu     sync.Mutex
 	procs  []hosts.Proc // long-running processes to stop at Down, in start order
 	closed bool
+	gone   map[int]uint64 // by far host: reads its sample agents found a shaped class missing
 }
 
 // Opener opens a Backend for a study's needs: study.Session's Open.
@@ -192,7 +195,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	}
 	for i, h := range b.clients {
 		b.links = append(b.links, &hosts.RemoteLink{Host: h.h, Target: b.targets[i], Dir: h.stage.Dir,
-			Agent: h.stage.Agent, TTL: o.TTL, Log: b.log})
+			Agent: h.stage.Agent, TTL: o.TTL, Run: b.id, Log: b.log})
 	}
 	if err := b.Shape(ctx, needs.Condition); err != nil {
 		return fail(err)
@@ -396,7 +399,7 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 	}
 	inv := b.o.Inventory
 	h, err := hosts.DialSSH(ctx, hosts.SSHConfig{Name: ih.Name, Addr: ih.SSHAddr(), User: ih.User, KeyFile: ih.Key,
-		AgentSocket: os.Getenv("SSH_AUTH_SOCK"), KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
+		AgentSocket: b.o.AgentSocket, KnownHosts: inv.KnownHosts, InsecureHostKey: b.o.InsecureHostKey,
 		Timeout: b.o.Timeout, Dial: b.o.Dial, Sudo: sudo})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", inv.Path, err)
@@ -405,13 +408,17 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 }
 
 // preflight checks, changing nothing, that wirelab is root on every host (directly or
-// through `sudo -n`), that each client's NIC can be shaped and every host has the programs
-// the backend and the study's own helpers (needs.Programs) run there.
+// through `sudo -n`), that no two clients would shape each other's NIC (checkPlaces), that
+// each client's NIC can be shaped and every host has the programs the backend and the
+// study's own helpers (needs.Programs) run there.
 func (b *Backend) preflight(ctx context.Context, needs study.Needs) error {
 	for _, h := range b.all() {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
 		}
+	}
+	if err := b.checkPlaces(ctx); err != nil {
+		return err
 	}
 	spec := b.engine.Spec()
 	why, farNeeds := "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
@@ -565,7 +572,8 @@ func (b *Backend) Shape(ctx context.Context, c link.Condition) error {
 func (b *Backend) Wire() study.WireState {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var rb, shapers []string
+	var rb []string
+	var shapers []link.Shaper
 	for i, h := range b.clients {
 		shaper, nic := b.links[i].Shaper(), b.targets[i].NIC
 		shapers = append(shapers, shaper)
@@ -574,7 +582,7 @@ func (b *Backend) Wire() study.WireState {
 				rb = append(rb, h.inv.Name+" "+dev+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
 		}
-		if strings.Contains(shaper, "nfqueue") {
+		if shaper.Uses(link.ShaperNfqueue) {
 			if out, err := h.h.Run(ctx, hosts.DelayRules(b.targets[i])...); err == nil {
 				rb = append(rb, h.inv.Name+" "+link.DelayChain+": "+strings.Join(strings.Fields(string(out)), " "))
 			}
@@ -595,23 +603,24 @@ func (b *Backend) Wire() study.WireState {
 }
 
 // shaperName is the clients' shaper: the one they share, else each client's by name.
-func (b *Backend) shaperName(shapers []string) string {
+func (b *Backend) shaperName(shapers []link.Shaper) string {
 	same := true
 	for _, s := range shapers {
 		same = same && s == shapers[0]
 	}
 	if same {
-		return shapers[0]
+		return string(shapers[0])
 	}
 	named := make([]string, len(shapers))
 	for i, s := range shapers {
-		named[i] = b.clients[i].inv.Name + ": " + s
+		named[i] = b.clients[i].inv.Name + ": " + string(s)
 	}
 	return strings.Join(named, ", ")
 }
 
 // CheckWire implements study.Backend: `link check` needs iperf3 on both hosts and is not
-// run on real hosts; points carry no wire check there.
+// run on real hosts; points carry no iperf3 check there. That each point ran on the
+// shaping asked is ReadShaping's, read before and after every point.
 func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*result.WireCheck, bool, error) {
 	return nil, false, nil
 }

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/link"
@@ -16,7 +15,7 @@ func (b *Backend) DelayLines() []study.DelayLine {
 	var out []study.DelayLine
 	for i, c := range b.clients {
 		l := b.links[i]
-		if !strings.Contains(l.Shaper(), link.ShaperNfqueue) {
+		if !l.Shaper().Uses(link.ShaperNfqueue) {
 			continue
 		}
 		h, file := c.h, hosts.DelayerStatsFile(l.Dir)

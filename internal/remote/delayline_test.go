@@ -19,7 +19,7 @@ func TestDelayLinesReadTheClientsStats(t *testing.T) {
 	for i, name := range []string{"c1", "c2"} {
 		f := newFakeHost()
 		tg := hosts.ShapeTarget{Host: name, NIC: "eth1", Peer: netip.MustParseAddr("198.18.21.2"), NFQueue: i == 0, Netem: i == 1}
-		l := &hosts.RemoteLink{Host: f, Target: tg, Dir: "/tmp/wirelab-" + name, Agent: "/tmp/wirelab-" + name + "/wirelab"}
+		l := &hosts.RemoteLink{Host: f, Target: tg, Dir: "/tmp/wirelab-" + name, Agent: "/tmp/wirelab-" + name + "/wirelab", Run: "r1"}
 		if err := l.Shape(ctx, link.Condition{Delay: time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}

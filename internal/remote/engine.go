@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
@@ -19,6 +20,11 @@ type Engine interface {
 	// Planned is what the agent would report of a server in dir before it runs: its
 	// socket, certificate directory, bench user and database (a dry run's server, Plan).
 	Planned(dir string) ServerState
+	// StartHere is the agent's half (Serve): it starts the server o describes on the
+	// host it runs on and returns what the state file reports of it and how to stop it.
+	// The stop is called once, also after ctx ended, and bounds itself (a clean
+	// shutdown, then SIGKILL).
+	StartHere(ctx context.Context, o ServerOptions, log *slog.Logger) (ServerState, func(context.Context) error, error)
 }
 
 // EngineSpec is what the backend knows of an engine before and after it starts.

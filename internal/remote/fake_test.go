@@ -35,8 +35,11 @@ func newFakeHost() *fakeHost {
 	return &fakeHost{files: map[string]string{}, answers: map[string]string{}, nextPid: 4000}
 }
 
+// procStat is a whole /proc/<pid>/stat line (the fields of a real sleeping process).
 func procStat(pid int, comm string) string {
-	return fmt.Sprintf("%d (%s) S 1 %d %d 0 -1", pid, comm, pid, pid)
+	return fmt.Sprintf("%d (%s) S 1 %d %d 0 -1 4194560 4053 3361 0 0 2 0 0 1 20 0 1 0 55781 222453760 7509 "+
+		"18446744073709551615 94234110230528 94234115643817 140720698542672 0 0 0 0 24129536 84487 1 0 0 17 0 0 0 0 0 0 "+
+		"94234118109360 94234118326666 94234488762368 140720698550629 140720698550719 140720698550719 140720698552276 0", pid, comm, pid, pid)
 }
 
 func (f *fakeHost) set(path, content string) {

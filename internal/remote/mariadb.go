@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/wirelab/wirelab/internal/engine"
@@ -30,6 +31,19 @@ func (mariadbEngine) Spec() EngineSpec {
 func (mariadbEngine) Planned(dir string) ServerState {
 	socket, certs := mariadb.PathsIn(dir)
 	return ServerState{Socket: socket, User: mariadb.BenchUser, DB: mariadb.BenchDB, CertDir: certs}
+}
+
+// StartHere implements Engine: mariadb.Start on this host, as the lab starts it (datadir,
+// my.cnf, TLS certificates, the bench user allowed from any host).
+func (mariadbEngine) StartHere(ctx context.Context, o ServerOptions, log *slog.Logger) (ServerState, func(context.Context) error, error) {
+	srv, err := mariadb.Start(ctx, mariadb.Config{Dir: o.Dir, BindAddress: o.Bind, Port: o.Port,
+		BufferPool: o.BufferPool, ServerID: o.ServerID, LogBin: o.LogBin, Extra: o.Extra, Logger: log})
+	if err != nil {
+		return ServerState{}, nil, err
+	}
+	st := ServerState{Socket: srv.Socket, Host: srv.Host, Port: srv.Port, User: srv.User,
+		Password: srv.Password, DB: srv.DB, Pid: srv.Pid, Version: srv.Version, CertDir: srv.CertDir}
+	return st, srv.Stop, nil
 }
 
 // clientArgv is the mariadb client on the server host, as root over the unix socket

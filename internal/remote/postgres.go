@@ -2,10 +2,13 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
+	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/pki"
 	"github.com/wirelab/wirelab/internal/postgres"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -57,4 +60,27 @@ func (postgresEngine) Facts(_ context.Context, h hosts.Host, st ServerState) (en
 func (postgresEngine) Planned(dir string) ServerState {
 	socket, certs := postgres.PathsIn(dir)
 	return ServerState{Socket: socket, User: postgres.BenchUser, DB: postgres.BenchDB, CertDir: certs}
+}
+
+// StartHere implements Engine: postgres.Start on this host, as the lab starts it (initdb
+// of a private datadir, its own postgresql.conf and pg_hba.conf, TLS certificates, the
+// bench role with a password from any host), and the wire's settings read once it
+// answers, with the server's own psql, for the report.
+func (postgresEngine) StartHere(ctx context.Context, o ServerOptions, log *slog.Logger) (ServerState, func(context.Context) error, error) {
+	if o.replication() {
+		return ServerState{}, nil, errors.New("--server-id, --log-bin and --set are MariaDB's replication settings; a PostgreSQL agent takes none")
+	}
+	srv, err := postgres.Start(ctx, postgres.Config{Dir: o.Dir, BindAddress: o.Bind, Port: o.Port,
+		SharedBuffers: lab.SharedBuffers(o.BufferPool), Logger: log})
+	if err != nil {
+		return ServerState{}, nil, err
+	}
+	facts, err := engine.FromPostgres(srv).Facts(ctx)
+	if err != nil {
+		return ServerState{}, nil, errors.Join(fmt.Errorf("read the settings: %w", err), srv.Stop(context.WithoutCancel(ctx)))
+	}
+	st := ServerState{Socket: srv.SocketDir, Host: srv.Host, Port: srv.Port, User: srv.User,
+		Password: srv.Password, DB: srv.DB, Pid: srv.Pid, Version: srv.Version, CertDir: srv.CertDir,
+		Settings: facts.Settings}
+	return st, srv.Stop, nil
 }

@@ -198,7 +198,7 @@ func TestServerWatch(t *testing.T) {
 		{mariadbEngine{}.Spec(), 7001, []string{"--pid", "7001"}},
 		{postgresEngine{}.Spec(), 0, []string{"--comm", "postgres"}},
 	} {
-		if got := serverWatch(c.spec, c.pid); !slices.Equal(got, c.want) {
+		if got := sampleCommand(serverWatch(c.spec, c.pid)).Argv("wirelab")[7:]; !slices.Equal(got, c.want) {
 			t.Errorf("%s pid %d: %q, want %q", c.spec.Kind, c.pid, got, c.want)
 		}
 	}

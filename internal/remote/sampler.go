@@ -1,10 +1,10 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -36,6 +36,7 @@ type sampler struct {
 	clients []string // the client roles a split load runs on; nil = one driver
 	inner   []*metrics.Sampler
 	per     [][]metrics.Sample
+	wires   map[int]*metrics.Feed // by far host (index of Backend.clients): the feed of its shaped classes
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -48,16 +49,39 @@ func (b *Backend) Sampler(sides study.Sides) study.Sampler {
 	return &sampler{b: b, driver: sides.DriverHost, clients: sides.Clients}
 }
 
-// agentArgv is the sample agent's command line on a host.
-func agentArgv(agent string, extra ...string) []string {
-	return append([]string{agent, "agent", "sample", "--every", "1s", "--for", "6h"}, extra...)
+// sampleFor bounds a sample agent's life on its host, should nothing stop it.
+const sampleFor = 6 * time.Hour
+
+// sampleCommand is a sample agent's command line: a line a second, what watch selects.
+func sampleCommand(watch ...metrics.SampleCommand) metrics.SampleCommand {
+	c := metrics.SampleCommand{Every: time.Second, For: sampleFor}
+	for _, w := range watch {
+		c.UpClass, c.DownClass = cmp.Or(w.UpClass, c.UpClass), cmp.Or(w.DownClass, c.DownClass)
+		c.Comms, c.PIDs, c.Trees = append(c.Comms, w.Comms...), append(c.PIDs, w.PIDs...), append(c.Trees, w.Trees...)
+	}
+	return c
 }
 
-// wireArgs are the sample agent's flags for a client's shaped classes (up: its NIC, down:
-// its IFB).
-func wireArgs(nic string) []string {
-	return []string{"--up-class", nic + ":" + hosts.ShapedClass, "--down-class", hosts.IFBName(nic) + ":" + hosts.ShapedClass}
+// wireWatch selects a client's shaped classes (up: its NIC, down: its IFB).
+func wireWatch(nic string) metrics.SampleCommand {
+	return metrics.SampleCommand{UpClass: shapedClass(nic), DownClass: shapedClass(hosts.IFBName(nic))}
 }
+
+// shapedClass is the HTB class wirelab shapes on dev.
+func shapedClass(dev string) metrics.TCClass { return metrics.TCClass{Dev: dev, ID: shapedClassID} }
+
+// shapedClassID is hosts.ShapedClass parsed, once: a typo in that constant stops every
+// program and test at start instead of sampling nothing.
+var shapedClassID = func() metrics.ClassID {
+	id, err := metrics.ParseClassID(hosts.ShapedClass)
+	if err != nil {
+		panic(fmt.Sprintf("hosts.ShapedClass: %v", err))
+	}
+	return id
+}()
+
+// comms selects processes by name.
+func comms(names ...string) metrics.SampleCommand { return metrics.SampleCommand{Comms: names} }
 
 func (s *sampler) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(ctx)
@@ -78,38 +102,40 @@ func (s *sampler) Start(ctx context.Context) error {
 		return metrics.Feeds{Wire: wire, ClientCPU: clientCPU, ServerCPU: server, Machine: server}
 	}
 	var srcs []metrics.Feeds
-	var serverExtra []string // more processes the server host's agent counts as the server side
+	var serverExtra metrics.SampleCommand // more processes the server host's agent counts as the server side
 	if len(s.clients) > 1 {
 		for _, role := range s.clients {
 			h := b.hostOf(role)
 			f := metrics.NewFeed()
-			s.run(ctx, h.h, agentArgv(h.stage.Agent, append(wireArgs(b.targetOf(h).NIC), b.farWatch()...)...), f)
+			s.wire(b.indexOf(h), f)
+			s.run(ctx, h.h, sampleCommand(wireWatch(b.targetOf(h).NIC), b.farWatch()).Argv(h.stage.Agent), f)
 			feeds = append(feeds, f)
 			srcs = append(srcs, feedsOf(f, f))
 		}
 	} else {
 		c := b.clients[0]
 		client := metrics.NewFeed()
-		wire, driver := wireArgs(b.targets[0].NIC), client
+		s.wire(0, client)
+		wire, driver := []metrics.SampleCommand{wireWatch(b.targets[0].NIC)}, client
 		feeds = append(feeds, client)
 		switch {
 		case s.driver == lab.Server && b.far == lab.Replica:
 			// The sync study's load beside the primary: the driver is the server side's,
 			// the replica's server the client side's, as the lab's Sides count them.
-			wire = append(wire, b.farWatch()...)
-			serverExtra = []string{"--comm", "sysbench"}
+			wire = append(wire, b.farWatch())
+			serverExtra = comms("sysbench")
 		case s.driver == lab.Server:
 			driver = metrics.NewFeed()
 			feeds = append(feeds, driver)
-			s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, "--comm", "sysbench"), driver)
+			s.run(ctx, b.server.h, sampleCommand(comms("sysbench")).Argv(b.server.stage.Agent), driver)
 		default:
-			wire = append(wire, b.farWatch()...)
+			wire = append(wire, b.farWatch())
 		}
-		s.run(ctx, c.h, agentArgv(c.stage.Agent, wire...), client)
+		s.run(ctx, c.h, sampleCommand(wire...).Argv(c.stage.Agent), client)
 		srcs = append(srcs, feedsOf(client, driver))
 	}
 	if b.server != nil {
-		s.run(ctx, b.server.h, agentArgv(b.server.stage.Agent, append(serverWatch(b.engine.Spec(), b.serverPid), serverExtra...)...), server)
+		s.run(ctx, b.server.h, sampleCommand(serverWatch(b.engine.Spec(), b.serverPid), serverExtra).Argv(b.server.stage.Agent), server)
 	}
 	if b.o.DryRun != nil {
 		return nil // the agents are printed; no counters will come
@@ -132,39 +158,51 @@ func (s *sampler) Start(ctx context.Context) error {
 }
 
 // targetOf is the shaping target of client host h.
-func (b *Backend) targetOf(h *host) hosts.ShapeTarget {
+func (b *Backend) targetOf(h *host) hosts.ShapeTarget { return b.targets[b.indexOf(h)] }
+
+// indexOf is far host h's index in b.clients (0 when h is none of them).
+func (b *Backend) indexOf(h *host) int {
 	for i, c := range b.clients {
 		if c == h {
-			return b.targets[i]
+			return i
 		}
 	}
-	return b.targets[0]
+	return 0
 }
 
-// farWatch are the far host's sample agent's flags for its side's CPU: the replica's
+// wire records f as the feed of far host i's shaped classes, whose gone reads Stop hands
+// to the backend (ReadShaping).
+func (s *sampler) wire(i int, f *metrics.Feed) {
+	if s.wires == nil {
+		s.wires = map[int]*metrics.Feed{}
+	}
+	s.wires[i] = f
+}
+
+// farWatch selects the far host's side's CPU for its sample agent: the replica's
 // mariadbd by its pid when the far host runs one (replication), else sysbench by name.
-func (b *Backend) farWatch() []string {
+func (b *Backend) farWatch() metrics.SampleCommand {
 	if b.farPid > 0 {
-		return []string{"--pid", strconv.Itoa(b.farPid)}
+		return metrics.SampleCommand{PIDs: []int{b.farPid}}
 	}
 	if b.far == lab.Replica { // a dry run's replica: its pid is not known yet
-		return []string{"--comm", b.engine.Spec().Comms[0]}
+		return comms(b.engine.Spec().Comms[0])
 	}
-	return []string{"--comm", "sysbench"}
+	return comms("sysbench")
 }
 
-// serverWatch are the sample agent's flags that pick the server's processes on its host:
-// its pid, so a production server on the same host is not counted, and with WatchTree its
+// serverWatch selects the server's processes on its host for the sample agent: its pid,
+// so a production server on the same host is not counted, and with WatchTree its
 // children too (a backend per connection, rescanned each second); by name only before
 // the server's pid is known.
-func serverWatch(spec EngineSpec, pid int) []string {
+func serverWatch(spec EngineSpec, pid int) metrics.SampleCommand {
 	switch {
 	case pid <= 0:
-		return []string{"--comm", spec.Comms[0]}
+		return comms(spec.Comms[0])
 	case spec.WatchTree:
-		return []string{"--tree", strconv.Itoa(pid)}
+		return metrics.SampleCommand{Trees: []int{pid}}
 	}
-	return []string{"--pid", strconv.Itoa(pid)}
+	return metrics.SampleCommand{PIDs: []int{pid}}
 }
 
 // waitFirst waits until every feed has its first line (its baseline), so the sampler's
@@ -229,6 +267,11 @@ func (s *sampler) Stop() []metrics.Sample {
 	s.wg.Wait()
 	for _, err := range s.failures() {
 		s.b.log.Warn("sampling", "err", err)
+	}
+	for i, f := range s.wires {
+		if l, ok := f.Latest(); ok && l.WireGone > 0 {
+			s.b.noteGone(i, l.WireGone)
+		}
 	}
 	if len(s.per) == 0 {
 		return nil

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/wirelab/wirelab/internal/dbserver"
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/hosts"
 )
@@ -89,25 +86,6 @@ func (o ServerOptions) withDefaults(e Engine) ServerOptions {
 	return o
 }
 
-// agentArgv is the agent's command line: `wirelab agent <engine>` (defaults filled).
-func (o ServerOptions) agentArgv() []string {
-	argv := []string{o.Agent, "agent", string(o.Engine), "--dir", o.Dir, "--bind", o.Bind,
-		"--port", strconv.Itoa(o.Port), "--for", o.For.String()}
-	if o.BufferPool != "" {
-		argv = append(argv, "--buffer-pool", o.BufferPool)
-	}
-	if o.ServerID != 0 {
-		argv = append(argv, "--server-id", strconv.Itoa(o.ServerID))
-	}
-	if o.LogBin {
-		argv = append(argv, "--log-bin")
-	}
-	for _, k := range slices.Sorted(maps.Keys(o.Extra)) {
-		argv = append(argv, "--set", k+"="+o.Extra[k])
-	}
-	return argv
-}
-
 // Server is a database server an agent runs on a host. It is an engine.Server.
 type Server struct {
 	h     hosts.Host
@@ -144,7 +122,7 @@ func Start(ctx context.Context, h hosts.Host, o ServerOptions) (*Server, error) 
 	if _, err := h.Run(ctx, "rm", "-f", "--", statePath); err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Engine, err)
 	}
-	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.agentArgv(), logPath)
+	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.AgentArgv(), logPath)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.Engine, err)
 	}
@@ -173,7 +151,7 @@ func Plan(ctx context.Context, h hosts.Host, o ServerOptions) (*Server, error) {
 	if _, err := h.Run(ctx, "mkdir", "-p", "--", o.Dir); err != nil {
 		return nil, fmt.Errorf("plan %s: %w", o.Engine, err)
 	}
-	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.agentArgv(), path.Join(o.Dir, AgentLog(o.Engine)))
+	agent, err := h.Start(ctx, string(o.Engine)+"-agent", o.AgentArgv(), path.Join(o.Dir, AgentLog(o.Engine)))
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", o.Engine, err)
 	}
@@ -217,14 +195,14 @@ func (m *Server) alive(ctx context.Context, pid int, comm ...string) bool {
 	if pid == 0 {
 		return true
 	}
-	b, err := m.h.ReadFile(ctx, "/proc/"+strconv.Itoa(pid)+"/stat")
+	st, err := hosts.ProcFS(ctx, m.h).Stat(pid)
 	if err != nil {
 		return false
 	}
 	if len(comm) > 0 {
-		return dbserver.StatIs(string(b), comm...)
+		return st.Is(comm...)
 	}
-	return !strings.Contains(string(b), ") Z ")
+	return !st.Zombie()
 }
 
 // logTail is the end of the agent's log as an error's last lines, or "" when it cannot be

@@ -10,14 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/tunnel"
 )
-
-// listenWithin bounds how long StartTunnel waits for an end to listen.
-const listenWithin = 15 * time.Second
 
 // StartTunnel implements study.Backend: `wirelab tunnel exit` on the server host,
 // listening on the server's data address (lab.TunnelExitPort) and forwarding to
@@ -53,33 +50,41 @@ func (b *Backend) StartTunnel(ctx context.Context, _ string, entryRole string, o
 		return "", err
 	}
 	defer os.RemoveAll(certs)
-	type end struct {
-		h    *host
-		role tunnel.Role
-		port int
-		pair [2]string
-	}
-	ends := []end{{b.server, tunnel.Exit, lab.TunnelExitPort, [2]string{tunnel.ExitCertFile, tunnel.ExitKeyFile}}}
-	for _, h := range entries {
-		ends = append(ends, end{h, tunnel.Entry, lab.TunnelEntryPort, [2]string{tunnel.EntryCertFile, tunnel.EntryKeyFile}})
-	}
-	for _, e := range ends {
-		dir := path.Join(e.h.stage.Dir, "tunnel-certs")
-		if err := b.copyCerts(ctx, e.h, certs, dir, tunnel.CAFile, e.pair[0], e.pair[1]); err != nil {
-			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
+	for i, h := range append([]*host{b.server}, entries...) {
+		exit, e := lab.TunnelEnds(path.Join(h.stage.Dir, "tunnel-certs"), exitAddr, o)
+		if i == 0 {
+			e = exit
 		}
-		name := "tunnel-" + string(e.role)
-		logPath := path.Join(e.h.stage.Dir, name+".log")
-		p, err := e.h.h.Start(ctx, name, lab.TunnelArgvAt(e.h.stage.Agent, e.role, dir, exitAddr, o), logPath)
-		if err != nil {
-			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
-		}
-		b.track(p)
-		if err := b.waitListen(ctx, e.h, e.port, p.Pid(), logPath); err != nil {
-			return "", fmt.Errorf("start tunnel %s on %s: %w", e.role, e.h.inv.Name, err)
+		if err := b.startTunnelEnd(ctx, h, e, certs); err != nil {
+			return "", fmt.Errorf("start tunnel %s on %s: %w", e.Config.Role, h.inv.Name, err)
 		}
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(lab.TunnelEntryPort)), nil
+}
+
+// startTunnelEnd copies e's certificates from certs to h, starts it from the staged
+// wirelab and waits until it listens (a dry run prints one check).
+func (b *Backend) startTunnelEnd(ctx context.Context, h *host, e lab.TunnelEnd, certs string) error {
+	if err := b.copyCerts(ctx, h, certs, path.Dir(e.Config.TLSCA), e.Certs...); err != nil {
+		return err
+	}
+	logPath := path.Join(h.stage.Dir, e.Name+".log")
+	p, err := h.h.Start(ctx, e.Name, e.Config.Argv(h.stage.Agent), logPath)
+	if err != nil {
+		return err
+	}
+	b.track(p)
+	return lab.AwaitListen(ctx, e.Port, lab.ListenProbe{
+		Listening: func() bool {
+			out, err := h.h.Run(ctx, lab.ListenCheck(e.Port)...)
+			return b.o.DryRun != nil || err == nil && strings.TrimSpace(string(out)) != ""
+		},
+		Exited: func() bool {
+			st, err := hosts.ProcFS(ctx, h.h).Stat(p.Pid())
+			return err != nil || st.Zombie()
+		},
+		Tail: func() string { return logTail(ctx, h.h, logPath) },
+	})
 }
 
 // tunnelCerts makes the tunnel's CA and both ends' pairs in a private temp directory of
@@ -117,28 +122,4 @@ func (b *Backend) copyCerts(ctx context.Context, h *host, from, dir string, file
 		}
 	}
 	return nil
-}
-
-// waitListen waits until something listens on TCP port on h (`ss -Hltn`), or the process
-// pid is gone, or listenWithin passes; the error then carries the tail of its log. A dry
-// run prints one check.
-func (b *Backend) waitListen(ctx context.Context, h *host, port, pid int, logPath string) error {
-	deadline := time.Now().Add(listenWithin)
-	for {
-		out, err := h.h.Run(ctx, "ss", "-Hltn", "sport = :"+strconv.Itoa(port))
-		if b.o.DryRun != nil || err == nil && strings.TrimSpace(string(out)) != "" {
-			return nil
-		}
-		if st, err := h.h.ReadFile(ctx, "/proc/"+strconv.Itoa(pid)+"/stat"); err != nil || strings.Contains(string(st), ") Z ") {
-			return fmt.Errorf("exited before listening on :%d%s", port, logTail(ctx, h.h, logPath))
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not listening on :%d after %s%s", port, listenWithin, logTail(ctx, h.h, logPath))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wirelab/wirelab/internal/flagx"
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/sysbench"
 )
 
 // Flags are the study's own flags, registered by AddFlags and turned into Options by
@@ -42,7 +44,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	fs.IntVar(&f.tables, "tables", 10, "sysbench --tables")
 	fs.IntVar(&f.tableSize, "table-size", 10000, "sysbench --table-size (rows per table)")
 	fs.IntVar(&f.threads, "threads", 4, "sysbench threads serving the fixed rate")
-	fs.StringVar(&f.randType, "rand-type", "uniform", "sysbench --rand-type: "+strings.Join(randTypes, ", "))
+	fs.StringVar(&f.randType, "rand-type", "uniform", "sysbench --rand-type: "+strings.Join(sysbench.RandTypes, ", "))
 	fs.BoolVar(&f.checkWire, "check-wire", true, "measure the wire (RTT, loss, iperf3) after every change of it and record it")
 	fs.DurationVar(&f.faultAt, "fault-at", 5*time.Second, "scenario 4: when the wire drops, into the load")
 	fs.DurationVar(&f.faultFor, "fault-for", 3*time.Second, "scenario 4: how long the wire drops everything")
@@ -54,9 +56,6 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	})
 	return f
 }
-
-// randTypes are sysbench's --rand-type values.
-var randTypes = []string{"uniform", "gaussian", "special", "pareto"}
 
 // Apply parses the flags into o, whose Engine the command has set, naming the flag on a
 // bad value; Validate then checks the values against each other.
@@ -84,7 +83,7 @@ func (f *Flags) Apply(o *Options) error {
 		return err
 	}
 	o.Loads = nil
-	for _, s := range link.SplitList(f.loads) {
+	for _, s := range flagx.Split(f.loads) {
 		q, err := strconv.Atoi(s)
 		if err != nil || q < QueriesPerTxn || q > 1_000_000 {
 			return fmt.Errorf("--loads %q: %q is not a load; want QPS values %d..1000000, e.g. 300,1200", f.loads, s, QueriesPerTxn)
@@ -102,6 +101,9 @@ func (o Options) Validate() error {
 	if err := lab.CheckBufferPool(o.BufferPool); err != nil {
 		return err
 	}
+	if err := sysbench.CheckRandType(o.RandType); err != nil {
+		return err
+	}
 	checks := []struct {
 		bad bool
 		msg string
@@ -115,10 +117,7 @@ func (o Options) Validate() error {
 		{o.SearchMaxQPS < 60 || o.SearchMaxQPS > 1_000_000, fmt.Sprintf("--search-max %d: want 60..1000000", o.SearchMaxQPS)},
 		{o.AbortLag < 0, fmt.Sprintf("--abort-lag %s: want 0 (never) or more", o.AbortLag)},
 		{o.CatchUpTimeout < 10*time.Second, fmt.Sprintf("--catchup-timeout %s: want at least 10s", o.CatchUpTimeout)},
-		{o.Tables < 1 || o.Tables > 1000, fmt.Sprintf("--tables %d: want 1..1000", o.Tables)},
-		{o.TableSize < 1 || o.TableSize > 100_000_000, fmt.Sprintf("--table-size %d: want 1..100000000", o.TableSize)},
 		{o.Threads < 1 || o.Threads > 1024, fmt.Sprintf("--threads %d: want 1..1024", o.Threads)},
-		{!slices.Contains(randTypes, o.RandType), fmt.Sprintf("--rand-type %q: want one of %s", o.RandType, strings.Join(randTypes, ", "))},
 		{o.Fault.At < 0 || o.Fault.For < time.Second || o.Fault.At+o.Fault.For >= o.Duration, fmt.Sprintf(
 			"--fault-at %s --fault-for %s: want the drop (≥ 1s) to end inside --duration %s", o.Fault.At, o.Fault.For, o.Duration)},
 	}
@@ -127,7 +126,7 @@ func (o Options) Validate() error {
 			return fmt.Errorf("%s", c.msg)
 		}
 	}
-	return nil
+	return sysbench.CheckDataSet(o.Tables, o.TableSize)
 }
 
 // ChannelList is channels as --channels spells them.
@@ -153,7 +152,7 @@ func parseScenarios(s string) ([]int, error) {
 	const form = "comma-separated numbers: 1 lag-vs-rtt, 2 max-load, 3 bandwidth, 4 fault"
 	seen := map[int]bool{}
 	var out []int
-	for _, f := range link.SplitList(s) {
+	for _, f := range flagx.Split(s) {
 		n, err := strconv.Atoi(f)
 		if err != nil || ScenarioNames[n] == "" {
 			return nil, fmt.Errorf("--scenarios %q: %q is not a scenario; want %s", s, f, form)

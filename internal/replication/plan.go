@@ -1,6 +1,8 @@
 package replication
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -33,7 +35,21 @@ func (ps PointSpec) Label() string {
 func (ps PointSpec) Expected() time.Duration { return ps.Duration + 5*time.Second }
 
 // Fault drops the replica's link At into the load, For a while.
-type Fault struct{ At, For time.Duration }
+type Fault struct {
+	At, For time.Duration
+	// Inject is the fault, when it is not the wire's drop: it returns what ends it, called
+	// For later. What says what it does, for the run's note.
+	Inject func(ctx context.Context) (end func() error, err error)
+	What   string
+}
+
+// what says what f does.
+func (f Fault) what() string {
+	if f.What != "" {
+		return f.What
+	}
+	return fmt.Sprintf("the wire to the replica dropped every packet for %s (iptables DROP in the wire host)", f.For)
+}
 
 // plan yields the chosen scenarios' points in order. The max-load search reads each
 // probe's outcome from the point the Session measured for it (Study.last).
@@ -61,9 +77,7 @@ func (r *Study) plan(yield func(PointSpec) bool) {
 // lagVsRTT is DTLE's scenario 1: fixed load, growing RTT, highest and p99 lag per channel.
 func (r *Study) lagVsRTT(yield func(PointSpec) bool) bool {
 	for _, rtt := range r.o.RTTs {
-		c := r.o.Link
-		c.Delay = rtt / 2
-		c.Jitter = min(c.Jitter, c.Delay)
+		c := r.o.Link.AtRTT(rtt)
 		for _, ch := range r.o.Channels {
 			if !yield(PointSpec{Scenario: LagVsRTT, Channel: ch, Link: c, TargetQPS: r.o.LagQPS,
 				Duration: r.o.Duration, AbortLag: r.o.AbortLag}) {
@@ -89,8 +103,8 @@ func (r *Study) each(yield func(PointSpec) bool, scenario string, c link.Conditi
 		}
 	}
 	if f != nil {
-		r.e.Note("fault: on every channel the wire to the replica dropped every packet for %s, %s into the load (iptables DROP in the wire host); "+
-			"each fault point passes when the replica caught up by itself and the %s matched.", f.For, f.At, TermsFor(r.o.kind()).Checksum)
+		r.e.Note("fault: on every channel %s, %s into the load; "+
+			"each fault point passes when the replica caught up by itself and the %s matched.", f.what(), f.At, TermsFor(r.o.kind()).Checksum)
 	}
 	return true
 }

@@ -256,15 +256,19 @@ func (r *Study) injectFault(ctx context.Context, e *study.Env, f Fault) error {
 		return nil
 	case <-time.After(f.At):
 	}
-	d, ok := e.Backend.(study.WireDropper)
-	if !ok {
-		return errors.New("fault: this backend cannot drop the wire")
+	var restore func() error
+	var err error
+	if f.Inject != nil {
+		restore, err = f.Inject(ctx)
+	} else if d, ok := e.Backend.(study.WireDropper); ok {
+		restore, err = d.DropWire(ctx, lab.Replica)
+	} else {
+		err = errors.New("fault: this backend cannot drop the wire")
 	}
-	restore, err := d.DropWire(ctx, lab.Replica)
 	if err != nil {
 		return err
 	}
-	r.e.Logger.Info("fault: wire to the replica drops everything", "for", f.For)
+	r.e.Logger.Info("fault: "+f.what(), "for", f.For)
 	select {
 	case <-ctx.Done():
 	case <-time.After(f.For):

@@ -31,7 +31,7 @@ type Options struct {
 	Channels       []Channel
 	Scenarios      []int
 	Link           link.Condition  // the wire of scenarios 2 and 4; scenario 1 varies its delay, 3 lifts its rate cap
-	Shaper         string          // how delay is made ("" = auto)
+	Shaper         link.Shaper     // how delay is made ("" = auto)
 	RTTs           []time.Duration // scenario 1
 	LagQPS         int             // scenario 1 (and 4) load
 	Loads          []int           // scenario 3 loads (QPS)

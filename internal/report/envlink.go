@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -66,7 +67,7 @@ func linkWords(d result.LinkDirection, way string) string {
 	} else {
 		parts = append(parts, "unlimited "+way)
 	}
-	if d.DelayMs > 0 || d.JitterMs > 0 || d.LossPct > 0 {
+	if link.DirectionCondition(d).NeedsDelayLine() {
 		s := fmt.Sprintf("delay %g ms one way", d.DelayMs)
 		if d.JitterMs > 0 {
 			s += fmt.Sprintf(" ± %g ms", d.JitterMs)
@@ -74,10 +75,10 @@ func linkWords(d result.LinkDirection, way string) string {
 		if d.LossPct > 0 {
 			s += fmt.Sprintf(", loss %g%%", d.LossPct)
 		}
-		switch {
-		case strings.Contains(d.Shaper, "nfqueue"):
+		switch link.Shaper(d.Shaper).DelayLine() {
+		case link.ShaperNfqueue:
 			s += " by the NFQUEUE delayer"
-		case strings.Contains(d.Shaper, "netem"):
+		case link.ShaperNetem:
 			s += " by netem"
 		}
 		if d.DelayQueuePackets > 0 {

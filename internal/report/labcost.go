@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -162,7 +163,7 @@ func delayLineHold(e result.Environment, pts []result.Point) string {
 		line += " on " + strings.Join(slices.Sorted(maps.Keys(hosts)), ", ")
 	}
 	switch {
-	case n == 0 && !strings.Contains(e.Shaper, "nfqueue"):
+	case n == 0 && !link.Shaper(e.Shaper).Uses(link.ShaperNfqueue):
 		return ""
 	case n == 0:
 		return line + " asks for 0 µs while it runs; whether it held is not recorded in these results"

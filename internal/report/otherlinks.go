@@ -61,10 +61,10 @@ func specThreads(r *result.Run) []int { return r.Spec.Threads }
 
 // transportLinks is the remote paths' wire: their rate and round trip.
 func transportLinks(r *result.Run, pts []result.Point) []model.Link {
-	l := model.Link{RateBps: r.Spec.LinkRateBps, RTT: time.Duration(2 * r.Spec.LinkDelayMs * float64(time.Millisecond))}
+	l := model.Link{RateBps: r.Spec.LinkRateBps, RTT: time.Duration(link.RTTMs(r.Spec.LinkDelayMs) * float64(time.Millisecond))}
 	for _, p := range pts {
 		if p.LinkDelayMs > 0 {
-			l = model.Link{RateBps: p.LinkRateBps, RTT: time.Duration(2 * p.LinkDelayMs * float64(time.Millisecond))}
+			l = model.Link{RateBps: p.LinkRateBps, RTT: time.Duration(link.RTTMs(p.LinkDelayMs) * float64(time.Millisecond))}
 			break
 		}
 	}

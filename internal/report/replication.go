@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -127,7 +128,7 @@ func rttOf(p result.Point) float64 {
 	if p.Replication != nil {
 		return p.Replication.RTTMs
 	}
-	return 2 * p.LinkDelayMs
+	return link.RTTMs(p.LinkDelayMs)
 }
 
 func loadOf(p result.Point) float64 {

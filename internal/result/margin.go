@@ -56,22 +56,24 @@ func (m Margin) Stats() stats.Margin { return stats.Margin(m.Value) }
 
 // Text is the margin as every report prints it, with where it came from: "±3.1% measured
 // by `wirelab calibrate` on 2026-03-04 (db1, load 0.2; 95% interval ±2.2% to ±5.4%)",
-// "±5% default (not
-// measured on this machine: run `wirelab calibrate`)", "±8% from --margin".
-func (m Margin) Text() string {
-	v := m.Stats().Text()
+// "±5% default (not measured on this machine: run `wirelab calibrate`)", "±8% from
+// --margin".
+func (m Margin) Text() string { return m.Stats().Text() + " " + m.From() }
+
+// From is where the margin came from, as Text words it after the value.
+func (m Margin) From() string {
 	switch m.Source {
 	case MarginCalibrated:
-		s := v + " measured by `wirelab calibrate`"
+		s := "measured by `wirelab calibrate`"
 		if c := m.Calibration; c != nil {
 			s += fmt.Sprintf(" on %s (%s, load %.1f; 95%% interval %s to %s)", c.Measured.UTC().Format("2006-01-02"),
 				c.Machine, c.Load1Before, stats.Margin(c.Lo).Text(), stats.Margin(c.Hi).Text())
 		}
 		return s
 	case MarginFlag:
-		return v + " from --margin"
+		return "from --margin"
 	}
-	return v + " default (not measured on this machine: run `wirelab calibrate`)"
+	return "default (not measured on this machine: run `wirelab calibrate`)"
 }
 
 // Calibration is what `wirelab calibrate` measured: this machine's run-to-run spread (the

@@ -87,17 +87,12 @@ const FullBatchSeconds = batchCount * minBatchLen
 // reports the same count every second has a spread below what the series can show, not
 // a spread of zero (a zero-width interval would call a 1% difference certain).
 func SeriesMean(xs []float64, resolution float64) Estimate {
-	bt := batchesOf(len(xs))
-	k, b := bt.k, bt.b
+	batches, b := BatchMeans(xs)
+	k := len(batches)
 	e := Estimate{Mean: Mean(xs), N: k, Of: Seconds}
 	e.Lo, e.Hi = extent(xs)
 	if k < MinSamples {
 		return e
-	}
-	batches := make([]float64, k)
-	for i := range batches {
-		lo, hi := bt.span(i)
-		batches[i] = Mean(xs[lo:hi])
 	}
 	e.SE = max(stddev(batches)/math.Sqrt(float64(k)), resolution/math.Sqrt(12*float64(k*b)))
 	e.DF = k - 1

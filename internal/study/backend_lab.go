@@ -23,7 +23,7 @@ import (
 type labBackend struct {
 	l      *lab.Lab
 	self   string
-	shaper string
+	shaper link.Shaper
 	hosts  []string
 }
 
@@ -32,7 +32,7 @@ func (s *Session) LabOpener() Opener {
 	return func(ctx context.Context, needs Needs, owner *lab.Owner) (Backend, error) {
 		l, err := lab.Up(ctx, lab.Options{Hosts: needs.Hosts, Condition: needs.Condition, Shaper: needs.Shaper,
 			Congestion: needs.Congestion, StateDir: s.StateDir, Self: s.Self, Runner: s.Runner, Logger: s.Logger, Owner: owner,
-			Outside: outside(needs)})
+			Outside: outside(needs), Proc: s.Proc})
 		if err != nil {
 			return nil, err
 		}
@@ -66,9 +66,9 @@ func (b *labBackend) Shape(ctx context.Context, c link.Condition) error {
 
 func (b *labBackend) Wire() WireState {
 	st := b.l.State
-	ws := WireState{Shaper: st.Shaper, ReadBack: st.ReadBack, Congestion: lab.Congestion(st.Congestion),
+	ws := WireState{Shaper: string(st.Shaper), ReadBack: st.ReadBack, Congestion: b.l.Congestion(),
 		Directions: func(c link.Condition) []result.LinkDirection { return link.Directions(c, st.Shaper, st.WireIfaces) }}
-	if strings.Contains(st.Shaper, "nfqueue") {
+	if st.Shaper.Uses(link.ShaperNfqueue) {
 		_, _, ws.DelayerStats = link.DelayerFiles(b.l.WireSpec(b.self))
 	}
 	return ws
@@ -78,6 +78,42 @@ func (b *labBackend) Wire() WireState {
 func (b *labBackend) CheckWire(ctx context.Context, c link.Condition, d time.Duration) (*result.WireCheck, bool, error) {
 	wc, err := link.Check(ctx, b.l.Runner(), b.checkHosts(), c, link.CheckOptions{Duration: d})
 	return wc, true, err
+}
+
+// ReadShaping reads the wire host's interfaces back (tc qdisc and class show in its
+// namespace) against what the shaper made there, as it read it when it applied
+// (link.AppliedTC of the lab's read-back): one reading, the wire, crossed by the far
+// host's load. Its shaped classes are the HTB classes of a capped wire; an uncapped one
+// has none.
+func (b *labBackend) ReadShaping(ctx context.Context) ([]link.Reading, error) {
+	want, err := link.AppliedTC(b.l.State.ReadBack)
+	if err != nil {
+		return nil, fmt.Errorf("the wire as shaped: %w", err)
+	}
+	got := map[string][]link.TCObject{}
+	for _, dev := range link.Devices(want) {
+		var all []byte
+		gone := false
+		for _, what := range [][]string{{"qdisc", "show"}, {"-s", "class", "show"}} {
+			out, err := b.l.Exec(ctx, lab.Wire, append(append([]string{"tc"}, what...), "dev", dev)...)
+			if gone = err != nil && strings.Contains(err.Error(), "Cannot find device"); gone {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read back the wire's %s: %w", dev, err)
+			}
+			all = append(all, out...)
+		}
+		if gone {
+			continue // absent from got: the device is gone
+		}
+		if got[dev], err = link.ParseTCShow(dev, all); err != nil {
+			return nil, err
+		}
+	}
+	r := link.ReadingOf(want, got)
+	r.Link, r.Host = "the wire", b.hosts[0]
+	return []link.Reading{r}, nil
 }
 
 // ProbeRTT implements RTTProber: TCP echoes from the far host's namespace to the server

@@ -47,7 +47,7 @@ func (b *Bandwidth) Needs() Needs {
 		"experiments": strings.Join(b.o.Experiments, ",")}
 	var notes []string
 	if b.o.tunnelsN2() {
-		spec.Extra["tunnel"] = strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", b.o.Tunnel)[3:], " ")
+		spec.Extra["tunnel"] = b.o.Tunnel.EntryArgs()
 		notes = append(notes, fmt.Sprintf("N2 on %s: protocol compression is not available (the protocol has none); "+
 			"the N2 series go through wirelab's tunnel instead (entry in the client host, exit in the server host, --compress %s).",
 			b.o.Bench.kind().Title(), b.o.Tunnel.Compress))

@@ -21,7 +21,7 @@ type Bench struct {
 	RandType          string      // sysbench only
 	Engine            engine.Kind // the server's kind; "" = MariaDB
 	BufferPool        string      // the server's data cache (buffer pool, shared_buffers)
-	Shaper            string      // how delay is made ("" = auto)
+	Shaper            link.Shaper // how delay is made ("" = auto)
 	Congestion        string      // the lab hosts' TCP congestion control (the forms lab.ResolveCongestion takes)
 	// Existing is a server to measure instead of starting one; nil = the lab starts one.
 	Existing *engine.External

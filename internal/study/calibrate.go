@@ -9,6 +9,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/hostinfo"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -26,6 +27,7 @@ type CalibrateOptions struct {
 type Calibrate struct {
 	o CalibrateOptions
 	matrix
+	proc                    procfs.FS // this machine's /proc, from the session's Env
 	load1Before, load1After float64
 	finished                time.Time
 }
@@ -58,15 +60,17 @@ func (c *Calibrate) Needs() Needs {
 	return n
 }
 
-// Setup notes the machine's load before the first point.
-func (c *Calibrate) Setup(context.Context, *Env) error {
-	c.load1Before = loadAverage()
+// Setup notes the machine's load before the first point, and keeps the session's /proc
+// for the load after the last.
+func (c *Calibrate) Setup(_ context.Context, e *Env) error {
+	c.proc = e.Proc
+	c.load1Before = loadAverage(c.proc)
 	return nil
 }
 
 // Finish notes the load after the last point and adds the spread to the run's notes.
 func (c *Calibrate) Finish(run *result.Run) {
-	c.load1After, c.finished = loadAverage(), time.Now().UTC()
+	c.load1After, c.finished = loadAverage(c.proc), time.Now().UTC()
 	cal, err := c.Calibration(run)
 	if err != nil {
 		run.Notes = append(run.Notes, "No run-to-run spread: "+err.Error())

@@ -10,11 +10,24 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 )
 
+// Channel is how a client's traffic crosses the wire: straight to the server, or
+// through wirelab's tunnel (entry in the client host, exit in the server host).
+type Channel string
+
 // Channels a client's traffic can take across the wire.
 const (
-	ChannelDirect = "direct"
-	ChannelTunnel = "tunnel"
+	ChannelDirect Channel = "direct"
+	ChannelTunnel Channel = "tunnel"
 )
+
+// ParseChannel parses --channel: direct or tunnel.
+func ParseChannel(s string) (Channel, error) {
+	switch c := Channel(s); c {
+	case ChannelDirect, ChannelTunnel:
+		return c, nil
+	}
+	return "", fmt.Errorf("--channel %q: want %s or %s", s, ChannelDirect, ChannelTunnel)
+}
 
 // startTunnel starts `wirelab tunnel` (exit in the server host, entry in the client host)
 // and points every tunnel cell at the entry.

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/link"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -36,11 +36,16 @@ type Env struct {
 	// every CPU verdict and profile of the run uses.
 	Hosts []result.Host
 	Cores result.Cores
+	// Proc is this machine's /proc (Session.Proc): its load average.
+	Proc procfs.FS
 
 	checkWire bool
 	applied   []string // every wire applied, for the environment
-	progress  io.Writer
-	started   time.Time
+	// drove is the TPS each host's load driver ran in the point being measured, by lab
+	// role (set by measureLoad): whose shaped classes must have counted bytes.
+	drove    map[string]float64
+	progress io.Writer
+	started  time.Time
 	// release undoes, in reverse order, what the session did outside the lab (an existing
 	// server's tables), before the lab is removed.
 	release []func(context.Context) error
@@ -129,12 +134,10 @@ func (e *Env) helperPids(names ...string) []int {
 }
 
 // loadAverage is the 1-minute load average (0 when unreadable).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
+func loadAverage(proc procfs.FS) float64 {
+	l, err := proc.LoadAvg()
 	if err != nil {
 		return 0
 	}
-	var l float64
-	_, _ = fmt.Sscanf(string(b), "%f", &l)
-	return l
+	return l.One
 }

@@ -24,7 +24,7 @@ type LoadCell struct {
 	Compression   bool
 	TLS           bool
 	Transport     string // tcp (across the wire), socket, local-tcp, remote-socket
-	Channel       string // direct, tunnel
+	Channel       Channel
 	ClientHost    string // host the load driver runs in: lab.Client or lab.Server
 	Host          string // TCP target ("" with Socket)
 	Port          int
@@ -100,7 +100,7 @@ func MeasureLoad(ctx context.Context, e *Env, d DataSet, c LoadCell, sides LoadS
 // merge with each client's own figures in p.Clients.
 func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides LoadSides) (result.Point, error) {
 	p := e.BasePoint(c.Study, c.Series)
-	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, c.Channel
+	p.Compression, p.TLS, p.Transport, p.Channel = c.Compression, c.TLS, c.Transport, string(c.Channel)
 	p.Workload, p.Driver, p.Threads, p.Repeat = c.Workload, drv.Name(), c.Threads, c.Repeat
 	p.DurationS, p.WarmupS = c.Duration.Seconds(), c.Warmup.Seconds()
 	srv := e.Servers[0]
@@ -159,6 +159,13 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	samples, lead := alignSamples(samples, sampledAt, ld)
 	p.LoadLeadS = lead.Seconds()
 	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
+	e.drove = map[string]float64{c.ClientHost: p.TPS}
+	if len(parts) > 1 {
+		e.drove = map[string]float64{}
+		for i, pt := range parts {
+			e.drove[pt.host.Role] = p.Clients[i].TPS
+		}
+	}
 	return p, nil
 }
 

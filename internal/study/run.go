@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"strings"
 
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
@@ -14,7 +13,7 @@ type RunOptions struct {
 	Link        link.Condition
 	Compression bool // MySQL protocol compression (zlib)
 	TLS         bool
-	Channel     string            // ChannelDirect or ChannelTunnel
+	Channel     Channel           // ChannelDirect or ChannelTunnel
 	Tunnel      lab.TunnelOptions // with ChannelTunnel
 }
 
@@ -58,7 +57,7 @@ func (r *Run) Name() string { return "run" }
 func (r *Run) Needs() Needs {
 	spec := r.o.Bench.spec([]string{r.Series()}, r.o.Link)
 	if r.o.Channel == ChannelTunnel {
-		spec.Extra = map[string]string{"tunnel": strings.Join(lab.TunnelArgv("wirelab", "entry", "CERTS", r.o.Tunnel)[3:], " ")}
+		spec.Extra = map[string]string{"tunnel": r.o.Tunnel.EntryArgs()}
 	}
 	n := r.o.Bench.needs(r.o.Link, r.o.Link.Shaped(), spec, nil)
 	n.Tunnel = r.o.Channel == ChannelTunnel

@@ -14,6 +14,7 @@ import (
 	"github.com/wirelab/wirelab/internal/lab"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/pgbench"
+	"github.com/wirelab/wirelab/internal/procfs"
 	"github.com/wirelab/wirelab/internal/report"
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/sysbench"
@@ -36,6 +37,8 @@ type Session struct {
 	// Margin is what the run's verdicts are judged with, recorded in its spec (zero: the
 	// default).
 	Margin result.Margin
+	// Proc is this machine's /proc (its zero value is): the load average, and the lab's.
+	Proc procfs.FS
 }
 
 // Run builds the lab the study needs, starts its servers and prepares the data set once,
@@ -83,7 +86,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
 	e := &Env{Backend: b, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
-		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b)}
+		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b), Proc: s.Proc}
 	e.Cores = result.HostCores(e.Hosts)
 	defer func() {
 		if s.OutDir != "" { // before Down removes them with the backend's directories
@@ -113,7 +116,7 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	run.Environment.CPUIdle = s.CPUIdle
 	run.Environment.Machine = claim.Machine(hard)
 	// The load of this machine matters where the sides run on it (the lab).
-	if load := loadAverage(); !e.Cores.Separate() && load > float64(runtime.NumCPU())/2 {
+	if load := loadAverage(s.Proc); !e.Cores.Separate() && load > float64(runtime.NumCPU())/2 {
 		e.Note("the machine's 1-minute load average was %.1f on %d CPUs when the study started: other work competes for the CPU, so CPU verdicts and throughput are pessimistic", load, runtime.NumCPU())
 	}
 	if err := st.Setup(hard, e); err != nil {
@@ -173,8 +176,13 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 		if err := e.shapeFor(hard, c); err != nil {
 			return err
 		}
+		before, err := e.wireBefore(hard, i)
+		if err != nil {
+			return err
+		}
 		e.Progressf("point %d%s: %s (%s) ETA %s", i, total(st), c.Label(), e.Cond, eta(st, spent, expected))
 		t0 := time.Now()
+		e.drove = nil
 		p, err := st.Measure(hard, e, c)
 		if err != nil {
 			if hard.Err() != nil {
@@ -183,6 +191,9 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 			}
 			p.Failed, p.FailReason = true, err.Error()
 			s.Logger.Warn("point failed", "point", c.Label(), "err", err)
+		}
+		if hard.Err() == nil {
+			e.wireAfter(hard, before, &p)
 		}
 		spent, expected = spent+time.Since(t0), expected+c.Expected()
 		run.Points = append(run.Points, p)

@@ -64,7 +64,7 @@ type Needs struct {
 	Data    DataSet
 	// Condition is the wire the lab starts with; Shaper how delay is made ("" = auto).
 	Condition link.Condition
-	Shaper    string
+	Shaper    link.Shaper
 	// Congestion is the TCP congestion control of the lab's hosts, as asked (the forms
 	// lab.ResolveCongestion takes); a lab option, not the wire's.
 	Congestion string

@@ -39,7 +39,7 @@ type Options struct {
 	Warmup   time.Duration // run before it, left out of the figures
 	// Link is the wire's other settings (rate, jitter, loss); each point's delay is its RTT/2.
 	Link            link.Condition
-	Shaper          string
+	Shaper          link.Shaper
 	SemiSyncTimeout time.Duration
 	TargetTPS       float64 // 0 = no target
 	// Tables and TableSize are sysbench's data set; Scale is pgbench's (pgbench -i -s),

@@ -72,9 +72,7 @@ func New(o Options) *Study {
 // addModes appends the cells of modes at rtt, threads innermost.
 func (s *Study) addModes(modes []Mode, rtt time.Duration) {
 	o := s.o
-	w := o.Link
-	w.Delay = rtt / 2
-	w.Jitter = min(w.Jitter, w.Delay)
+	w := o.Link.AtRTT(rtt)
 	for _, m := range modes {
 		for _, th := range o.Threads {
 			wire := w

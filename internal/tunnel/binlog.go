@@ -63,6 +63,7 @@ type binlogEncoder struct {
 	lastSeq byte
 	lastPos uint32
 	events  int64 // events recoded (for the stats)
+	passed  int64 // packets of the dump sent as they came: not an event that checks, or cut
 }
 
 // segment is a piece of a read: sent as kind (recData or recBinlog).
@@ -103,6 +104,7 @@ func (e *binlogEncoder) recode(p []byte, segs []segment) []segment {
 				continue
 			}
 		}
+		e.passed++
 		j := i + s.skip(p[i:])
 		add(recData, i, j)
 		i = j
@@ -186,7 +188,7 @@ func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
 		size := binary.LittleEndian.Uint32(pkt[5+9 : 5+13])
 		n := 5 + int(size)
 		if n < binlogMinPacket || n > readSize || pkt[0]|pkt[1]|pkt[2] != 0 || pkt[4]&^binlogPosDerived != 0 {
-			return nil, fmt.Errorf("%w: binlog record: not a recoded event (size %d, header % x)", ErrCorrupt, size, pkt[:5])
+			return nil, fmt.Errorf("%w: %w: not a recoded event (size %d, header % x)", ErrCorrupt, errBinlogEvent, size, pkt[:5])
 		}
 		if len(pkt) < n {
 			break

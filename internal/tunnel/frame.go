@@ -36,6 +36,10 @@ var (
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 	// ErrCorrupt marks a frame that failed its length, decode or checksum checks.
 	ErrCorrupt = errors.New("corrupt tunnel frame")
+	// errRecordTag and errBinlogEvent say, under ErrCorrupt, that a mux link's AES-GCM
+	// record failed its tag, or that a binlog event record did not restore.
+	errRecordTag   = errors.New("record failed its tag")
+	errBinlogEvent = errors.New("bad binlog event record")
 )
 
 // appendBuf is the zstd encoder's destination: output lands right after the frame header.

@@ -113,6 +113,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn, cpu *cpuPick) *muxLink {
 	t.c.window.Store(int64(m.fr.enc.windowSize()))
 	t.c.windowGranted(streamWindow)
 	t.c.wans.Add(1)
+	t.c.linksOpen.Add(1)
 	return m
 }
 
@@ -120,6 +121,7 @@ func newMuxLink(t *Tunnel, wan, sock net.Conn, cpu *cpuPick) *muxLink {
 // it resets every stream. The caller tracks wan for shutdown.
 func (m *muxLink) run() {
 	defer m.cpu.release()
+	defer m.t.c.linksOpen.Add(-1)
 	m.t.wg.Go(m.writer)
 	err := m.receive()
 	m.fail(err)
@@ -159,7 +161,7 @@ func (m *muxLink) fail(err error) {
 	switch {
 	case shutdown:
 	case errors.Is(err, ErrCorrupt):
-		m.t.c.corrupt.Add(1)
+		m.t.c.rejected(err)
 		m.log.Error("tunnel mux link closed: corrupt frame", "err", err, "streams", len(streams))
 	default:
 		m.log.Warn("tunnel mux link closed", "err", err, "streams", len(streams))
@@ -224,7 +226,7 @@ func (m *muxLink) dispatch(p []byte) (int, error) {
 			}
 		case recFin:
 			if st.bdec != nil && st.bdec.pending() {
-				return data, fmt.Errorf("%w: stream %d ended inside a binlog packet", ErrCorrupt, st.id)
+				return data, fmt.Errorf("%w: %w: stream %d ended inside a binlog packet", ErrCorrupt, errBinlogEvent, st.id)
 			}
 			st.deliverFin()
 		case recReset:
@@ -306,6 +308,7 @@ func (m *muxLink) remove(st *stream) {
 func (m *muxLink) credit(st *stream, n int) {
 	m.mu.Lock()
 	st.credit += n
+	st.noteStall()
 	if st.sendable() {
 		m.markReady(st)
 	}

@@ -127,6 +127,10 @@ func (t *Tunnel) serveMuxExit(wan, sock net.Conn, cpu *cpuPick) {
 
 // serveExitStream dials the server for a stream the entry opened, then relays it.
 func (t *Tunnel) serveExitStream(st *stream) {
+	if t.draining.Load() {
+		st.abort(errors.New("tunnel exit is stopping: no new connections"), true)
+		return
+	}
 	t.c.conns.Add(1)
 	t.c.active.Add(1)
 	defer t.c.active.Add(-1)

@@ -38,6 +38,7 @@ type stream struct {
 	resetSent bool
 	owed      int // credit to return to the peer
 	inReady   bool
+	stalled   bool          // bytes queued and no credit (noteStall)
 	room      chan struct{} // cap 1: the scheduler took bytes of a full queue
 	polling   bool          // the relay loop reads sock (under the loop's lock)
 
@@ -125,6 +126,7 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 	full := st.queued >= sendQueueLimit
 	st.queued -= n
 	st.credit -= n
+	st.noteStall()
 	if full && st.queued < sendQueueLimit {
 		if st.sock != nil {
 			if !st.fin {
@@ -138,6 +140,16 @@ func (st *stream) take(b []byte, max int) ([]byte, int) {
 		}
 	}
 	return b, n
+}
+
+// noteStall counts the stream running out of credit with bytes left to send, once per
+// stall. Caller holds m.mu.
+func (st *stream) noteStall() {
+	stalled := st.queued > 0 && st.credit <= 0
+	if stalled && !st.stalled {
+		st.m.t.c.creditStalls.Add(1)
+	}
+	st.stalled = stalled
 }
 
 // dropQueued forgets what the reader queued (the stream is being reset). Caller holds m.mu.
@@ -211,6 +223,7 @@ func (st *stream) queueRead(b *[]byte, n int, err error, claim bool) bool {
 	if errors.Is(err, io.EOF) {
 		st.fin = true
 	}
+	st.noteStall()
 	if st.sendable() {
 		m.markReady(st)
 	}
@@ -227,9 +240,10 @@ func (st *stream) recode(b *[]byte) (piece, []piece) {
 	if st.bin == nil {
 		return piece{b, recData}, nil
 	}
-	before := st.bin.events
+	events, passed := st.bin.events, st.bin.passed
 	st.segs = st.bin.recode(*b, st.segs)
-	st.m.t.c.binlogSent.Add(st.bin.events - before)
+	st.m.t.c.binlogSent.Add(st.bin.events - events)
+	st.m.t.c.binlogPassed.Add(st.bin.passed - passed)
 	if len(st.segs) == 1 {
 		return piece{b, st.segs[0].kind}, nil
 	}
@@ -252,7 +266,7 @@ func (st *stream) deliverRecord(k recKind, p []byte) error {
 	}
 	if k == recData {
 		if st.bdec != nil && st.bdec.pending() {
-			return fmt.Errorf("%w: stream %d: data record inside a cut binlog packet", ErrCorrupt, st.id)
+			return fmt.Errorf("%w: %w: stream %d: data record inside a cut binlog packet", ErrCorrupt, errBinlogEvent, st.id)
 		}
 		return st.deliver(p)
 	}
@@ -448,6 +462,7 @@ func (st *stream) abort(err error, tell bool) {
 		return
 	}
 	m := st.m
+	m.t.c.resets.Add(1)
 	if tell {
 		m.mu.Lock()
 		st.reset = err.Error()

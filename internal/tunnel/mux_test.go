@@ -179,7 +179,7 @@ func frameShares(t *testing.T, m *muxLink) (map[uint32]int, []recKind) {
 // (round robin, muxQuantum per turn); a stream without credit sends nothing until credit
 // comes; a fin follows the stream's last byte.
 func TestMuxScheduler(t *testing.T) {
-	m := &muxLink{maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1)}
+	m := &muxLink{t: &Tunnel{}, maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1)}
 	bulk, small := newStream(m, 1, nil), newStream(m, 2, nil)
 	queueBytes(m, bulk, streamWindow+100<<10)
 	queueBytes(m, small, 120)
@@ -200,9 +200,15 @@ func TestMuxScheduler(t *testing.T) {
 	if sent != streamWindow {
 		t.Fatalf("bulk sent %d bytes without credit, want its window %d", sent, streamWindow)
 	}
+	if n := m.t.c.creditStalls.Load(); n != 1 {
+		t.Fatalf("credit stalls %d after the bulk stream ran out, want 1", n)
+	}
 	m.credit(bulk, 1000)
 	if s, _ := frameShares(t, m); s[1] != 1000 {
 		t.Fatalf("after 1000 bytes of credit the bulk stream sent %d", s[1])
+	}
+	if n := m.t.c.creditStalls.Load(); n != 2 {
+		t.Fatalf("credit stalls %d after the bulk stream ran out again, want 2", n)
 	}
 
 	small.fin = true
@@ -246,7 +252,7 @@ func TestStreamWindowGrows(t *testing.T) {
 // TestGroupWaitNeverHoldsCredit: a group wait holds a stream's data for more, but not the
 // credit the other end's sender may be waiting for.
 func TestGroupWaitNeverHoldsCredit(t *testing.T) {
-	m := &muxLink{maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1), fr: &framer{},
+	m := &muxLink{t: &Tunnel{}, maxSize: DefaultGroupMaxSize, wake: make(chan struct{}, 1), fr: &framer{},
 		wait: GroupWait{D: time.Second}}
 	st := newStream(m, 1, nil)
 	queueBytes(m, st, 100)
@@ -289,7 +295,7 @@ func TestMuxStreamWindowGrowsEndToEnd(t *testing.T) {
 // TestMuxSchedulerFullFrame: when a frame has less room left than a record header, the
 // frame is done; other streams' bytes wait for the next one.
 func TestMuxSchedulerFullFrame(t *testing.T) {
-	m := &muxLink{maxSize: 1000, wake: make(chan struct{}, 1)}
+	m := &muxLink{t: &Tunnel{}, maxSize: 1000, wake: make(chan struct{}, 1)}
 	first, second := newStream(m, 1, nil), newStream(m, 2, nil)
 	queueBytes(m, first, 1000-recHeaderLen-5) // leaves 5 bytes: less than a record header
 	queueBytes(m, second, 100)

@@ -3,7 +3,7 @@ package tunnel
 import (
 	"flag"
 	"fmt"
-	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,53 +23,33 @@ type Knobs struct {
 	Binlog       BinlogMode // the exit's; "" = the tunnel's default (recode)
 }
 
-// Validate checks k with the tunnel's own rules (Config.Validate), so a bad value is
-// refused before a lab exists rather than by a tunnel end that fails to start.
-func (k Knobs) Validate() error {
-	cfg := Config{Role: Entry, Listen: "127.0.0.1:0", To: "127.0.0.1:1", Compress: k.Compress,
-		Level: k.Level, Mux: k.Mux, Links: k.Links, LinkCPUs: k.LinkCPUs, Window: int(k.Window), GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout, GroupWait: k.GroupWait}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("--tunnel-*: %w", err)
+// Config is the knobs as one end takes them (the rest of its Config left zero): --mux and
+// --links go to the entry only (an exit serves both layouts), --binlog to the exit only.
+func (k Knobs) Config(role Role) Config {
+	c := Config{Role: role, Compress: k.Compress, Level: k.Level, LinkCPUs: k.LinkCPUs, Window: int(k.Window),
+		GroupMaxSize: int(k.GroupMaxSize), GroupTimeout: k.GroupTimeout, GroupWait: k.GroupWait}
+	if role == Entry {
+		c.Mux, c.Links = k.Mux, k.Links
+	} else {
+		c.Binlog = k.Binlog
 	}
-	return nil
+	return c
 }
 
-// Args are the knobs as flags of `wirelab tunnel entry|exit`, for a command that starts an
-// end (in a lab host or on a remote one); a knob left at its zero value is left out, so the
-// end takes its own default. --mux goes to the entry only: an exit serves both layouts.
-func (k Knobs) Args(role Role) []string {
-	var a []string
-	if k.Compress != "" {
-		a = append(a, "--compress", string(k.Compress))
+// Validate checks k with the tunnel's own rules (Config.Validate, at both ends), so a bad
+// value is refused before a lab exists rather than by a tunnel end that fails to start. An
+// error names the --tunnel-* flag.
+func (k Knobs) Validate() error {
+	for _, role := range []Role{Entry, Exit} {
+		c := k.Config(role)
+		c.Listen, c.To = "127.0.0.1:0", "127.0.0.1:1"
+		if err := c.Validate(); err != nil {
+			// The end's rules name its own flags; here they are the --tunnel-* ones.
+			msg := strings.TrimPrefix(err.Error(), ErrConfig.Error()+": ")
+			return fmt.Errorf("%w: %s", ErrConfig, strings.ReplaceAll(msg, "--", "--tunnel-"))
+		}
 	}
-	if k.Level > 0 {
-		a = append(a, "--level", strconv.Itoa(k.Level))
-	}
-	if k.Mux != "" && role == Entry {
-		a = append(a, "--mux", string(k.Mux))
-	}
-	if k.Links > 0 && role == Entry {
-		a = append(a, "--links", strconv.Itoa(k.Links))
-	}
-	if k.LinkCPUs != "" {
-		a = append(a, "--link-cpus", string(k.LinkCPUs))
-	}
-	if k.Window > 0 {
-		a = append(a, "--window", FormatSize(k.Window))
-	}
-	if k.GroupMaxSize > 0 {
-		a = append(a, "--group-max-size", FormatSize(k.GroupMaxSize))
-	}
-	if k.GroupTimeout > 0 {
-		a = append(a, "--group-timeout", k.GroupTimeout.String())
-	}
-	if !k.GroupWait.IsZero() {
-		a = append(a, "--group-wait", k.GroupWait.String())
-	}
-	if k.Binlog != "" && role == Exit {
-		a = append(a, "--binlog", string(k.Binlog))
-	}
-	return a
+	return nil
 }
 
 // Flags are the --tunnel-* flags of a command that runs both ends.
@@ -98,7 +78,7 @@ func AddFlags(fs *flag.FlagSet, compress Mode, wait GroupWait) *Flags {
 
 // Knobs parses and validates the flags; an error names the flag and the accepted form.
 func (f *Flags) Knobs() (Knobs, error) {
-	var k Knobs
+	k := Knobs{Links: f.links, GroupTimeout: f.timeout}
 	var err error
 	if k.Compress, err = ParseMode(f.compress); err != nil {
 		return k, fmt.Errorf("--tunnel-compress: %w", err)
@@ -112,32 +92,16 @@ func (f *Flags) Knobs() (Knobs, error) {
 	if k.Mux, err = ParseMux(f.mux); err != nil {
 		return k, fmt.Errorf("--tunnel-mux: %w", err)
 	}
-	if f.links < 0 || f.links > MaxLinks {
-		return k, fmt.Errorf("--tunnel-links %d: want 1..%d, or 0 for one per CPU of the entry's host", f.links, MaxLinks)
-	}
-	if f.links > 0 && k.Mux != MuxOn {
-		return k, fmt.Errorf("--tunnel-links %d: the entry's mux links; only with --tunnel-mux on", f.links)
-	}
-	k.Links = f.links
-	if f.linkCPUs != "" {
-		if k.LinkCPUs, err = ParseLinkCPUs(f.linkCPUs); err != nil {
-			return k, fmt.Errorf("--tunnel-link-cpus: %w", err)
-		}
-		if k.Mux != MuxOn {
-			return k, fmt.Errorf("--tunnel-link-cpus %s: places mux links' relay threads; only with --tunnel-mux on", k.LinkCPUs)
-		}
+	if k.LinkCPUs, err = parseOptional(f.linkCPUs, ParseLinkCPUs); err != nil {
+		return k, fmt.Errorf("--tunnel-link-cpus: %w", err)
 	}
 	if f.window != "" {
 		if k.Window, err = ParseSize(f.window); err != nil {
 			return k, fmt.Errorf("--tunnel-window: %w", err)
 		}
 	}
-	k.GroupTimeout = f.timeout
 	if k.GroupWait, err = ParseGroupWait(f.wait); err != nil {
 		return k, fmt.Errorf("--tunnel-group-wait: %w", err)
-	}
-	if !k.GroupWait.IsZero() && k.Mux != MuxOn {
-		return k, fmt.Errorf("--tunnel-group-wait %s: holds a mux link's frames; only with --tunnel-mux on", k.GroupWait)
 	}
 	if k.Binlog, err = ParseBinlog(f.binlog); err != nil {
 		return k, fmt.Errorf("--tunnel-binlog: %w", err)

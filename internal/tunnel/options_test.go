@@ -51,7 +51,7 @@ func TestFlagsKnobs(t *testing.T) {
 		{[]string{"--tunnel-compress", "lz4"}, "--tunnel-compress"},
 		{[]string{"--tunnel-level", "30"}, "--tunnel-level"},
 		{[]string{"--tunnel-mux", "maybe"}, "--tunnel-mux"},
-		{[]string{"--tunnel-window", "3MiB"}, "--window"},
+		{[]string{"--tunnel-window", "3MiB"}, "--tunnel-window"},
 		{[]string{"--tunnel-group-max-size", "lots"}, "--tunnel-group-max-size"},
 		{[]string{"--tunnel-links", "-1"}, "--tunnel-links"},
 		{[]string{"--tunnel-links", "65"}, "--tunnel-links"},
@@ -71,30 +71,30 @@ func TestFlagsKnobs(t *testing.T) {
 	}
 }
 
-// Args leaves the tunnel's defaults to the end it starts, gives --mux to the entry only and
-// --binlog to the exit only.
-func TestKnobsArgs(t *testing.T) {
-	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOn, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond, GroupWait: GroupWait{Auto: true}}
-	if got, want := strings.Join(k.Args(Entry), " "), "--compress zstd --level 19 --mux on --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms --group-wait auto"; got != want {
+// Config gives --mux and --links to the entry only and --binlog to the exit only; Args then
+// leaves the tunnel's defaults to the end it starts.
+func TestKnobsConfig(t *testing.T) {
+	k := Knobs{Compress: Zstd, Level: 19, Mux: MuxOff, Links: 3, Window: 128 << 20, GroupMaxSize: 256 << 10, GroupTimeout: 5 * time.Millisecond, GroupWait: GroupWait{Auto: true}}
+	if got, want := strings.Join(k.Config(Entry).Args(), " "), "--compress zstd --level 19 --mux off --links 3 --window 128MiB --group-max-size 256KiB --group-timeout 5ms --group-wait auto --drain-timeout 0s"; got != want {
 		t.Errorf("entry args %q, want %q", got, want)
 	}
-	if got := strings.Join(k.Args(Exit), " "); strings.Contains(got, "--mux") || strings.Contains(got, "--links") {
+	if got := strings.Join(k.Config(Exit).Args(), " "); strings.Contains(got, "--mux") || strings.Contains(got, "--links") {
 		t.Errorf("exit args %q name --mux or --links", got)
 	}
 	k.Binlog = BinlogRaw
-	if got := strings.Join(k.Args(Exit), " "); !strings.HasSuffix(got, " --binlog raw") {
-		t.Errorf("exit args %q, want --binlog raw last", got)
+	if got := strings.Join(k.Config(Exit).Args(), " "); !strings.Contains(got, " --binlog raw") {
+		t.Errorf("exit args %q, want --binlog raw", got)
 	}
-	if got := strings.Join(k.Args(Entry), " "); strings.Contains(got, "--binlog") {
+	if got := strings.Join(k.Config(Entry).Args(), " "); strings.Contains(got, "--binlog") {
 		t.Errorf("entry args %q name --binlog", got)
 	}
 	k.LinkCPUs = LinkCPUsFree
 	for _, role := range []Role{Entry, Exit} {
-		if got := strings.Join(k.Args(role), " "); !strings.Contains(got, " --link-cpus free ") {
+		if got := strings.Join(k.Config(role).Args(), " "); !strings.Contains(got, " --link-cpus free ") {
 			t.Errorf("%s args %q, want --link-cpus free (both ends place their relay threads)", role, got)
 		}
 	}
-	if got := (Knobs{}).Args(Entry); len(got) != 0 {
-		t.Errorf("zero knobs give args %q, want none", got)
+	if got := (Knobs{}).Config(Entry).Args(); strings.Join(got, " ") != "--drain-timeout 0s" {
+		t.Errorf("zero knobs give args %q, want only --drain-timeout 0s (Config's zero)", got)
 	}
 }

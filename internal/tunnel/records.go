@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"sync"
 )
 
@@ -46,10 +45,6 @@ const (
 	// defaultRekeyEvery: records per key before a rekey (2^24, under RFC 8446's margin).
 	defaultRekeyEvery = 1 << 24
 )
-
-// recordsOff: WIRELAB_TUNNEL_RECORDS=tls keeps a mux link's bytes in crypto/tls's records
-// (the entry sends muxPreface), for comparison.
-func recordsOff() bool { return os.Getenv("WIRELAB_TUNNEL_RECORDS") == "tls" }
 
 // recordKeys derives one direction's key material for an epoch.
 type recordKeys func(entryToExit bool, epoch uint64) (cipher.AEAD, [recordIVLen]byte, error)
@@ -227,7 +222,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 			}
 			pt, err := c.open.aead.Open(ct[:0], nonce, ct, hdr)
 			if err != nil {
-				return 0, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
+				return 0, fmt.Errorf("%w: %w: record %d", ErrCorrupt, errRecordTag, c.open.seq)
 			}
 			c.open.seq++
 			c.rs += recordHeaderLen + clen
@@ -237,7 +232,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 		}
 		pt, err := c.open.aead.Open(p[n:n], nonce, ct, hdr)
 		if err != nil {
-			return n, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
+			return n, fmt.Errorf("%w: %w: record %d", ErrCorrupt, errRecordTag, c.open.seq)
 		}
 		c.open.seq++
 		c.rs += recordHeaderLen + clen

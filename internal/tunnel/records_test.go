@@ -308,12 +308,12 @@ func TestMuxRecordsAfterPreface(t *testing.T) {
 	}
 }
 
-// With WIRELAB_TUNNEL_RECORDS=tls the entry keeps the link in crypto/tls's records, and
-// the exit serves it so.
+// With Switches.TLSRecords (WIRELAB_TUNNEL_RECORDS=tls) the entry keeps the link in
+// crypto/tls's records, and the exit serves it so.
 func TestMuxRecordsOff(t *testing.T) {
-	t.Setenv("WIRELAB_TUNNEL_RECORDS", "tls")
 	entryTLS, exitTLS, _ := testCerts(t)
-	entry, _ := pair(t, echoServer(t), Auto, MuxOn, entryTLS, exitTLS)
+	exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), TLS: exitTLS})
+	entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Mux: MuxOn, TLS: entryTLS, Switches: Switches{TLSRecords: true}})
 	data := bytes.Repeat([]byte("83868641912-28773972837-"), 2000)
 	if got := exchange(t, entry.Addr().String(), data); !bytes.Equal(got, data) {
 		t.Fatalf("echo over crypto/tls records differs: %d bytes, want %d", len(got), len(data))

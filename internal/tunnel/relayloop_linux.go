@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -63,7 +62,7 @@ const (
 // goroutines) when sock is not a plain TCP socket or the loop's descriptors fail.
 func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
 	sc, ok := sock.(*sockConn)
-	if !ok || relayLoopOff() {
+	if !ok || m.t.cfg.Switches.GoroutineLinks {
 		return nil
 	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -94,29 +93,23 @@ func newRelayLoop(m *muxLink, sock net.Conn) *relayLoop {
 	return l
 }
 
-// relayLoopOff: WIRELAB_TUNNEL_LOOP=off runs mux links on goroutines (for comparison).
-// loops counts the process's running relay loops; procsSet says GOMAXPROCS came from the
-// environment, which loopProcs then leaves alone.
-var (
-	loops    atomic.Int32
-	procsSet = os.Getenv("GOMAXPROCS") != ""
-)
+// loops counts the process's running relay loops.
+var loops atomic.Int32
 
 // loopProcs counts a relay loop in (+1) or out (-1) and sets GOMAXPROCS to the CPUs plus
-// one for every loop after the first. A loop's thread spends its waits in epoll_wait, a
+// one for every loop after the first, unless fixed (GOMAXPROCS came from the environment:
+// Switches.FixedProcs). A loop's thread spends its waits in epoll_wait, a
 // system call that holds its P until the runtime's monitor takes it back; with two loops
 // and no P to spare, every return from a wait handed Ps between threads, and two links in
 // one process relayed fewer queries than one. One loop on two CPUs leaves a P idle and
 // relayed more with no extra P than with one (docs/bench-tunnel.md).
-func loopProcs(delta int32) {
+func loopProcs(delta int32, fixed bool) {
 	n := loops.Add(delta)
-	if procsSet {
+	if fixed {
 		return
 	}
 	runtime.GOMAXPROCS(runtime.NumCPU() + max(int(n)-1, 0))
 }
-
-func relayLoopOff() bool { return os.Getenv("WIRELAB_TUNNEL_LOOP") == "off" }
 
 // loopYieldEvery is how often a busy loop passes through the Go scheduler. The runtime's
 // monitor thread (sysmon) treats a goroutine that has not been scheduled for 10 ms as
@@ -295,10 +288,11 @@ func (l *relayLoop) run() error {
 			runtime.UnlockOSThread()
 		} // else the thread ends with this goroutine rather than serve others on one CPU
 	}()
-	loopProcs(1)
-	defer loopProcs(-1)
-	defer l.close()
 	m := l.m
+	fixed := m.t.cfg.Switches.FixedProcs
+	loopProcs(1, fixed)
+	defer loopProcs(-1, fixed)
+	defer l.close()
 	l.dec = newFrameDecoder(&l.frame)
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)

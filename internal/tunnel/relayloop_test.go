@@ -25,8 +25,8 @@ import (
 
 // TestRelayLoop: on Linux a mux link over TCP moves its bytes on the relay loop, with and
 // without TLS, and carries concurrent bulk echoes (both directions at once, so the WAN
-// socket fills and frames wait for room) intact and in order; WIRELAB_TUNNEL_LOOP=off
-// runs the same link on goroutines.
+// socket fills and frames wait for room) intact and in order; Switches.GoroutineLinks
+// (WIRELAB_TUNNEL_LOOP=off) runs the same link on goroutines.
 func TestRelayLoop(t *testing.T) {
 	entryTLS, exitTLS, _ := testCerts(t)
 	for _, tc := range []struct {
@@ -40,14 +40,13 @@ func TestRelayLoop(t *testing.T) {
 		{"loop off", true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.loopOff {
-				t.Setenv("WIRELAB_TUNNEL_LOOP", "off")
-			}
 			var etls, xtls = entryTLS, exitTLS
 			if !tc.tls {
 				etls, xtls = nil, nil
 			}
-			entry, exit := pair(t, echoServer(t), Off, MuxOn, etls, xtls)
+			sw := Switches{GoroutineLinks: tc.loopOff}
+			exit := startTunnel(t, Config{Role: Exit, To: echoServer(t), Compress: Off, TLS: xtls, Switches: sw})
+			entry := startTunnel(t, Config{Role: Entry, To: exit.Addr().String(), Compress: Off, Mux: MuxOn, TLS: etls, Switches: sw})
 			r := rand.New(rand.NewPCG(7, 7))
 			const clients = 8
 			data := make([][]byte, clients)

@@ -1,6 +1,7 @@
 package tunnel
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,15 @@ type Stats struct {
 	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
 	Probe        ProbeStats
 	Mux          MuxStats
+	// StreamResets counts connections and mux streams that ended in a reset: an error at
+	// either end, a failed link, a stop.
+	StreamResets int64
+	// TLSRefused counts WAN handshakes that failed: the peer's certificate, or ours, refused.
+	TLSRefused int64
+	// Of Corrupt, by what failed: a frame's length, checksum or decoding, or a record's
+	// layout (FrameCheckFailures); a record's AES-GCM tag (RecordTagFailures); a binlog
+	// event record that does not restore (BinlogEventErrors).
+	FrameCheckFailures, RecordTagFailures, BinlogEventErrors int64
 }
 
 // MuxStats describe the mux links of this end (zero without the mux).
@@ -60,8 +70,13 @@ type MuxStats struct {
 	// last link to decide (0: not measured); with several links each reckons its own share.
 	LinkRate int64
 	// BinlogSent and BinlogRestored count binlog event packets this end recoded for the
-	// WAN (the exit) and restored from it (the entry): binlog.go.
-	BinlogSent, BinlogRestored int64
+	// WAN (the exit) and restored from it (the entry): binlog.go. BinlogPassed counts the
+	// packets of a binlog dump the exit sent as they came (they did not check, or a read cut them).
+	BinlogSent, BinlogRestored, BinlogPassed int64
+	// LinksOpen is the mux links open now (Links counts every one opened or accepted).
+	LinksOpen int64
+	// CreditStalls counts the times a stream had bytes to send and no credit left.
+	CreditStalls int64
 	// StreamWindow is the largest window this end's streams granted their sender
 	// (streamWindow, or grown where the window set a stream's rate: stream.grow).
 	StreamWindow int64
@@ -135,9 +150,28 @@ type counters struct {
 	linkRate                       atomic.Int64 // bytes/s, the level policy's drain rate
 	wans                           atomic.Int64 // mux links opened (entry) or accepted (exit)
 	binlogSent, binlogRestored     atomic.Int64 // binlog event packets recoded, restored
+	binlogPassed                   atomic.Int64 // binlog dump packets sent as they came
 	streamWindow                   atomic.Int64 // largest stream window granted, bytes
 	queued, clear                  atomic.Int64
 	rtt, minRTT, notsent           atomic.Int64 // last probe sample; ns, ns, bytes
+	linksOpen                      atomic.Int64 // mux links open now
+	resets, creditStalls           atomic.Int64
+	tlsRefused                     atomic.Int64
+	// Malformed input, by what failed (Stats has their meaning); corrupt counts them all.
+	FrameCheckFailures, RecordTagFailures, BinlogEventErrors atomic.Int64
+}
+
+// rejected counts a connection or mux link that malformed input ended, by what failed.
+func (c *counters) rejected(err error) {
+	c.corrupt.Add(1)
+	switch {
+	case errors.Is(err, errRecordTag):
+		c.RecordTagFailures.Add(1)
+	case errors.Is(err, errBinlogEvent):
+		c.BinlogEventErrors.Add(1)
+	default:
+		c.FrameCheckFailures.Add(1)
+	}
 }
 
 func (c *counters) probed(q queueSample, queued bool) {
@@ -170,8 +204,10 @@ func (c *counters) snapshot(role Role) Stats {
 		AutoSwitches: c.switches.Load(),
 		Mux: MuxStats{Links: c.wans.Load(), Level: int(c.level.Load()), LevelChanges: c.levelChanges.Load(),
 			Window: int(c.window.Load()), LinkRate: c.linkRate.Load(),
-			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load(),
-			StreamWindow: c.streamWindow.Load()},
+			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load(), BinlogPassed: c.binlogPassed.Load(),
+			StreamWindow: c.streamWindow.Load(), LinksOpen: c.linksOpen.Load(), CreditStalls: c.creditStalls.Load()},
+		StreamResets: c.resets.Load(), TLSRefused: c.tlsRefused.Load(), FrameCheckFailures: c.FrameCheckFailures.Load(),
+		RecordTagFailures: c.RecordTagFailures.Load(), BinlogEventErrors: c.BinlogEventErrors.Load(),
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}

@@ -38,24 +38,39 @@ type Tunnel struct {
 	// waitUnused says once that the exit's --group-wait does not apply: an entry chose one
 	// WAN connection per client (--mux off), whose frames are not held.
 	waitUnused sync.Once
+	tls        atomic.Pointer[tls.Config] // what new WAN connections use; ReloadTLS swaps it
+	draining   atomic.Bool                // Drain closed the listener: Serve waits for its context
+	metrics    *metricsServer             // nil without Config.MetricsListen
 }
 
-// New validates cfg and listens on cfg.Listen.
+// New validates cfg, reads its TLS files and listens on cfg.Listen (and MetricsListen).
 func New(cfg Config) (*Tunnel, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
+		return nil, err
+	}
+	if cfg.TLS, err = cfg.loadTLS(); err != nil {
 		return nil, err
 	}
 	if cfg.dial == nil {
 		d := &net.Dialer{Timeout: handshakeTimeout}
 		cfg.dial = d.DialContext
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
+	t := &Tunnel{cfg: cfg, open: map[net.Conn]struct{}{},
+		log: cfg.Logger.With("component", "tunnel", "role", string(cfg.Role))}
+	t.tls.Store(cfg.TLS)
+	if cfg.TLS == nil {
+		t.log.Warn("tunnel without TLS: the WAN side is plaintext and unauthenticated")
+	}
+	if t.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return nil, fmt.Errorf("tunnel %s: listen on %s: %w", cfg.Role, cfg.Listen, err)
 	}
-	t := &Tunnel{cfg: cfg, ln: ln, open: map[net.Conn]struct{}{},
-		log: cfg.Logger.With("component", "tunnel", "role", string(cfg.Role))}
+	if cfg.MetricsListen != "" {
+		if t.metrics, err = listenMetrics(cfg.MetricsListen, t.MetricsHandler()); err != nil {
+			t.ln.Close()
+			return nil, fmt.Errorf("tunnel %s: %w", cfg.Role, err)
+		}
+	}
 	t.rpool.New = func() any { return bufio.NewReaderSize(nil, 64<<10) }
 	return t, nil
 }
@@ -76,13 +91,19 @@ func (t *Tunnel) Serve(ctx context.Context) error {
 	defer stop()
 	t.log.Info("tunnel listening", "listen", t.ln.Addr().String(), "to", t.cfg.To,
 		"compress", string(t.cfg.Compress), "tls", t.cfg.TLS != nil)
-	if t.cfg.StatsEvery > 0 && t.cfg.Stats != nil {
+	if t.cfg.PrintStats {
 		t.wg.Go(func() { t.statsLoop(ctx) })
+	}
+	if t.metrics != nil {
+		t.wg.Go(func() { t.metrics.serve(ctx, t.log) })
 	}
 	var err error
 	for {
 		conn, aerr := t.ln.Accept()
 		if aerr != nil {
+			if t.draining.Load() {
+				<-ctx.Done() // open connections run on until the drain ends
+			}
 			if ctx.Err() != nil {
 				break
 			}
@@ -152,10 +173,10 @@ func (t *Tunnel) statsLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(t.cfg.Stats, t.Stats().String())
+			fmt.Fprintln(t.cfg.StatsOut, t.Stats().String())
 			return
 		case <-tk.C:
-			fmt.Fprintln(t.cfg.Stats, t.Stats().String())
+			fmt.Fprintln(t.cfg.StatsOut, t.Stats().String())
 		}
 	}
 }
@@ -223,6 +244,7 @@ func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog
 		if tc, ok := plain.(*net.TCPConn); ok {
 			tc.SetLinger(0)
 		}
+		t.c.resets.Add(1)
 		plain.Close()
 		wan.Close()
 	}
@@ -236,7 +258,7 @@ func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog
 	case ctx.Err() != nil:
 	case errors.Is(first, ErrCorrupt):
 		t.c.failed.Add(1)
-		t.c.corrupt.Add(1)
+		t.c.rejected(first)
 		log.Error("tunnel connection closed: corrupt frame", "err", first)
 	default:
 		t.c.failed.Add(1)
@@ -280,22 +302,23 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 	}
 	if hello == muxPreface {
 		conn = wrapSock(conn) // the link's relay loop may take the socket over
-		if t.cfg.TLS != nil && !recordsOff() {
+		if t.cfg.TLS != nil && !t.cfg.Switches.TLSRecords {
 			hello = muxRecordsPreface // the link leaves TLS's records after the preface
 		}
 	}
 	sock = conn
 	var tc *tls.Conn
 	var bound *tlsBound
-	if t.cfg.TLS != nil {
+	if cfg := t.tls.Load(); cfg != nil {
 		if hello == muxRecordsPreface {
 			bound = newTLSBound(conn)
-			tc = tls.Client(bound, t.cfg.TLS)
+			tc = tls.Client(bound, cfg)
 		} else {
-			tc = tls.Client(conn, t.cfg.TLS)
+			tc = tls.Client(conn, cfg)
 		}
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
+			t.c.tlsRefused.Add(1)
 			return nil, nil, fmt.Errorf("tls handshake with tunnel exit %s: %w", t.cfg.To, err)
 		}
 		conn = tc
@@ -326,10 +349,11 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 	sock := conn
 	var tc *tls.Conn
 	var bound *tlsBound
-	if t.cfg.TLS != nil {
+	if cfg := t.tls.Load(); cfg != nil {
 		bound = newTLSBound(conn)
-		tc = tls.Server(bound, t.cfg.TLS)
+		tc = tls.Server(bound, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
+			t.c.tlsRefused.Add(1)
 			return nil, false, fmt.Errorf("tls handshake with entry: %w", err)
 		}
 		conn = tc
