@@ -5,9 +5,11 @@
 #
 # 1. CPU: `wirelab run --rtt 0` and `--rtt 2ms`, 32 threads of oltp_read_only, and a control
 #    at --rtt 0 with one thread, alternating (ROUNDS rounds). Per run: TPS, the machine's CPU per transaction (everything,
-#    the delay line included) and the delay line's own CPU per packet and share of the
-#    machine (results.json's lab_cost). Goals: machine CPU per transaction at 2 ms within
-#    1.3x of that at 0 ms; the delay line's own cost at most 5 µs a packet.
+#    the delay line included) and the delay line's CPU per packet, the part its verdict
+#    writes took, and its share of the machine (results.json's lab_cost). Goals: machine CPU
+#    per transaction at 2 ms within 1.3x of that at 0 ms; the delay line's own cost at most
+#    5 µs a packet, judged on the range it lies in: at least all of its CPU but the verdict
+#    writes (the delivery the sender would pay is inside them), at most all of it.
 # 2. RTT: one lab (`wirelab up`), ping's average at --rtt 0 and 0.2ms, idle and under 16
 #    sysbench threads; goal: 0.2ms within 0.1 ms of 0.2 ms + the same condition's --rtt 0
 #    average. Then ping idle at 1, 10, 50, 250 ms; goal: within 0.05 ms + 1% of the asked
@@ -54,7 +56,7 @@ wake_load=$(load)
 # ---- 1. CPU, alternating runs
 cpu_rows=()
 declare -A cpu_sum=()
-own_max=0
+own_max=0 rest_max=0
 for round in $(seq 1 "$ROUNDS"); do
 	for cell in 0:32 2ms:32 0:1; do
 		rtt=${cell%:*} th=${cell#*:}
@@ -69,13 +71,14 @@ for round in $(seq 1 "$ROUNDS"); do
 		row=$(jq -r --arg r "$rtt" --arg l "$l" '.points[0] as $p |
 			(($p.profile.cpu_machine_s + ($p.profile.lab_cpu_s // 0)) * 1e6) as $cpu |
 			[$r, $p.threads, ($p.tps * 10 | round / 10), ($cpu | round), ($p.profile.round_trips * 10 | round / 10),
-			 (if $p.lab_cost then ($p.lab_cost.delay_line_own_us_per_packet * 100 | round / 100) else "–" end),
-			 (if $p.lab_cost then ($p.lab_cost.machine_share * 1000 | round / 10) else "–" end),
 			 (if $p.lab_cost then ($p.lab_cost.delay_line_cpu_s / $p.lab_cost.delay_line_packets * 1e8 | round / 100) else "–" end),
+			 (if $p.lab_cost then (($p.lab_cost.delay_line_cpu_s - ($p.lab_cost.delay_line_verdict_cpu_s // 0)) / $p.lab_cost.delay_line_packets * 1e8 | round / 100) else "–" end),
+			 (if $p.lab_cost then ($p.lab_cost.machine_share * 1000 | round / 10) else "–" end),
 			 $p.bottleneck, $l] | @tsv' "$work/$name/results.json")
-		IFS=$'\t' read -r _ _ tps cpu _ own share total _ _ <<<"$row"
+		IFS=$'\t' read -r _ _ tps cpu _ own rest share _ _ <<<"$row"
 		cpu_sum[$rtt-$th]=$(( ${cpu_sum[$rtt-$th]:-0} + cpu ))
 		if [[ $own != – ]] && awk -v a="$own" -v b="$own_max" 'BEGIN{exit !(a > b)}'; then own_max=$own; fi
+		if [[ $rest != – ]] && awk -v a="$rest" -v b="$rest_max" 'BEGIN{exit !(a > b)}'; then rest_max=$rest; fi
 		cpu_rows+=("| $round | ${row//$'\t'/ | } |")
 	done
 done
@@ -193,8 +196,10 @@ done
 
 cpu_goal="**missed**"
 awk -v r="$ratio" 'BEGIN{exit !(r <= 1.3)}' && cpu_goal="met"
-own_goal="**missed**"
+# The own cost lies between rest_max (all but the verdict writes) and own_max (all of it).
+own_goal="not shown (the range straddles 5)"
 awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
+awk -v o="$rest_max" 'BEGIN{exit !(o > 5)}' && own_goal="**missed**"
 {
 	echo "### What one timer wake-up costs this machine"
 	echo
@@ -207,18 +212,19 @@ awk -v o="$own_max" 'BEGIN{exit !(o <= 5)}' && own_goal="met"
 	echo "### The machine's CPU per transaction, --rtt 0 vs --rtt 2ms"
 	echo
 	echo "\`wirelab run --rtt R --threads 32 --duration $DURATION --warmup $WARMUP\` (oltp_read_only), alternating."
-	echo "\"machine µs/txn\" is all of the machine's CPU (the delay line's included) per transaction; \"own µs/pkt\" is"
-	echo "the delay line's CPU per packet less the delivery of released packets into the receiving host's stack (work"
-	echo "the sender does itself without a delay line), \"all µs/pkt\" with it; \"share\" is the own CPU's share of the machine."
+	echo "\"machine µs/txn\" is all of the machine's CPU (the delay line's included) per transaction; \"all µs/pkt\" is"
+	echo "all of the delay line's CPU per packet, \"less verdicts\" the same without its verdict writes (the system call in"
+	echo "which the kernel also delivers the packets into the receiving host's stack, work the sender does itself without a"
+	echo "delay line); \"share\" is all of its CPU's share of the machine, the figure a point is flagged \`lab\` on."
 	echo
-	echo "| round | rtt | threads | TPS | machine µs/txn | queries/txn | own µs/pkt | share % | all µs/pkt | bottleneck | load |"
+	echo "| round | rtt | threads | TPS | machine µs/txn | queries/txn | all µs/pkt | less verdicts µs/pkt | share % | bottleneck | load |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${cpu_rows[@]}"
 	echo
 	echo "Machine CPU per transaction, 2 ms ÷ 0 ms at 32 threads (sums over the rounds): **${ratio}×** (goal ≤ 1.3×: $cpu_goal)."
 	echo "The same at 2 ms ÷ one thread at --rtt 0, where each query also sleeps and wakes both processes but no delay line runs:"
 	echo "**${ratio1}×**."
-	echo "The delay line's own cost, worst run: **${own_max} µs a packet** (goal ≤ 5: $own_goal)."
+	echo "The delay line's own cost, worst run: **between ${rest_max} and ${own_max} µs a packet** (goal ≤ 5: $own_goal)."
 	echo
 	echo "### ping at 0.2 ms, idle and under 16 sysbench threads"
 	echo

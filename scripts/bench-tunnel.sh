@@ -5,15 +5,14 @@
 #   2. ratio and CPU per MB on MySQL-like traffic: MySQL zlib compression, DTLE, tunnel zstd
 #   3. in the lab (root; real MariaDB + sysbench oltp_read_only, 32 threads): at 20 mbit the
 #      tunnel with default flags (the mux link, --level auto) against --mysql-compression, two
-#      rounds alternating (goal: `wirelab tunnel goals`), then the per-connection layout; unshaped the tunnel
-#      against plain
+#      rounds alternating (goal over-compression), then the per-connection layout; unshaped
+#      the tunnel against plain
 #   4. framing encode/decode throughput and allocations, 5. request round-trip latency
 #   6. relays in one lab (root): unshaped oltp_read_only at 2 and 32 threads, direct, two socat
 #      hops (fork,nodelay), tunnel --mux off and --mux on (and on without TLS), the same lab and
-#      data for all rows
-#      (goal: `wirelab tunnel goals`)
+#      data for all rows (goal over-socat: socat against tunnel mux on, round by round)
 #   7. replication --quick (root): native vs tunnel, max sustainable load and wire bytes
-#      (goals: `wirelab tunnel goals`; the study's headlines judge them)
+#      (goals replication-load, -wire, -p99-lag: the study judges them into its goals.json)
 #   8. loopback relay cost per query (BenchmarkRelay): direct, socat, tunnel, mux, in-process
 #      and as `wirelab tunnel` processes
 #   9. the metrics endpoint's cost (root): in one lab at 20 mbit, oltp_read_only at 32 threads
@@ -21,26 +20,51 @@
 #      alternating; the ends' CPU per transaction each way and the ratio with its interval
 # Parts 1, 2, 4, 5, 8 are loopback only and need no root; parts 3, 6, 7, 9 build private labs
 # (WIRELAB_STATE_DIR under a temp dir unless set) and need bin/wirelab (make build).
+# The goals: parts 3 and 6 hand their goal rows (TPS and per-second TPS, round by round)
+# and part 7 its goals.json to `wirelab tunnel goals --judge`, which judges each goal on its
+# 95% interval, merges the verdicts into docs/bench/tunnel-goals.json (a goal this run did
+# not measure keeps its last verdict) and prints the goals section, ending the page;
+# docs/tunnel.md and README.md quote its tables. REPLICATION_GOALS=results/<run>/goals.json
+# takes the replication goals from a study run already made instead of part 7.
 # Each lab row records /proc/loadavg before and after: the lab shares the machine's cores.
 # Usage: scripts/bench-tunnel.sh [benchtime]   (default 2s; the ratio runs use 3x)
-#   PARTS="1 2 3 4 5 6 7 8"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=20s LAB_THREADS=32
+#   PARTS="1 2 3 4 5 6 7 8 9"   which parts to run;  LAB_DURATION=60s LAB_WARMUP=20s LAB_THREADS=32
 #   (the warm-up covers --level auto's climb on a mux link, 2-5 s, and the shared history
 #   filling: at 20 mbit the ratio per 10 s is steady from the second 10 s on)
 #   LAB_ROWS="20mbit compression,20mbit tunnel,20mbit compression 2,20mbit tunnel 2" runs
 #   only those rows of part 3 (the goal's pair, twice)
 #   RELAY_DURATION=20s RELAY_WARMUP=5s RELAY_ROUNDS=2 RELAY_THREADS="2 32" (part 6; e.g.
-#   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it)
+#   PARTS=6 RELAY_ROWS="socat,tunnel mux on" runs only those rows of it; over-socat has an
+#   interval from 3 rounds on, RELAY_ROUNDS=8 narrows it)
 #   METRICS_DURATION=60s METRICS_WARMUP=10s METRICS_ROUNDS=6 METRICS_THREADS=32 (part 9)
+#   REPLICATION_GOALS=FILE   a replication study's goals.json for the goals table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/benchpage.sh
 BENCH_CMD=$(bench_command PARTS LAB_DURATION LAB_WARMUP LAB_THREADS LAB_ROWS RELAY_DURATION RELAY_WARMUP \
-	RELAY_ROUNDS RELAY_THREADS RELAY_ROWS METRICS_DURATION METRICS_WARMUP METRICS_ROUNDS METRICS_THREADS -- scripts/bench-tunnel.sh "$@")
+	RELAY_ROUNDS RELAY_THREADS RELAY_ROWS METRICS_DURATION METRICS_WARMUP METRICS_ROUNDS METRICS_THREADS \
+	REPLICATION_GOALS -- scripts/bench-tunnel.sh "$@")
 bench_page docs/bench/tunnel.md scripts/bench-tunnel.sh "bench-tunnel: the tunnel's throughput, ratio and relay cost"
 export GOFLAGS=-mod=mod
 bt=${1:-2s}
 parts=" ${PARTS:-1 2 3 4 5 6 7 8 9} "
 want() { [[ $parts == *" $1 "* ]]; }
+# The goals: the rows parts 3 and 6 measured toward them, and the goals files to merge.
+GOALS_FILE=docs/bench/tunnel-goals.json
+bench_start=$(bench_now)
+goal_rows=$(mktemp /tmp/bench-tunnel-goals.XXXXXX)
+goal_files=$(mktemp /tmp/bench-tunnel-goal-files.XXXXXX)
+trap 'rm -f "$goal_rows" "$goal_files"' EXIT
+echo -e "goal\tcase\tside\trow\tround\ttps\tseconds" >"$goal_rows"
+if [[ -n ${REPLICATION_GOALS:-} ]]; then
+	[[ -f $REPLICATION_GOALS ]] || { echo "REPLICATION_GOALS=$REPLICATION_GOALS: no such file (want a replication study's goals.json)" >&2; exit 2; }
+	echo "$REPLICATION_GOALS" >>"$goal_files"
+fi
+
+# goal_row GOAL CASE SIDE ROW ROUND TPS SECONDS: one row measured toward GOAL, for
+# `wirelab tunnel goals --judge` (SECONDS: per-second TPS after the warm-up, comma-separated,
+# or -; TPS 0: the row failed).
+goal_row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$goal_rows"; }
 run() { go test -run '^$' -bench "$1" -benchtime "$2" ./internal/tunnel/ | grep '^Benchmark'; }
 
 table() { # $1 = header, $2.. = metric units to show
@@ -68,11 +92,14 @@ lab_row() {
 		(.cpu_server*100|round/100), (.cpu_client*100|round/100), (.link_utilization*100|round|tostring+"%"), .bottleneck, $l] | join("|")' "$out/results.json"
 }
 
-# goal KEY: the tunnel's target KEY as the tables print it (">= 2.5x"), from the one place
-# that holds the goals (`wirelab tunnel goals`).
-goal() {
-	bin/wirelab tunnel goals --tsv | awk -F'\t' -v k="$1" '$1 == k { printf "%s %s%s", $2, $3, ($4 == "×" ? "x" : " " $4); found = 1 }
-		END { if (!found) { print "bench-tunnel: no goal " k " in wirelab tunnel goals" > "/dev/stderr"; exit 1 } }'
+# lab_goal_row NAME SIDE ROUND TPS: lab_row NAME (its TPS as lab_row printed it, 0 when it
+# failed) with its per-second TPS after the warm-up, as a row of over-compression.
+lab_goal_row() {
+	local res="$labdir/$1/results.json" secs=-
+	if [[ $4 != 0 && -f $res ]]; then
+		secs=$(jq -r '[.points[0].seconds[]? | select(.warmup | not) | .tps | tostring] | if length > 0 then join(",") else "-" end' "$res")
+	fi
+	goal_row over-compression "20 Mbit, ${LAB_THREADS:-32} threads, ${LAB_DURATION:-60s} points" "$2" "$1" "$3" "$4" "$secs"
 }
 
 # need_lab PART: root and bin/wirelab, or say why the part is skipped (its section of the
@@ -85,7 +112,10 @@ need_lab() {
 lab() {
 	labdir=$(mktemp -d /tmp/bench-tunnel.XXXXXX)
 	export WIRELAB_STATE_DIR=${WIRELAB_STATE_DIR:-$labdir/state}
-	local rows=() r
+	local rows=() r name
+	# over-compression's rows: side and round
+	local -A goal_side=(["20mbit compression"]="base 1" ["20mbit tunnel"]="tunnel 1"
+		["20mbit compression 2"]="base 2" ["20mbit tunnel 2"]="tunnel 2")
 	# The goal's pair (compression vs the tunnel's defaults) runs twice, alternating, first.
 	# Each goal row is followed by the tunnel with its relay threads left to the kernel.
 	for r in "20mbit compression|--rate 20mbit --compression" "20mbit tunnel|--rate 20mbit --channel tunnel" \
@@ -98,20 +128,23 @@ lab() {
 		"unlimited plain|--rate unlimited" "unlimited compression|--rate unlimited --compression" \
 		"unlimited tunnel|--rate unlimited --channel tunnel" \
 		"unlimited tunnel mux off|--rate unlimited --channel tunnel --tunnel-mux off"; do
-		[[ -z ${LAB_ROWS:-} || ",$LAB_ROWS," == *",${r%%|*},"* ]] || continue
+		name=${r%%|*}
+		[[ -z ${LAB_ROWS:-} || ",$LAB_ROWS," == *",$name,"* ]] || continue
 		# shellcheck disable=SC2086 # the flags are meant to split
-		rows+=("$(lab_row "${r%%|*}" ${r#*|})")
+		rows+=("$(lab_row "$name" ${r#*|})")
+		if [[ -n ${goal_side[$name]:-} ]]; then
+			# shellcheck disable=SC2086 # side and round
+			lab_goal_row "$name" ${goal_side[$name]} "$(cut -d'|' -f2 <<<"${rows[-1]}")"
+		fi
 	done
 	echo "| case | TPS | lat avg ms | cpu server | cpu client | link util | bottleneck | loadavg before → after |"
 	echo "|---|---:|---:|---:|---:|---:|---|---|"
 	printf '%s\n' "${rows[@]}" | awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 	echo
-	printf '%s\n' "${rows[@]}" | awk -F'|' -v goal="$(goal over-compression)" '{ tps[$1] = $2 }
+	printf '%s\n' "${rows[@]}" | awk -F'|' '{ tps[$1] = $2 }
 	function ratio(a, b, goal) { if (!(a in tps) || !(b in tps)) return # a row LAB_ROWS left out
 		if (tps[b] > 0) printf "| %s / %s | %.2fx | %s |\n", a, b, tps[a] / tps[b], goal; else printf "| %s / %s | - | %s |\n", a, b, goal }
-	END { print "| ratio | value | goal |"; print "|---|---:|---|"
-	      ratio("20mbit tunnel", "20mbit compression", goal)
-	      ratio("20mbit tunnel 2", "20mbit compression 2", goal)
+	END { print "| ratio | value | note |"; print "|---|---:|---|"
 	      ratio("20mbit tunnel link CPUs free", "20mbit compression", "(reference: relay threads not held on a CPU)")
 	      ratio("20mbit tunnel link CPUs free 2", "20mbit compression 2", "(reference)")
 	      ratio("20mbit tunnel mux off", "20mbit compression", "(reference: one WAN connection per client)")
@@ -120,6 +153,8 @@ lab() {
 	      ratio("unlimited tunnel", "unlimited plain", "(reference; part 6 compares relays)")
 	      ratio("unlimited tunnel mux off", "unlimited plain", "(reference)")
 	      ratio("unlimited compression", "unlimited plain", "(reference)") }'
+	echo
+	echo "(tunnel ÷ compression, the goal over-compression, is judged in the goals section)"
 	echo
 	echo "(results.json and logs: $labdir; each tunnel row's directory keeps its ends' tunnel-exit.log and tunnel-entry.log: level decisions, --stats lines)" >&2
 }
@@ -220,7 +255,7 @@ relays() {
 	box_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t; exit }' /proc/stat; }
 	echo "| threads | round | case | TPS | lat p95 ms | relay CPU ms / txn | MariaDB CPU ms / txn | idle % | loadavg before → after |"
 	echo "|---:|---:|---|---:|---:|---:|---:|---:|---|"
-	local threads round name addr before after out tps lat cpu0 cpu1 txns cpt hz srv0 srv1 spt idle0 tot0 idle1 tot1 idle
+	local threads round name addr before after out tps lat secs cpu0 cpu1 txns cpt hz srv0 srv1 spt idle0 tot0 idle1 tot1 idle
 	hz=$(getconf CLK_TCK)
 	local -A per # a row's TPS, round by round
 	for threads in ${RELAY_THREADS:-2 32}; do
@@ -238,10 +273,13 @@ relays() {
 				sleep 1 # socat's children exit and are reaped
 				cpu1=$(relay_cpu "$name")
 				after=$(cut -d' ' -f1-3 /proc/loadavg)
-				# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...".
-				read -r tps lat < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
-					if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") s += $(i+1); if ($i == "(ms,95%):") l += $(i+1) } n++ } }
-					END { if (n) printf "%.1f %.2f\n", s / n, l / n }' "$out")
+				# Per-second lines after the warm-up: "[ 7s ] thds: 2 tps: 812.00 qps: ... lat (ms,95%): 3.1 ...":
+				# the mean TPS, the mean 95th percentile and the seconds' TPS, comma-separated.
+				tps= lat= secs=
+				read -r tps lat secs < <(awk -v warm="${RELAY_WARMUP%s}" '/^\[ *[0-9]+s \]/ { t = $2; sub(/s/, "", t)
+					if (t + 0 > warm) { for (i = 1; i < NF; i++) { if ($i == "tps:") { s += $(i+1); each = each (n ? "," : "") $(i+1) }
+						if ($i == "(ms,95%):") l += $(i+1) } n++ } }
+					END { if (n) printf "%.1f %.2f %s\n", s / n, l / n, each }' "$out")
 				txns=$(awk '/transactions:/ { print $2; exit }' "$out")
 				cpt=- spt=-
 				if [[ ${txns:-0} -gt 0 ]]; then
@@ -255,6 +293,10 @@ relays() {
 				# over the whole row, connect and warm-up included
 				idle=$(awk -v i=$((idle1 - idle0)) -v t=$((tot1 - tot0)) 'BEGIN { if (t > 0) printf "%.1f", 100 * i / t; else print "-" }')
 				per[$threads/$name]+="${tps:-0} "
+				case $name in
+				socat) goal_row over-socat "$threads threads" base "$name" "$round" "${tps:-0}" "${secs:--}" ;;
+				"tunnel mux on") goal_row over-socat "$threads threads" tunnel "$name" "$round" "${tps:-0}" "${secs:--}" ;;
+				esac
 				echo "| $threads | $round | $name | ${tps:-failed} | ${lat:--} | $cpt | $spt | $idle | $before → $after |"
 			done
 		done
@@ -264,13 +306,11 @@ relays() {
 	# round's TPS to the other row's in the same round (rows alternate within a round): on two
 	# CPUs shared by client, server and relays one row's rounds can differ by a third, and the
 	# range says how far one ratio can be trusted.
-	echo "| ratio (mean TPS of the rounds; per-round range) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)goal |"
+	echo "| ratio (mean TPS of the rounds; per-round range) | $(for threads in ${RELAY_THREADS:-2 32}; do printf '%s threads | ' "$threads"; done)note |"
 	echo "|---|$(for threads in ${RELAY_THREADS:-2 32}; do printf -- '---:|'; done)---|"
 	local a b goal t1=${RELAY_THREADS:-2 32}
 	t1=${t1%% *}
-	local socat_goal
-	socat_goal=$(goal over-socat)
-	for r in "tunnel mux on|socat|$socat_goal" "tunnel mux off|socat|$socat_goal" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
+	for r in "tunnel mux off|socat|(reference: one WAN connection per client)" "tunnel mux on (goroutines)|socat|(reference: no relay loop)" \
 		"tunnel mux on (crypto/tls records)|socat|(reference: crypto/tls seals every record)" \
 		"tunnel mux on (no TLS)|socat|(reference: no encryption, as socat)" \
 		"tunnel mux on (link CPUs free)|socat|(reference: relay threads not held on a CPU)" \
@@ -293,6 +333,8 @@ relays() {
 		echo " $goal |"
 	done
 	echo
+	echo "(tunnel mux on ÷ socat, the goal over-socat, is judged in the goals section)"
+	echo
 	echo "(sysbench output and tunnel --stats: $dir)" >&2
 	)
 }
@@ -309,6 +351,11 @@ replication() {
 	# The report's own tables: the max sustainable load and the bytes on the wire per channel.
 	awk '/^#+ .*(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 1 } on && /^#+ / && !/(Max sustainable load|[Bb]andwidth|[Ww]ire bytes)/ { on = 0 } on' "$dir/out/report.md"
 	echo
+	# The study judged its goals (goals.json): the goals section merges them.
+	if [[ -f $dir/out/goals.json ]]; then
+		echo "$dir/out/goals.json" >>"$goal_files"
+		echo "(the goals replication-load, -wire and -p99-lag are judged in the goals section)"
+	fi
 	echo "(results.json and report: $dir/out)" >&2
 }
 
@@ -465,4 +512,21 @@ if want 8; then
 fi
 if want 9 && need_lab 9; then
 	bench_section 9 "9. The metrics endpoint's cost: oltp_read_only through the tunnel, 20 mbit, ${METRICS_THREADS:-32} threads, ${METRICS_DURATION:-60s} (+${METRICS_WARMUP:-10s} warmup), scraped every second or not, ${METRICS_ROUNDS:-6} rounds, $(nproc) cores" metrics_cost
+fi
+
+# goals: the rows parts 3 and 6 measured and the goals files gathered, judged by
+# `wirelab tunnel goals` into $GOALS_FILE, whose tables this section prints.
+goals() {
+	local args=(--out "$GOALS_FILE") f
+	if [[ $(wc -l <"$goal_rows") -gt 1 ]]; then
+		args+=(--judge "$goal_rows" --command "$BENCH_CMD" --date "$(bench_span "$bench_start")")
+	fi
+	while read -r f; do args+=(--with "$f"); done <"$goal_files"
+	bin/wirelab tunnel goals "${args[@]}"
+}
+if [[ $(wc -l <"$goal_rows") -gt 1 || -s $goal_files ]]; then
+	[[ -x bin/wirelab ]] || { echo "bin/wirelab missing: make build" >&2; exit 1; }
+	bench_section goals "Goals, judged by \`wirelab tunnel goals --judge\`" goals
+	bench_quote docs/tunnel.md goals bin/wirelab tunnel goals --table "$GOALS_FILE"
+	bench_quote README.md goals bin/wirelab tunnel goals --summary "$GOALS_FILE"
 fi

@@ -11,6 +11,7 @@
 #   BENCH_CMD=$(bench_command KNOB... -- scripts/bench-x.sh "$@")   # before defaults are set
 #   bench_page docs/bench/x.md scripts/bench-x.sh "bench-x: what it measures"
 #   bench_section ID "Heading" FUNCTION [ARGS...]                 # prints and records
+#   bench_quote FILE ID FUNCTION [ARGS...]   # a block another document quotes (README.md)
 #
 # The machine is read from BENCH_PROC (default /proc) and BENCH_SYS (default /sys), the time
 # from bench_now; tests point them at fixtures (internal/docscheck).
@@ -20,6 +21,14 @@ BENCH_SYS=${BENCH_SYS:-/sys}
 
 # bench_now: the time a section starts or ends, UTC.
 bench_now() { date -u '+%Y-%m-%d %H:%M'; }
+
+# bench_span START: "START to END UTC", END now, its date left out when it is START's.
+bench_span() {
+	local start=$1 end
+	end=$(bench_now)
+	[[ ${end%% *} == "${start%% *}" ]] && end=${end#* }
+	echo "$start to $end UTC"
+}
 
 # bench_load: the 1, 5 and 15 minute load averages.
 bench_load() { cut -d' ' -f1-3 "$BENCH_PROC/loadavg"; }
@@ -83,17 +92,16 @@ bench_section() {
 		rm -f "$body"
 		return "$rc"
 	fi
-	local end load1 section
-	end=$(bench_now)
+	local span load1 section
+	span=$(bench_span "$start")
 	load1=$(bench_load)
-	[[ ${end%% *} == "${start%% *}" ]] && end=${end#* }
 	section=$(mktemp)
 	{
 		echo "<!-- bench section $id -->"
 		echo "## $heading"
 		echo
 		echo "- command: \`${BENCH_CMD:?bench_section: BENCH_CMD unset}\`"
-		echo "- date: $start to $end UTC"
+		echo "- date: $span"
 		echo "- machine: $(bench_machine)"
 		echo "- load average (1, 5, 15 min): $load0 at start, $load1 at end"
 		echo
@@ -131,4 +139,40 @@ bench_merge() {
 	} >"$page.tmp"
 	mv "$page.tmp" "$page"
 	rm -rf "$dir"
+}
+
+# bench_quote FILE ID FUNCTION [ARGS...]: replaces what FILE holds between its lines
+# "<!-- bench quote ID: ... -->" (which says who writes the block) and
+# "<!-- end bench quote ID -->" with FUNCTION's output, so a document outside docs/bench/
+# (README.md, a topic page) quotes a table a script wrote, where its author put the block,
+# a blank line on either side of it. FILE without the block, or a FUNCTION that fails, leaves FILE as it was and returns
+# non-zero.
+bench_quote() {
+	local file=$1 id=$2 body rc errexit=
+	shift 2
+	[[ $id =~ ^[A-Za-z0-9_-]+$ ]] || { echo "bench_quote: bad id \"$id\"" >&2; return 2; }
+	if ! grep -q "^<!-- bench quote $id: .* -->\$" "$file" || ! grep -qx "<!-- end bench quote $id -->" "$file"; then
+		echo "bench_quote: $file has no block \"<!-- bench quote $id: ... -->\" ... \"<!-- end bench quote $id -->\"" >&2
+		return 1
+	fi
+	body=$(mktemp)
+	[[ $- == *e* ]] && errexit=1
+	set +e
+	(
+		set -e
+		"$@"
+	) >"$body"
+	rc=$?
+	[[ -n $errexit ]] && set -e
+	if ((rc != 0)); then
+		echo "bench: the quote $id of $file failed (exit $rc); $file keeps its last one" >&2
+		rm -f "$body"
+		return "$rc"
+	fi
+	awk -v id="$id" -v body="$body" '
+		$0 ~ "^<!-- bench quote " id ": .* -->$" { print; print ""; while ((getline l < body) > 0) print l; print ""; skip = 1; next }
+		$0 == "<!-- end bench quote " id " -->" { skip = 0 }
+		!skip' "$file" >"$file.tmp"
+	mv "$file.tmp" "$file"
+	rm -f "$body"
 }

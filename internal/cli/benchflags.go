@@ -24,6 +24,7 @@ type benchFlags struct {
 	out     *string
 	congest *string
 	measure *measureFlags
+	margin  marginFlag
 	engine  engineFlag
 	server  *serverFlags
 	hosts   *hostsFlags // run, bandwidth and transport only: nil elsewhere
@@ -36,6 +37,7 @@ func addBenchFlags(fs *flag.FlagSet, d study.BenchDefaults) *benchFlags {
 		out:     addOutFlag(fs, "<study>"),
 		congest: addCongestionFlag(fs),
 		measure: addMeasureFlags(fs),
+		margin:  addMarginFlag(fs, marginOfMachine),
 		engine:  addEngineFlag(fs),
 		server:  addServerFlags(fs),
 	}
@@ -91,6 +93,9 @@ func (b *benchFlags) ready(p *Process, studyName string, shaper link.Shaper, c l
 	}
 	if spec, err = b.validate(p, studyName); err != nil {
 		return spec, &UsageError{err}
+	}
+	if spec.Measure.Margin, err = b.margin.forMachine(p); err != nil {
+		return spec, err
 	}
 	if err := requireRoot(p); err != nil {
 		return spec, err

@@ -32,6 +32,7 @@ type Process struct {
 	Self           string // path of the wirelab binary, for helpers started inside a host
 	StateDir       string // where lab state files live (/run/wirelab)
 	LockDir        string // the machine's measurement lock (/run/wirelab, whatever StateDir is)
+	DataDir        string // what outlives a boot: the calibrated margin (/var/lib/wirelab); "" = none
 	ProcRoot       string // this machine's /proc ("" = procfs.DefaultRoot): every /proc read starts here
 	IsRoot         func() bool
 	CPUIdle        cpuidle.Paths // PM QoS device and cpuidle sysfs
@@ -67,7 +68,7 @@ func NewProcess() *Process {
 		Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Getenv: os.Getenv,
 		Runner:     execx.OS{},
 		Logger:     slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", ProcRoot: procfs.DefaultRoot,
+		Interrupts: sig, Self: self, StateDir: "/run/wirelab", LockDir: "/run/wirelab", DataDir: "/var/lib/wirelab", ProcRoot: procfs.DefaultRoot,
 		IsRoot: func() bool { return os.Geteuid() == 0 }, CPUIdle: cpuidle.System, Hangups: notifyHangups,
 	}
 	if d := os.Getenv("WIRELAB_STATE_DIR"); d != "" { // tests and bench scripts: private labs
@@ -75,6 +76,9 @@ func NewProcess() *Process {
 	}
 	if d := os.Getenv("WIRELAB_LOCK_DIR"); d != "" { // a separate machine, e.g. a container
 		p.LockDir = d
+	}
+	if d := os.Getenv("WIRELAB_DATA_DIR"); d != "" { // tests: a private calibration
+		p.DataDir = d
 	}
 	return p
 }
@@ -110,8 +114,10 @@ func commands() map[string]command {
 		"compare":   {summary: "set result directories side by side: TPS per point, the change, whether it is significant", run: cmdCompare},
 		"predict":   {summary: "predict TPS, latency and bottleneck on other links and machines from a run", run: cmdPredict},
 		"doctor":    {summary: "check this machine: root, packages, kernel features", run: cmdDoctor},
+		"calibrate": {summary: "measure this machine's run-to-run spread: the margin reports judge differences with", run: cmdCalibrate},
 		"agent":     {summary: "internal: helpers wirelab runs on remote hosts (deadman, sample, mariadb)", run: cmdAgent, hidden: true},
 		"__delayer": {summary: "internal: the NFQUEUE delayer inside the wire host", run: cmdDelayer, hidden: true},
+		"__replay":  {summary: "internal: the query-log replayer inside the client host", run: cmdReplayChild, hidden: true},
 	}
 }
 

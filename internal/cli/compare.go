@@ -7,15 +7,18 @@ import (
 	"github.com/wirelab/wirelab/internal/result"
 )
 
-const compareSummary = `set result directories side by side: per point each run's median TPS and the change
-against the first run, called in benchstat's manner. Samples are a point's repeats, or its
-per-second TPS after warm-up when it ran once. A change is called when a Mann-Whitney U test
-gives p < 0.05 with at least 4 samples a side and the change exceeds --margin; "~" otherwise.
-Per-second samples are autocorrelated, so their p-value overstates the evidence: the margin,
-the run-to-run spread of a lab point (a link-bound point repeats within about 1-5%), is what
-keeps two runs of one point from being called different. Points pair by engine, driver,
-workload, threads and link; the series (compression, TLS, transport) may differ. A point
-without its match is refused, naming the fields that differ.`
+const compareSummary = `set result directories side by side: per point and metric (TPS, latency p50/p95/p99) each
+run's median and the change against the first run, called in benchstat's manner on
+independent units: a point's repeats (run --repeat N), or, for a point run once, the batch
+means of its measured seconds (the batches of the report's intervals), never its seconds.
+Both sides of a row must count the same unit: repeats against batches is refused. The change
+is the Hodges-Lehmann ratio with its 95% interval; it is called better or worse when a
+Mann-Whitney U test of the same units gives p < 0.05 with at least 4 units a side, the
+interval leaves out no change and the change exceeds the margin; "~" otherwise. The margin
+is --margin, else the run-to-run spread the first run was judged with (measured by wirelab
+calibrate, or 5% where it was not). Points pair by engine, driver, workload, threads and
+link; the series (compression, TLS, transport) may differ. A point without its match is
+refused, naming the fields that differ.`
 
 // cmdCompare compares the results.json of two or more directories.
 func cmdCompare(p *Process, args []string) error {
@@ -23,7 +26,7 @@ func cmdCompare(p *Process, args []string) error {
 		"wirelab compare results/bandwidth-monday results/bandwidth-tuesday\n"+
 			"wirelab compare --format md runs/20mbit runs/20mbit-compression > compare.md")
 	format := fs.String("format", string(compare.Text), "text (an aligned table), md, html or json")
-	margin := fs.String("margin", "5%", "smallest change called, as a percentage (0% to 99%)")
+	margin := addMarginFlag(fs, "the one the first run was judged with, recorded in its results.json; 5% for older files")
 	var dirs []string
 	// Flags may come before, between or after the directories.
 	for rest := args; ; {
@@ -39,8 +42,7 @@ func cmdCompare(p *Process, args []string) error {
 	if err != nil {
 		return usagef("compare: --format: %v", err)
 	}
-	m, err := compare.ParseMargin(*margin)
-	if err != nil {
+	if _, _, err := margin.given(); err != nil {
 		return usagef("compare: %v", err)
 	}
 	if len(dirs) < 2 {
@@ -55,7 +57,12 @@ func cmdCompare(p *Process, args []string) error {
 		}
 		in = append(in, compare.Input{Name: d, Run: r})
 	}
-	c, err := compare.Compare(in, m)
+	m, err := margin.forRun(in[0].Run)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(p.Stderr, "compare: a change is called only beyond the margin, %s\n", m.Text())
+	c, err := compare.Compare(in, compare.Margin{Value: m.Value, From: m.From()})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ func cmdReport(p *Process, args []string) error {
 	fs := newFlagSet(p, "report", "re-render report.md, report.html and charts from DIR/results.json",
 		"wirelab report ./runs/2025-03-01-bandwidth\nwirelab report --out /tmp/redraw ./runs/2025-03-01-bandwidth")
 	out := fs.String("out", "", "write the report here instead of DIR")
+	margin := addMarginFlag(fs, marginOfRun)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -20,11 +21,20 @@ func cmdReport(p *Process, args []string) error {
 		fs.Usage()
 		return usagef("report: want exactly one DIR holding results.json, got %d arguments", fs.NArg())
 	}
+	if _, _, err := margin.given(); err != nil {
+		return err
+	}
 	dir := fs.Arg(0)
 	r, err := result.Read(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	// The report is drawn with the margin it names; results.json keeps the run's own.
+	m, err := margin.forRun(r)
+	if err != nil {
+		return err
+	}
+	r.Spec.Margin = &m
 	dest := dir
 	if *out != "" {
 		dest = *out

@@ -41,6 +41,7 @@ type replicationFlags struct {
 	out     *string
 	quick   *bool
 	measure *measureFlags
+	margin  marginFlag
 	link    *link.Flags
 	tunnel  *tunnelFlags
 	hosts   *hostsFlags
@@ -52,6 +53,7 @@ func addReplicationFlags(fs *flag.FlagSet) *replicationFlags {
 		fs:      fs,
 		eng:     addEngineFlag(fs),
 		measure: addMeasureFlags(fs),
+		margin:  addMarginFlag(fs, marginOfMachine),
 		study:   replication.AddFlags(fs),
 		out:     addOutFlag(fs, "replication"),
 		quick:   fs.Bool("quick", false, "RTTs 0,100ms,250ms; loads 300,1200,2400; 15 s points; 20 s probes; no wire check"),
@@ -73,6 +75,9 @@ func studyReplication(p *Process, args []string) error {
 	if err != nil {
 		return err
 	}
+	if mo.Margin, err = f.margin.forMachine(p); err != nil {
+		return err
+	}
 	ho, err := f.hostsOptions(p, &o)
 	if err != nil {
 		return err
@@ -84,6 +89,7 @@ func studyReplication(p *Process, args []string) error {
 	}
 	fmt.Fprintf(p.Stderr, "study replication: %s, channels %s, scenarios %s, wire %s; results in %s\n",
 		o.Engine.Title(), replication.ChannelList(o.Channels), flagx.JoinInts(o.Scenarios), o.Link, mo.Out)
+	mo.Command = commandLine("wirelab study replication", args)
 	return f.hosts.run(p, ho, replication.New(o), mo)
 }
 

@@ -176,3 +176,11 @@ func TestRunHostsWantsAClient(t *testing.T) {
 	}
 	assertUsage(t, []string{"run", "--hosts", f, "--out", t.TempDir()}, "0 with role client")
 }
+
+// goals.json quotes the command as typed, without the directory it sits in.
+func TestCommandLine(t *testing.T) {
+	got := commandLine("wirelab study replication", []string{"--quick", "--out", "/tmp/x/out", "--channels", "native,tunnel", "--out=/y", "--scenarios", "2 3"})
+	if want := `wirelab study replication --quick --channels native,tunnel --scenarios "2 3"`; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

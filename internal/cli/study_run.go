@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wirelab/wirelab/internal/livemetrics"
@@ -18,15 +21,20 @@ type measureOptions struct {
 	Out    string
 	Awake  bool // hold the CPUs out of deep idle while measuring
 	NoWait bool // fail instead of waiting for another measurement
+	// Margin is what the run's verdicts are judged with (marginFlag.forMachine).
+	Margin result.Margin
 	// MetricsListen is where live metrics are served while measuring; "" = nowhere.
 	MetricsListen string
 	// Open builds the machines; nil is the namespace lab.
 	Open study.Opener
+	// Command is the command line as typed, for the files that quote it (goals.json).
+	Command string
 }
 
 // measureFlags are the flags behind measureOptions, which every measuring command (run,
-// each study) registers: the CPUs held awake, waiting for the machine, live metrics.
-// Where the results go is the command's own --out (its default names the study).
+// calibrate, each study) registers: the CPUs held awake, waiting for the machine, live
+// metrics. Where the results go is the command's own --out (its default names the
+// study); the margin is the command's --margin (marginFlag), resolved once validated.
 type measureFlags struct {
 	awake, noWait *bool
 	metrics       *livemetrics.Flags
@@ -81,13 +89,20 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 	defer release()
 	s := &study.Session{Runner: p.Runner, Logger: p.Logger, StateDir: p.StateDir, LockDir: p.lockDir(), Self: p.Self,
 		Progress: p.Stderr, CPUIdle: idle, OutDir: out, Command: measureCommand(st.Name()), NoWait: o.NoWait, Open: o.Open,
-		Proc: p.proc(), Metrics: pub}
+		Margin: o.Margin, Proc: p.proc(), Metrics: pub}
 	start := time.Now()
 	run, err := s.Run(soft, hard, st)
 	if run != nil && len(run.Points) > 0 {
 		if h, ok := st.(interface{ Headlines([]result.Point) []string }); ok {
 			for _, line := range h.Headlines(run.Points) {
 				fmt.Fprintln(p.Stdout, line)
+			}
+		}
+		if g, ok := st.(interface {
+			WriteGoals(dir, command string, run *result.Run) error
+		}); ok && out != "" {
+			if gerr := g.WriteGoals(out, o.Command, run); gerr != nil {
+				err = errors.Join(err, gerr)
 			}
 		}
 		abs, _ := filepath.Abs(out)
@@ -103,4 +118,24 @@ func runStudy(p *Process, st study.Study, o measureOptions) error {
 		return fmt.Errorf("%s: %w", st.Name(), err)
 	}
 	return nil
+}
+
+// commandLine is the command as typed, for the files that quote it, without --out and its
+// directory (the file sits in it): "wirelab study replication --quick --channels native,tunnel".
+func commandLine(cmd string, args []string) string {
+	words := []string{cmd}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--out" || a == "-out":
+			i++
+			continue
+		case strings.HasPrefix(a, "--out=") || strings.HasPrefix(a, "-out="):
+			continue
+		case strings.ContainsAny(a, " \t\"'$`|;&<>()*?"):
+			a = strconv.Quote(a)
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }

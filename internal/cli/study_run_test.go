@@ -47,3 +47,24 @@ func TestServeMetrics(t *testing.T) {
 		t.Error("still listening after stop")
 	}
 }
+
+// calibrate measures like run and the studies, so it takes the same measuring flags (its
+// bench flags register them): a bad --metrics-listen is a usage error before anything runs.
+func TestCalibrateTakesTheMeasureFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "--metrics-listen", "0.0.0.0:9470"}, `--metrics-listen "0.0.0.0:9470": refusing a wildcard address`},
+		{[]string{"calibrate", "--allow-wildcard"}, "--allow-wildcard applies only with --metrics-listen"},
+	} {
+		p, _, errb, f := testProcess(t, true)
+		p.DataDir = t.TempDir()
+		if code := Main(c.args, p); code != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", c.args, code, errb, c.want)
+		}
+		if len(f.Calls) > 0 {
+			t.Errorf("%v: bad input ran commands: %v", c.args, f.Lines())
+		}
+	}
+}

@@ -50,6 +50,7 @@ type syncFlags struct {
 	out     *string
 	quick   *bool
 	measure *measureFlags
+	margin  marginFlag
 	link    *link.Flags
 	hosts   *hostsFlags
 }
@@ -58,6 +59,7 @@ func addSyncFlags(fs *flag.FlagSet) *syncFlags {
 	return &syncFlags{
 		eng:     addEngineFlag(fs),
 		measure: addMeasureFlags(fs),
+		margin:  addMarginFlag(fs, marginOfMachine),
 		study:   syncrep.AddFlags(fs),
 		out:     addOutFlag(fs, "sync"),
 		quick:   fs.Bool("quick", false, "RTTs 0,20ms,100ms; threads 1,8; 6 s points after 2 s warm-up; no wire check"),
@@ -75,6 +77,9 @@ func studySync(p *Process, args []string) error {
 	f := addSyncFlags(fs)
 	o, mo, err := studyPreamble(p, fs, args, "sync", f.quick, syncQuick, f.out, f.measure, f.options)
 	if err != nil {
+		return err
+	}
+	if mo.Margin, err = f.margin.forMachine(p); err != nil {
 		return err
 	}
 	ho, err := f.hostsOptions(p, &o)

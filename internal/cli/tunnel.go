@@ -180,10 +180,23 @@ func tunnelCerts(p *Process, args []string) error {
 // scripts.
 func tunnelGoals(p *Process, args []string) error {
 	fs := newFlagSet(p, "tunnel goals", "print the tunnel's targets and where each is measured",
-		"wirelab tunnel goals\nwirelab tunnel goals --tsv")
+		"wirelab tunnel goals\nwirelab tunnel goals --tsv\nwirelab tunnel goals --table docs/bench/tunnel-goals.json")
 	tsv := fs.Bool("tsv", false, "print key, comparison (>= or <=), value and unit, tab-separated, one goal per line")
+	judge := tunnel.AddJudgeFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("tunnel goals: unexpected arguments %q", fs.Args())
+	}
+	if judge.Given() {
+		if err := judge.Validate(); err != nil {
+			return &UsageError{err}
+		}
+		if *tsv {
+			return usagef("tunnel goals: --tsv prints the targets; drop it to judge or print verdicts")
+		}
+		return judge.Run(p.Stdout)
 	}
 	if *tsv {
 		for _, g := range tunnel.Goals() {

@@ -407,3 +407,21 @@ func TestTunnelGoalsTSV(t *testing.T) {
 		t.Errorf("goals missing from the output: %v\n%s", want, out)
 	}
 }
+
+// `tunnel goals` hands its judging flags to package tunnel: a bad combination is a usage
+// error (exit 2), and --summary prints the committed goals file's table.
+func TestTunnelGoalsJudgeWiring(t *testing.T) {
+	p, _, errb, _ := testProcess(t, false)
+	if rc := Main([]string{"tunnel", "goals", "--judge", "rows.tsv"}, p); rc != 2 || !strings.Contains(errb.String(), "--out") {
+		t.Errorf("--judge without --out: rc %d: %s", rc, errb)
+	}
+	p, _, errb, _ = testProcess(t, false)
+	if rc := Main([]string{"tunnel", "goals", "--tsv", "--summary", "../../docs/bench/tunnel-goals.json"}, p); rc != 2 {
+		t.Errorf("--tsv with --summary: rc %d: %s", rc, errb)
+	}
+	p, out, errb, _ := testProcess(t, false)
+	if rc := Main([]string{"tunnel", "goals", "--summary", "../../docs/bench/tunnel-goals.json"}, p); rc != 0 ||
+		!strings.HasPrefix(out.String(), "| goal | target | verdict | measured by | date |\n") {
+		t.Errorf("--summary: rc %d: %s%s", rc, out, errb)
+	}
+}

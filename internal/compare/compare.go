@@ -13,15 +13,22 @@ import (
 // The test's fixed terms, benchstat's.
 const (
 	Alpha      = 0.05 // significance level of the Mann-Whitney U test
-	MinSamples = 4    // samples a side needed to call a difference
+	MinSamples = 4    // units a side needed to call a difference
 	confidence = 0.95 // level of the intervals
 )
 
-// DefaultMargin is the change a difference must exceed to be called: the run-to-run
-// spread of a lab point (a link-bound point repeats within about 1-5% across runs, while
-// its per-second samples, being autocorrelated, make small differences look
-// significant).
+// DefaultMargin is the change a difference must exceed to be called when no other margin
+// is given: the run-to-run spread of a lab point (a link-bound point repeats within about
+// 1-5% across runs). Batch means of one run are tight, so a test on them finds a 1%
+// difference between two runs of one build significant: the margin is what keeps it "~".
 const DefaultMargin = 0.05
+
+// Margin is the smallest change called, with where it came from ("--margin", a measured
+// spread), which the legend prints.
+type Margin struct {
+	Value float64
+	From  string
+}
 
 // Input is one result directory: its name as given and its run.
 type Input struct {
@@ -29,16 +36,15 @@ type Input struct {
 	Run  *result.Run
 }
 
-// Comparison is every matched point of the runs side by side; the first run is the base
-// every other is compared with.
+// Comparison is every matched point of the runs side by side, one table per metric; the
+// first run is the base every other is compared with.
 type Comparison struct {
-	Metric     string    `json:"metric"` // "tps"
 	Alpha      float64   `json:"alpha"`
 	Margin     float64   `json:"margin"`
+	MarginFrom string    `json:"margin_from,omitempty"`
 	MinSamples int       `json:"min_samples"`
 	Runs       []RunInfo `json:"runs"`
-	Rows       []Row     `json:"rows"`
-	Geomean    Geomean   `json:"geomean"`
+	Tables     []Table   `json:"tables"`
 }
 
 // RunInfo names a run.
@@ -48,6 +54,15 @@ type RunInfo struct {
 	Started time.Time `json:"started"`
 }
 
+// Table is one metric's rows. A metric no side of any row has is left out.
+type Table struct {
+	Metric        string  `json:"metric"` // "tps", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms"
+	Title         string  `json:"title"`
+	LowerIsBetter bool    `json:"lower_is_better,omitempty"`
+	Rows          []Row   `json:"rows"`
+	Geomean       Geomean `json:"geomean"`
+}
+
 // Row is one point across the runs.
 type Row struct {
 	Key     Key      `json:"key"`
@@ -55,13 +70,15 @@ type Row struct {
 	Changes []Change `json:"changes"` // one per run after the base, against the base
 }
 
-// Side is one run's figure for the point: the median of its samples and the median's
-// 95% interval where there are enough samples for one.
+// Side is one run's figure for the point: its units' values, their median and the
+// median's 95% interval where there are enough units for one.
 type Side struct {
 	Series   string    `json:"series"`
+	Unit     Unit      `json:"unit"`
+	Values   []float64 `json:"values,omitempty"`
+	Missing  string    `json:"missing,omitempty"` // why there are no values
 	Median   float64   `json:"median"`
 	MedianCI *Interval `json:"median_ci,omitempty"`
-	Samples  Samples   `json:"samples"`
 }
 
 // Interval is a 95% confidence interval.
@@ -70,37 +87,21 @@ type Interval struct {
 	Hi float64 `json:"hi"`
 }
 
-// Change is a run's point against the base's.
-type Change struct {
-	Ratio float64 `json:"ratio"` // this median ÷ the base's; 0 when a side has none
-	// RatioCI is the ratio's 95% interval (Hodges-Lehmann on log TPS); nil when the
-	// samples are too few for one.
-	RatioCI     *Interval `json:"ratio_ci,omitempty"`
-	P           float64   `json:"p,omitempty"` // Mann-Whitney U, two-sided; 0 = not tested
-	Significant bool      `json:"significant"`
-	// Reason says why a change is not called ("~"): too few samples, not significant, or
-	// within the margin.
-	Reason string `json:"reason,omitempty"`
-}
-
-// Geomean is the geometric mean over the rows every run has a median for: of each run's
-// medians and of each change's ratio.
-type Geomean struct {
-	Rows    int       `json:"rows"`
-	Medians []float64 `json:"medians"`
-	Ratios  []float64 `json:"ratios"`
-}
-
 // ErrBadMargin means the margin is not a fraction in [0, 1).
 var ErrBadMargin = errors.New("margin out of range")
 
-// Compare matches the runs' points and tests every run after the first against it.
-func Compare(in []Input, margin float64) (*Comparison, error) {
+// Compare matches the runs' points and tests every run after the first against it, in the
+// units both sides of a row share (refused, ErrMixedUnits, when they share none).
+func Compare(in []Input, margin Margin) (*Comparison, error) {
 	if len(in) < 2 {
 		return nil, fmt.Errorf("compare: want at least two runs, got %d", len(in))
 	}
-	if margin < 0 || margin >= 1 || math.IsNaN(margin) {
-		return nil, fmt.Errorf("compare: %w: %g", ErrBadMargin, margin)
+	if m := margin.Value; m < 0 || m >= 1 || math.IsNaN(m) {
+		return nil, fmt.Errorf("compare: %w: %g", ErrBadMargin, m)
+	}
+	names := make([]string, len(in))
+	for i, x := range in {
+		names[i] = x.Name
 	}
 	base := groupsOf(in[0].Run)
 	cols := [][]*group{base}
@@ -111,109 +112,60 @@ func Compare(in []Input, margin float64) (*Comparison, error) {
 		}
 		cols = append(cols, m)
 	}
-	c := &Comparison{Metric: "tps", Alpha: Alpha, Margin: margin, MinSamples: MinSamples}
+	rows := make([][]*group, len(base))
+	units := make([][]Unit, len(base))
+	var problems []string
+	for i := range base {
+		for _, col := range cols {
+			rows[i] = append(rows[i], col[i])
+		}
+		var p string
+		if units[i], p = rowUnits(names, rows[i]); p != "" {
+			problems = append(problems, p)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("compare: %w", refusal(ErrMixedUnits, names, problems))
+	}
+	c := &Comparison{Alpha: Alpha, Margin: margin.Value, MarginFrom: margin.From, MinSamples: MinSamples}
 	for _, x := range in {
 		c.Runs = append(c.Runs, RunInfo{Name: x.Name, Study: x.Run.Study, Started: x.Run.Started})
 	}
-	for i, g := range base {
-		row := Row{Key: g.key}
-		for _, col := range cols {
-			row.Sides = append(row.Sides, sideOf(col[i]))
+	for _, m := range metrics {
+		if t, ok := table(m, rows, units, len(in), margin.Value); ok {
+			c.Tables = append(c.Tables, t)
 		}
-		for _, s := range row.Sides[1:] {
-			row.Changes = append(row.Changes, decide(row.Sides[0].Samples, s.Samples, margin))
-		}
-		c.Rows = append(c.Rows, row)
 	}
-	c.Geomean = geomean(c.Rows, len(in))
 	return c, nil
 }
 
-func sideOf(g *group) Side {
-	s := Side{Series: g.series, Samples: samplesOf(g.points)}
-	s.Median = stats.Median(s.Samples.Values)
-	if lo, hi, ok := stats.MedianCI(s.Samples.Values, confidence); ok {
+// table is metric m over the rows (each a point's group in every run, with the units they
+// are compared in); false when no side of any row has it.
+func table(m metric, rows [][]*group, units [][]Unit, runs int, margin float64) (Table, bool) {
+	t := Table{Metric: m.name, Title: m.title, LowerIsBetter: m.lowerIsBetter}
+	any := false
+	for i, gs := range rows {
+		row := Row{Key: gs[0].key}
+		for j, g := range gs {
+			s := sideOf(m, g, units[i][j])
+			any = any || len(s.Values) > 0
+			row.Sides = append(row.Sides, s)
+		}
+		for _, s := range row.Sides[1:] {
+			row.Changes = append(row.Changes, decide(row.Sides[0].Values, s.Values, margin, m.lowerIsBetter))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Geomean = geomean(t.Rows, runs)
+	return t, any
+}
+
+func sideOf(m metric, g *group, u Unit) Side {
+	s := Side{Series: g.series, Unit: u}
+	s.Values, s.Missing = m.values(g, u)
+	s.Median = stats.Median(s.Values)
+	if lo, hi, ok := stats.MedianCI(s.Values, confidence); ok {
 		s.MedianCI = &Interval{Lo: lo, Hi: hi}
 	}
 	return s
-}
-
-// decide tests b against the base a: the change is called when both sides have
-// MinSamples, the Mann-Whitney p is below Alpha and the ratio of medians is further
-// from 1 than margin.
-func decide(a, b Samples, margin float64) Change {
-	ma, mb := stats.Median(a.Values), stats.Median(b.Values)
-	var c Change
-	if ma > 0 && mb > 0 {
-		c.Ratio = mb / ma
-	}
-	if len(a.Values) < MinSamples || len(b.Values) < MinSamples {
-		c.Reason = fmt.Sprintf("need >= %d samples a side to call a difference, have %d+%d",
-			MinSamples, len(a.Values), len(b.Values))
-		return c
-	}
-	if la, lb, ok := logs(a.Values), logs(b.Values), c.Ratio > 0; ok && la != nil && lb != nil {
-		if s := stats.ShiftCI(la, lb, confidence); s.OK {
-			c.RatioCI = &Interval{Lo: math.Exp(s.Lo), Hi: math.Exp(s.Hi)}
-		}
-	}
-	mw, err := stats.MannWhitneyU(a.Values, b.Values)
-	if err != nil {
-		c.Reason = err.Error()
-		return c
-	}
-	c.P = mw.P
-	switch {
-	case mw.P >= Alpha:
-		c.Reason = fmt.Sprintf("not significant: p = %.3f >= %g", mw.P, Alpha)
-	case math.Abs(c.Ratio-1) <= margin:
-		c.Reason = fmt.Sprintf("significant (p = %.3f) but within the ±%g%% margin", mw.P, margin*100)
-	default:
-		c.Significant = true
-	}
-	return c
-}
-
-// logs is the natural log of every value; nil when one is not positive (a second without
-// a transaction), where a ratio interval means nothing.
-func logs(xs []float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		if x <= 0 {
-			return nil
-		}
-		out[i] = math.Log(x)
-	}
-	return out
-}
-
-func geomean(rows []Row, runs int) Geomean {
-	g := Geomean{Medians: make([]float64, runs), Ratios: make([]float64, runs-1)}
-	sumMed, sumRatio := make([]float64, runs), make([]float64, runs-1)
-	for _, r := range rows {
-		ok := true
-		for _, s := range r.Sides {
-			ok = ok && s.Median > 0
-		}
-		if !ok {
-			continue
-		}
-		g.Rows++
-		for i, s := range r.Sides {
-			sumMed[i] += math.Log(s.Median)
-		}
-		for i, c := range r.Changes {
-			sumRatio[i] += math.Log(c.Ratio)
-		}
-	}
-	if g.Rows == 0 {
-		return g
-	}
-	for i := range sumMed {
-		g.Medians[i] = math.Exp(sumMed[i] / float64(g.Rows))
-	}
-	for i := range sumRatio {
-		g.Ratios[i] = math.Exp(sumRatio[i] / float64(g.Rows))
-	}
-	return g
 }

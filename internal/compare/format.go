@@ -65,21 +65,23 @@ func Write(w io.Writer, c *Comparison, f Format) error {
 	return nil
 }
 
-// writeText is the terminal's form: the legend, the runs and an aligned table.
+// writeText is the terminal's form: the runs, an aligned table per metric, the legend.
 func writeText(w io.Writer, c *Comparison) error {
 	var b strings.Builder
-	b.WriteString(c.legend() + "\n\n")
 	for _, l := range c.runLines() {
 		b.WriteString(l + "\n")
 	}
-	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, row := range append([][]string{c.header()}, c.cells()...) {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	for _, t := range c.Tables {
+		b.WriteString("\n" + t.Title + "\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, row := range append([][]string{c.header()}, c.cells(t)...) {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	b.WriteString("\n" + c.legend() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -90,10 +92,12 @@ func (c *Comparison) blocks() []report.Block {
 	for i := 1; i < len(numeric); i++ {
 		numeric[i] = true
 	}
-	return []report.Block{
+	bs := []report.Block{
 		report.Heading{Level: 1, Text: "wirelab compare"},
-		report.Paragraph{Text: c.legend()},
 		report.List{Items: c.runLines()},
-		report.Table{Header: c.header(), Rows: c.cells(), Numeric: numeric},
 	}
+	for _, t := range c.Tables {
+		bs = append(bs, report.Table{Caption: t.Title, Header: c.header(), Rows: c.cells(t), Numeric: numeric})
+	}
+	return append(bs, report.Paragraph{Text: c.legend()})
 }

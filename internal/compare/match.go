@@ -51,16 +51,25 @@ func pair(baseName string, base []*group, otherName string, other []*group) ([]*
 		}
 	}
 	if len(problems) > 0 {
-		problems = dedupe(problems)
-		more := ""
-		if len(problems) > maxProblems {
-			more = fmt.Sprintf("\n  ... and %d more", len(problems)-maxProblems)
-			problems = problems[:maxProblems]
-		}
-		return nil, fmt.Errorf("%w: %s and %s:\n  %s%s", ErrMismatch, baseName, otherName,
-			strings.Join(problems, "\n  "), more)
+		return nil, refusal(ErrMismatch, []string{baseName, otherName}, problems)
 	}
 	return matched, nil
+}
+
+// refusal is kind over the runs, listing its problems (the first maxProblems of them,
+// then how many more), one a line.
+func refusal(kind error, runs []string, problems []string) error {
+	problems = dedupe(problems)
+	more := ""
+	if len(problems) > maxProblems {
+		more = fmt.Sprintf("\n  ... and %d more", len(problems)-maxProblems)
+		problems = problems[:maxProblems]
+	}
+	names := strings.Join(runs, " and ")
+	if n := len(runs); n > 2 {
+		names = strings.Join(runs[:n-1], ", ") + " and " + runs[n-1]
+	}
+	return fmt.Errorf("%w: %s:\n  %s%s", kind, names, strings.Join(problems, "\n  "), more)
 }
 
 // unmatched says that g of run `name` has no match in run `in`, naming the fields in

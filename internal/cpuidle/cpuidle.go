@@ -23,7 +23,8 @@ type Hold struct {
 	f *os.File
 }
 
-// Keep asks for 0 µs of wake-up latency on every CPU and holds the request open.
+// Keep asks for 0 µs of wake-up latency on every CPU and holds the request open. The
+// request counts as held only once the kernel's limit reads 0 µs back (see verify).
 func Keep(p Paths) (*Hold, error) {
 	f, err := os.OpenFile(p.Device, os.O_WRONLY, 0)
 	if err != nil {
@@ -36,7 +37,22 @@ func Keep(p Paths) (*Hold, error) {
 		f.Close()
 		return nil, fmt.Errorf("keep CPUs awake: write %s: %w", p.Device, err)
 	}
+	if err := verify(p); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return &Hold{f: f}, nil
+}
+
+// verify reads the kernel's limit back after a request for 0 µs: any other value means
+// the request did not take. A limit that cannot be read is no evidence either way; the
+// request was written, and stands.
+func verify(p Paths) error {
+	lim, err := Limit(p)
+	if err == nil && lim != 0 {
+		return fmt.Errorf("keep CPUs awake: %s reads %d µs after asking for 0: not held", p.Device, lim)
+	}
+	return nil
 }
 
 // Release closes the request; the kernel's idle policy is back as it was. Safe on nil and

@@ -52,6 +52,27 @@ func TestKeepNamesTheDeviceWhenItCannot(t *testing.T) {
 	}
 }
 
+// A limit that reads anything but 0 after the request means it did not take; one that
+// cannot be read is no evidence against the request.
+func TestVerifyReadsTheLimitBack(t *testing.T) {
+	p := fakePaths(t)
+	if err := os.WriteFile(p.Device, []byte{50, 0, 0, 0}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(p); err == nil || !strings.Contains(err.Error(), "reads 50 µs after asking for 0: not held") {
+		t.Errorf("verify with the limit at 50 µs: %v", err)
+	}
+	if err := os.WriteFile(p.Device, []byte{0, 0, 0, 0}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(p); err != nil {
+		t.Errorf("verify with the limit at 0: %v", err)
+	}
+	if err := verify(Paths{Device: filepath.Join(t.TempDir(), "unreadable")}); err != nil {
+		t.Errorf("verify of an unreadable limit: %v", err)
+	}
+}
+
 func TestDriver(t *testing.T) {
 	p := fakePaths(t)
 	if d := Driver(p); d != "" {

@@ -209,3 +209,35 @@ func TestBenchPagesKeepTheirLayout(t *testing.T) {
 		}
 	}
 }
+
+// bench_quote replaces the block between its markers in a document outside docs/bench/
+// and nothing else; a document without the block, or a part that fails, is left as it was.
+func TestBenchQuote(t *testing.T) {
+	fake := fakeMachine(t)
+	doc := filepath.Join(t.TempDir(), "README.md")
+	before := "# A page\n\nintro\n\n<!-- bench quote t: written by a test -->\n\n| a |\n|---|\n| old |\n\n<!-- end bench quote t -->\n\nafter\n"
+	if err := os.WriteFile(doc, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table := `table() { echo "| a |"; echo "|---|"; echo "| $1 |"; }
+`
+	if log, err := benchScript(t, fake, doc, table+`bench_quote "$OUT" t table new`); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	want := strings.Replace(before, "| old |", "| new |", 1)
+	if got := read(t, doc); got != want {
+		t.Errorf("after bench_quote:\n%s\nwant:\n%s", got, want)
+	}
+	for name, body := range map[string]string{
+		"no such block": table + `bench_quote "$OUT" other table newer`,
+		"a failed part": `broken() { echo "| half |"; false; echo "| never |"; }
+bench_quote "$OUT" t broken`,
+	} {
+		if log, err := benchScript(t, fake, doc, body); err == nil {
+			t.Errorf("%s: no error\n%s", name, log)
+		}
+		if got := read(t, doc); got != want {
+			t.Errorf("%s: the document changed:\n%s", name, got)
+		}
+	}
+}

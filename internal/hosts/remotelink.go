@@ -25,10 +25,13 @@ type RemoteLink struct {
 	// there, which runs the switch and the delay line.
 	Dir, Agent string
 	TTL        time.Duration // the switch's TTL; 0 = 30 s
-	Log        *slog.Logger
+	// Run is the run's id, which names the switch's pid file with the host and NIC.
+	Run string
+	Log *slog.Logger
 
 	mu      sync.Mutex
 	shaper  link.Shaper
+	plan    Plan // the last Shape's, which Read compares the host's read-back with
 	deadman Proc
 	stop    chan struct{}
 	done    chan struct{}
@@ -36,11 +39,18 @@ type RemoteLink struct {
 
 func (l *RemoteLink) renewFile() string { return path.Join(l.Dir, "deadman.renew") }
 
-// pidFile names the switch guarding a NIC, whichever wirelab armed it: one per NIC, so a
-// wirelab started again within the TTL of a killed one retires the old switch before
-// shaping instead of having it undo the new shaping later. It lives in /run, which only
-// root writes (shaping needs root anyway), not in /tmp where anyone could plant one.
-func pidFile(nic string) string { return "/run/wirelab-deadman-" + nic + ".pid" }
+// switchDir holds the pid files of the dead-man switches guarding nic on the inventory's
+// host named host, one file per run (switchPidFile): a switch belongs to its host and run,
+// so two hosts of one machine (namespaces sharing /run) never retire each other's switch,
+// while a run started again within the TTL of a killed one finds the old switch there and
+// retires it before shaping instead of having it undo the new shaping later. It lives in
+// /run, which only root writes (shaping needs root anyway), not in /tmp where anyone
+// could plant one. Inventory names have no '@' and NIC names no '/', so the directory is
+// one host's and NIC's.
+func switchDir(host, nic string) string { return "/run/wirelab-deadman/" + host + "@" + nic }
+
+// switchPidFile is the pid file of run's switch of nic on host.
+func switchPidFile(host, nic, run string) string { return path.Join(switchDir(host, nic), run+".pid") }
 
 // retireScript stops the process named in the pid file %[1]s if the file is ours and the
 // process is the one meant (its command line has the word %[2]s: a recycled pid is never
@@ -48,6 +58,12 @@ func pidFile(nic string) string { return "/run/wirelab-deadman-" + nic + ".pid" 
 const retireScript = `f=%[1]s; [ -f "$f" ] && [ -O "$f" ] || exit 0; p=$(cat "$f"); rm -f "$f"; ` +
 	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q -- %[2]s || exit 0; kill -TERM $p; i=0; ` +
 	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; exit 0`
+
+// retireSwitchesScript is retireScript for every pid file in the directory $1, printing
+// "PID FILE" for each switch that was still running when it was told to stop.
+const retireSwitchesScript = `for f in "$1"/*.pid; do [ -f "$f" ] && [ -O "$f" ] || continue; p=$(cat "$f"); rm -f "$f"; ` +
+	`tr '\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q -- '` + deadmanMark + `' || continue; echo "$p $f"; kill -TERM $p; i=0; ` +
+	`while [ $i -lt 100 ] && kill -0 $p 2>/dev/null; do sleep 0.1; i=$((i+1)); done; done; exit 0`
 
 // Words of the command lines retire looks for: the switch's and the delayer's.
 const (
@@ -59,6 +75,26 @@ const (
 func retire(pidFile, mark string) []string {
 	return []string{"sh", "-c", fmt.Sprintf(retireScript, ShellQuote(pidFile), ShellQuote(mark))}
 }
+
+// retireSwitches stops every dead-man switch of nic on h (any run's) and returns, one
+// line each, those that were still running: a live switch of another run whose undo has
+// just cleared nic's shaping, which the caller reports.
+func retireSwitches(ctx context.Context, h Host, nic string) ([]string, error) {
+	out, err := h.Run(ctx, "sh", "-c", retireSwitchesScript, "sh", switchDir(h.Name(), nic))
+	if err != nil {
+		return nil, fmt.Errorf("host %s: retire the dead-man switches of %s: %w", h.Name(), nic, err)
+	}
+	var live []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if pid, file, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			live = append(live, fmt.Sprintf("pid %s (%s)", pid, file))
+		}
+	}
+	return live, nil
+}
+
+// pidFile is this run's switch's pid file.
+func (l *RemoteLink) pidFile() string { return switchPidFile(l.Host.Name(), l.Target.NIC, l.Run) }
 
 func (l *RemoteLink) undoFile() string { return path.Join(l.Dir, "deadman.undo") }
 
@@ -99,7 +135,7 @@ func (l *RemoteLink) Shape(ctx context.Context, c link.Condition) error {
 		}
 	}
 	l.mu.Lock()
-	l.shaper = p.Shaper
+	l.shaper, l.plan = p.Shaper, p
 	l.mu.Unlock()
 	return nil
 }
@@ -128,9 +164,20 @@ func (l *RemoteLink) arm(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pf := pidFile(l.Target.NIC)
-	if _, err := l.Host.Run(ctx, retire(pf, deadmanMark)...); err != nil {
-		return fmt.Errorf("retire an earlier dead-man switch: %w", err)
+	if l.Run == "" {
+		return fmt.Errorf("host %s: arm the dead-man switch of %s: no run id to name it by", l.Host.Name(), l.Target.NIC)
+	}
+	live, err := retireSwitches(ctx, l.Host, l.Target.NIC)
+	if err != nil {
+		return err
+	}
+	for _, sw := range live {
+		l.log().Warn("retired a dead-man switch of another run that was still running: its undo cleared the NIC's shaping, which this run now makes anew",
+			"host", l.Host.Name(), "nic", l.Target.NIC, "switch", sw)
+	}
+	pf := l.pidFile()
+	if _, err := l.Host.Run(ctx, "mkdir", "-p", path.Dir(pf)); err != nil {
+		return fmt.Errorf("arm the dead-man switch: %w", err)
 	}
 	if err := l.Host.Copy(ctx, strings.NewReader(undo), l.undoFile(), 0o600); err != nil {
 		return fmt.Errorf("arm the dead-man switch: %w", err)
@@ -196,7 +243,10 @@ func (l *RemoteLink) Clear(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		l.deadman = nil
-		if _, err := l.Host.Run(ctx, "rm", "-f", pidFile(l.Target.NIC)); err != nil {
+		// The pid file, then its directories when no other switch's file is left in them.
+		pf := l.pidFile()
+		if _, err := l.Host.Run(ctx, "sh", "-c", `rm -f "$1"; rmdir "$2" "$3" 2>/dev/null; exit 0`, "sh",
+			pf, path.Dir(pf), path.Dir(path.Dir(pf))); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -206,11 +256,12 @@ func (l *RemoteLink) Clear(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// ClearNIC removes wirelab's shaping of nic on h and retires its dead-man switch, without
-// any state of the run that made them: `wirelab down --hosts` after a kill -9.
+// ClearNIC removes wirelab's shaping of nic on h and retires its dead-man switches (every
+// run's on that host and NIC), without any state of the run that made them: `wirelab down
+// --hosts` after a kill -9.
 func ClearNIC(ctx context.Context, h Host, nic string) error {
-	if _, err := h.Run(ctx, retire(pidFile(nic), deadmanMark)...); err != nil {
-		return fmt.Errorf("host %s: retire the dead-man switch of %s: %w", h.Name(), nic, err)
+	if _, err := retireSwitches(ctx, h, nic); err != nil {
+		return err
 	}
 	if err := RunUndo(ctx, Runner(h), UndoShape(nic)); err != nil {
 		return fmt.Errorf("host %s: remove the shaping of %s: %w", h.Name(), nic, err)

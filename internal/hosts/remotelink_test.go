@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -15,7 +16,7 @@ import (
 
 func testLink(h Host) *RemoteLink {
 	return &RemoteLink{Host: h, Target: ShapeTarget{Host: "client1", NIC: "eth0", Peer: netip.MustParseAddr("198.18.10.2")},
-		Dir: "/tmp/wirelab-x", Agent: "/tmp/wirelab-x/wirelab", TTL: 30 * time.Second}
+		Dir: "/tmp/wirelab-x", Agent: "/tmp/wirelab-x/wirelab", TTL: 30 * time.Second, Run: "h1"}
 }
 
 func indexOf(lines []string, prefix string) int {
@@ -39,10 +40,11 @@ func TestRemoteLinkArmsBeforeShaping(t *testing.T) {
 	if undo < 0 || start < 0 || apply < 0 || !(undo < start && start < apply) {
 		t.Fatalf("want the undo file, then the switch, then the shaping:\n%s", strings.Join(lines, "\n"))
 	}
-	if retire := indexOf(lines, "sh -c f=/run/wirelab-deadman-eth0.pid;"); retire < 0 || retire > start {
-		t.Errorf("want an earlier switch of eth0 retired before the new one starts:\n%s", strings.Join(lines, "\n"))
+	retire := indexOf(lines, "sh -c for f in \"$1\"/*.pid;")
+	if retire < 0 || retire > start || !strings.HasSuffix(lines[retire], " sh /run/wirelab-deadman/client1@eth0") {
+		t.Errorf("want earlier switches of client1's eth0 retired before the new one starts:\n%s", strings.Join(lines, "\n"))
 	}
-	if got := h.files["/run/wirelab-deadman-eth0.pid"]; got != "1001\n" {
+	if got := h.files["/run/wirelab-deadman/client1@eth0/h1.pid"]; got != "1001\n" {
 		t.Errorf("pid file: %q", got)
 	}
 	if want, _ := FormatUndo(UndoFile("eth0")); h.files["/tmp/wirelab-x/deadman.undo"] != want {
@@ -64,6 +66,41 @@ func TestRemoteLinkArmsBeforeShaping(t *testing.T) {
 	}
 	if err := l.Clear(ctx); err != nil {
 		t.Errorf("Clear twice: %v", err)
+	}
+}
+
+// A switch's pid file is its host's and run's: two hosts of one machine (sharing /run)
+// with NICs of one name keep theirs apart, and a switch of an earlier run on the same host
+// and NIC that is still running is retired with a warning naming it.
+func TestRemoteLinkSwitchBelongsToItsHostAndRun(t *testing.T) {
+	h := newFakeHost()
+	h.Answer = map[string]string{"sh -c for f in": "4242 /run/wirelab-deadman/client1@eth0/h0.pid\n"}
+	var logBuf bytes.Buffer
+	l := testLink(h)
+	l.Log = slog.New(slog.NewTextHandler(&logBuf, nil))
+	if err := l.Shape(context.Background(), link.Condition{RateBps: 10_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	log := logBuf.String()
+	if !strings.Contains(log, "level=WARN") || !strings.Contains(log, "pid 4242 (/run/wirelab-deadman/client1@eth0/h0.pid)") || !strings.Contains(log, "host=client1") {
+		t.Errorf("retiring a live switch must warn, naming it: %s", log)
+	}
+	if a, b := switchPidFile("c1", "eth0", "h1"), switchPidFile("c2", "eth0", "h1"); a == b || switchDir("c1", "eth0") == switchDir("c2", "eth0") {
+		t.Errorf("two hosts' switches of eth0 share %s", a)
+	}
+	if a, b := switchPidFile("c1", "eth0", "h1"), switchPidFile("c1", "eth0", "h2"); a == b {
+		t.Errorf("two runs' switches share %s", a)
+	}
+	if err := l.Clear(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if i := indexOf(h.lines(), "sh -c rm -f \"$1\"; rmdir"); i < 0 || !strings.Contains(h.lines()[i], "/run/wirelab-deadman/client1@eth0/h1.pid") {
+		t.Errorf("Clear must remove this run's pid file:\n%s", strings.Join(h.lines(), "\n"))
+	}
+	nl := testLink(newFakeHost())
+	nl.Run = ""
+	if err := nl.Shape(context.Background(), link.Condition{RateBps: 1}); err == nil || !strings.Contains(err.Error(), "no run id") {
+		t.Errorf("a link without a run id: %v", err)
 	}
 }
 

@@ -158,6 +158,10 @@ func checkShape(t ShapeTarget, c link.Condition) (link.Shaper, error) {
 // switch's), so `down --hosts` finds the delayer without any state of the run.
 func delayerPidFile(nic string) string { return "/run/wirelab-delayer-" + nic + ".pid" }
 
+// DelayerStatsFile is where the client's delayer, started with its files in dir (the
+// target's Dir), writes its stats.
+func DelayerStatsFile(dir string) string { return path.Join(dir, "delayer.json") }
+
 // delayQueues is the delay line's iptables plan on the client: the packets the client
 // sends to the peer (mangle OUTPUT) wait in one queue, those it receives from the peer
 // (INPUT) in the other, and the kept ports return first, as the tc filters keep them. The
@@ -195,7 +199,7 @@ func queueHooks(ipv6 bool) link.QueuePlan {
 func delayLinePlan(t ShapeTarget, c link.Condition) [][]string {
 	q := delayQueues(t)
 	start := append([]string{t.Agent}, link.DelayerArgs(c, q.Nums(), delayerPidFile(t.NIC),
-		path.Join(t.Dir, "delayer.log"), path.Join(t.Dir, "delayer.json"))...)
+		path.Join(t.Dir, "delayer.log"), DelayerStatsFile(t.Dir))...)
 	return append([][]string{start}, q.Apply()...)
 }
 

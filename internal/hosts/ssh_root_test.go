@@ -2,10 +2,12 @@ package hosts
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -92,7 +94,7 @@ func tcStats(t *testing.T, ns, dev string) (class, direct int) {
 var directRe = regexp.MustCompile(`direct_packets_stat (\d+)`)
 
 func (n *sshNet) remoteLink(h Host, agent string, ttl time.Duration) *RemoteLink {
-	return &RemoteLink{Host: h, Agent: agent, Dir: n.dir, TTL: ttl,
+	return &RemoteLink{Host: h, Agent: agent, Dir: n.dir, TTL: ttl, Run: "r1",
 		Target: ShapeTarget{Host: h.Name(), NIC: "eth0", Peer: netip.MustParseAddr(addrB), KeepPorts: []uint16{22}}}
 }
 
@@ -168,7 +170,7 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	// A wirelab that stops renewing (as if killed) and a new one shaping within the TTL:
 	// the new one retires the old switch, whose TTL then passes without undoing anything.
 	old := n.remoteLink(a, remoteAgent, 2*time.Second)
-	old.Dir = t.TempDir() // each wirelab stages a directory of its own
+	old.Dir, old.Run = t.TempDir(), "r-old" // each wirelab stages a directory of its own
 	phase("cleared")
 	if err := old.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
@@ -177,10 +179,16 @@ func TestSSHShapeOnlyTowardServer(t *testing.T) {
 	old.stopRenewing()
 	old.mu.Unlock()
 	again := n.remoteLink(a, remoteAgent, 10*time.Second)
-	again.Dir = t.TempDir()
+	var warned bytes.Buffer
+	again.Dir, again.Run, again.Log = t.TempDir(), "r-again", slog.New(slog.NewTextHandler(&warned, nil))
 	t.Cleanup(func() { _ = again.Clear(context.Background()) })
 	if err := again.Shape(ctx, link.Condition{RateBps: 5_000_000}); err != nil {
 		t.Fatal(err)
+	}
+	// The old switch was still running (its TTL had not passed): retiring it is said.
+	oldPid := strconv.Itoa(old.deadman.Pid())
+	if w := warned.String(); !strings.Contains(w, "level=WARN") || !strings.Contains(w, "pid "+oldPid+" (/run/wirelab-deadman/client1@eth0/r-old.pid)") {
+		t.Errorf("retiring the old run's live switch (pid %s) was not reported: %q", oldPid, w)
 	}
 	phase("the new wirelab shaped, the old switch retired")
 	time.Sleep(3 * time.Second)

@@ -48,7 +48,11 @@ func newSSHNet(t *testing.T) *sshNet {
 	t.Helper()
 	// A switch killed with its wirelab leaves its pid file; /run is this machine's, shared
 	// by the test hosts.
-	t.Cleanup(func() { _ = os.Remove(pidFile("eth0")) })
+	t.Cleanup(func() {
+		for _, h := range []string{"client1", "server1"} {
+			_ = os.RemoveAll(switchDir(h, "eth0"))
+		}
+	})
 	p := nstest.NewSSHPair(t, addrA, addrB, addrB2)
 	return &sshNet{nsA: p.NSA, nsB: p.NSB, dir: p.Dir, key: p.Key, knownHosts: p.KnownHosts, pubA: p.PubA, pubB: p.PubB}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/cpuidle"
 	"github.com/wirelab/wirelab/internal/procfs"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // DelayerConfig is one delayer process: a delay line per NFQUEUE queue number (one per
@@ -61,9 +62,9 @@ const (
 	// idlePoll bounds a wait with nothing held, so a stop is never missed for long even if
 	// the wake-up descriptor were lost.
 	idlePoll = 200 * time.Millisecond
-	// deliverSampleEvery: one verdict in this many is timed (two clock reads of the thread's
-	// CPU, a system call each).
-	deliverSampleEvery = 8
+	// verdictSampleEvery: one accepting verdict in this many is timed (two clock reads of
+	// the thread's CPU, a system call each).
+	verdictSampleEvery = 8
 )
 
 // lane is one queue's delay line. Only the loop thread touches it, except st.
@@ -85,7 +86,7 @@ type laneStats struct {
 type loopStats struct {
 	wakeups, spins, batches atomic.Int64
 	earlyNs                 atomic.Int64
-	deliverNs, deliverPkts  atomic.Int64 // sampled verdicts' thread CPU and packets
+	verdictNs, verdictPkts  atomic.Int64 // sampled accepting verdicts' thread CPU and packets
 	// How late each release's head packet left after its due time (see LateBoundsUs).
 	lateSumNs atomic.Int64
 	late      [len(LateBoundsUs) + 1]atomic.Int64
@@ -144,12 +145,15 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	}
 	defer unix.Close(wake)
 	awake := false
+	var held *result.CPUHold
 	if cfg.CPUIdle != nil {
 		hold, err := cpuidle.Keep(*cfg.CPUIdle)
 		if err != nil {
 			log.Warn("delayer: CPUs may sleep deeply; the loop spins its wake-ups instead", "err", err)
+			held = &result.CPUHold{Error: err.Error()}
 		} else {
 			awake = true
+			held = &result.CPUHold{Held: true}
 			defer hold.Release()
 		}
 	}
@@ -158,7 +162,7 @@ func RunDelayer(ctx context.Context, cfg DelayerConfig, ready func()) error {
 	if ready != nil {
 		ready()
 	}
-	lp := &loop{cfg: &cfg, lanes: lanes, wake: wake, log: log}
+	lp := &loop{cfg: &cfg, lanes: lanes, wake: wake, log: log, held: held}
 	done := make(chan error, 1)
 	go func() { done <- lp.run() }()
 	start := time.Now()
@@ -201,9 +205,10 @@ type loop struct {
 	log      *slog.Logger
 	stop     atomic.Bool
 	st       loopStats
-	base     time.Time // the loop's clock: monotonic ns since base
-	early    int64     // how long before a release the loop wakes to spin the rest
-	slack    int64     // the release grid (see maxSlack)
+	held     *result.CPUHold // the CPU hold as it went, for the stats (read-only)
+	base     time.Time       // the loop's clock: monotonic ns since base
+	early    int64           // how long before a release the loop wakes to spin the rest
+	slack    int64           // the release grid (see maxSlack)
 	verdicts int64
 	fds      []unix.PollFd
 	// stamped: the last packet carried the kernel's arrival time, so packets need not be
@@ -415,14 +420,16 @@ func (lp *loop) release(l *lane, now int64) {
 	}
 }
 
-// verdict accepts the lane's packets up to id last (n of them). Every deliverSampleEvery-th
-// verdict is timed in thread CPU: the kernel forwards the accepted packets and delivers
-// them into the receiving host's stack (TCP receive, waking its reader) inside this write,
-// work the sender's own context does when no delay line is in the path. The sample lets the
-// stats tell that delivery apart from the delay line's own cost.
+// verdict accepts the lane's packets up to id last (n of them). Every verdictSampleEvery-th
+// verdict is timed in thread CPU: the whole write, in which the kernel handles the netlink
+// message, frees the batch's queue entries, runs the rest of the netfilter hooks and
+// forwards the accepted packets into the receiving host's stack (TCP receive, waking its
+// reader). The last part is work the sender's own context does when no delay line is in
+// the path, but the thread's CPU clock cannot tell it from the rest: the stats show the
+// sample beside the delay line's CPU and subtract none of it (see DelayerCost).
 func (lp *loop) verdict(l *lane, last uint32, n int) {
 	lp.verdicts++
-	sample := lp.verdicts%deliverSampleEvery == 0
+	sample := lp.verdicts%verdictSampleEvery == 0
 	var t0 unix.Timespec
 	if sample {
 		_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &t0)
@@ -434,8 +441,8 @@ func (lp *loop) verdict(l *lane, last uint32, n int) {
 	if sample {
 		var t1 unix.Timespec
 		if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &t1) == nil {
-			lp.st.deliverNs.Add(t1.Nano() - t0.Nano())
-			lp.st.deliverPkts.Add(int64(n))
+			lp.st.verdictNs.Add(t1.Nano() - t0.Nano())
+			lp.st.verdictPkts.Add(int64(n))
 		}
 	}
 	l.st.delayed.Add(int64(n))
@@ -449,8 +456,8 @@ func (lp *loop) snapshot(start time.Time) DelayerStats {
 		Jitter: cfg.Jitter.String(), LossPct: cfg.LossPct, Since: start,
 		Wakeups: lp.st.wakeups.Load(), Spins: lp.st.spins.Load(), Batches: lp.st.batches.Load(),
 		EarlyUs:          float64(lp.st.earlyNs.Load()) / 1e3,
-		DeliverSampledNs: lp.st.deliverNs.Load(), DeliverSampledPackets: lp.st.deliverPkts.Load(),
-		HeadLateSumNs: lp.st.lateSumNs.Load(), HeadLate: make([]int64, len(lp.st.late))}
+		VerdictSampledNs: lp.st.verdictNs.Load(), VerdictSampledPackets: lp.st.verdictPkts.Load(),
+		HeadLateSumNs: lp.st.lateSumNs.Load(), HeadLate: make([]int64, len(lp.st.late)), CPUHold: lp.held}
 	for i := range lp.st.late {
 		s.HeadLate[i] = lp.st.late[i].Load()
 	}

@@ -1,10 +1,14 @@
 package link
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/procfs"
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 func TestSchedulerNeverReordersUnderJitter(t *testing.T) {
@@ -173,28 +177,39 @@ func BenchmarkSchedulerPath(b *testing.B) {
 	}
 }
 
+// The delay line's cost is all of its CPU; the verdict writes' sample is scaled by the
+// packets its verdicts accepted, not by those it received and dropped.
 func TestCostBetween(t *testing.T) {
 	t0 := time.Unix(100, 0)
-	before := DelayerStats{Pid: 7, Updated: t0, CPUNs: 1e9, DeliverSampledNs: 1e6, DeliverSampledPackets: 100,
-		Queues: []QueueStats{{Received: 1000}, {Received: 500}}}
+	before := DelayerStats{Pid: 7, Updated: t0, CPUNs: 1e9, VerdictSampledNs: 1e6, VerdictSampledPackets: 100,
+		Queues: []QueueStats{{Received: 1000, Delayed: 990}, {Received: 500, Delayed: 500}}}
+	// 40,000 packets received, 4,000 of them lost on purpose or to a full delay line: 36,000
+	// accepted, 10,000 of them in sampled verdicts that took 20 ms.
 	after := DelayerStats{Pid: 7, Updated: t0.Add(10 * time.Second), CPUNs: 1e9 + 200e6,
-		DeliverSampledNs: 1e6 + 50e6, DeliverSampledPackets: 100 + 10_000,
-		Queues: []QueueStats{{Received: 1000 + 30_000}, {Received: 500 + 10_000}}}
+		VerdictSampledNs: 1e6 + 20e6, VerdictSampledPackets: 100 + 10_000,
+		Queues: []QueueStats{{Received: 1000 + 30_000, Delayed: 990 + 26_000, LossDropped: 3000, OverflowDropped: 1000},
+			{Received: 500 + 10_000, Delayed: 500 + 9_990, FlushedAtExit: 10}}}
 	c, ok := CostBetween(before, after)
 	if !ok {
 		t.Fatal("CostBetween refused two snapshots of one delayer")
 	}
-	// 40,000 packets; delivery sampled at 5 µs a packet = 200 ms, all of the CPU: own 0.
-	if c.Packets != 40_000 || c.CPU != 200*time.Millisecond || c.Deliver != 200*time.Millisecond || c.Own() != 0 {
-		t.Fatalf("cost %+v, own %v; want 40000 packets, 200ms CPU, all of it delivery", c, c.Own())
+	if c.Packets != 40_000 || c.Accepted != 36_000 || c.CPU != 200*time.Millisecond {
+		t.Fatalf("cost %+v: want 40000 packets, 36000 accepted, 200ms CPU", c)
 	}
-	after.DeliverSampledNs = 1e6 + 20e6 // 2 µs a packet: 80 ms delivery, 120 ms own
-	c, _ = CostBetween(before, after)
-	if c.Own() != 120*time.Millisecond || c.OwnPerPacket() != 3*time.Microsecond {
-		t.Errorf("own %v (%v a packet), want 120ms (3µs)", c.Own(), c.OwnPerPacket())
+	// 2 µs a packet accepted: 72 ms in verdict writes (80 ms, were the 4,000 dropped scaled
+	// as delivered).
+	if c.Verdicts != 72*time.Millisecond || c.VerdictsPerPacket() != 2*time.Microsecond {
+		t.Errorf("verdicts %v (%v a packet), want 72ms (2µs)", c.Verdicts, c.VerdictsPerPacket())
 	}
-	if got := c.MachineShare(2); got < 0.0059 || got > 0.0061 {
-		t.Errorf("machine share %.4f, want 0.006 (120 ms of 2 cores × 10 s)", got)
+	if c.PerPacket() != 5*time.Microsecond {
+		t.Errorf("%v a packet, want 5µs: all of the CPU over every packet received", c.PerPacket())
+	}
+	if got := c.MachineShare(2); got < 0.0099 || got > 0.0101 {
+		t.Errorf("machine share %.4f, want 0.01 (all of 200 ms of 2 cores × 10 s)", got)
+	}
+	after.VerdictSampledNs = 1e6 + 60e6 // 6 µs a packet, 216 ms: more than the CPU, capped at it
+	if c, _ = CostBetween(before, after); c.Verdicts != c.CPU {
+		t.Errorf("verdicts %v beyond the CPU %v", c.Verdicts, c.CPU)
 	}
 	after.Pid = 8
 	if _, ok := CostBetween(before, after); ok {
@@ -239,5 +254,24 @@ func TestReleaseLateness(t *testing.T) {
 	}
 	if (DelayerCost{}).LateQuantile(0.99) != 0 || (DelayerCost{}).LateMean() != 0 {
 		t.Error("no releases gave a lateness")
+	}
+}
+
+// The stats say how the delayer's own CPU hold went: held, failed with its error, or
+// (not asked) nothing.
+func TestSnapshotRecordsTheCPUHold(t *testing.T) {
+	for _, held := range []*result.CPUHold{nil, {Held: true}, {Error: "keep CPUs awake: open /dev/cpu_dma_latency: permission denied"}} {
+		lp := &loop{cfg: &DelayerConfig{Proc: procfs.At(t.TempDir())}, held: held}
+		b, err := json.Marshal(lp.snapshot(time.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ParseDelayerStats("stats", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st.CPUHold == nil) != (held == nil) || held != nil && *st.CPUHold != *held {
+			t.Errorf("stats carry CPU hold %+v, want %+v", st.CPUHold, held)
+		}
 	}
 }

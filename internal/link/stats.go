@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/result"
 )
 
 // QueueStats are the counters of one delay line. Every packet the delayer could not delay is
@@ -55,10 +57,15 @@ type DelayerStats struct {
 	Spins   int64     `json:"spins"`
 	Batches int64     `json:"batches"`
 	EarlyUs float64   `json:"early_us"`
-	// A sample of the verdicts, timed in the loop thread's CPU: what delivering the released
-	// packets into the receiving stack costs (see DelayerCost).
-	DeliverSampledNs      int64 `json:"deliver_sampled_ns"`
-	DeliverSampledPackets int64 `json:"deliver_sampled_packets"`
+	// A sample of the verdicts that accept released packets, timed in the loop thread's
+	// CPU, and the packets they accepted: the whole verdict write, the netlink system call
+	// and the kernel's forwarding of the packets into the receiving stack inside it (see
+	// DelayerCost.Verdicts).
+	VerdictSampledNs      int64 `json:"deliver_sampled_ns"`
+	VerdictSampledPackets int64 `json:"deliver_sampled_packets"`
+	// CPUHold is the delayer's request to keep the CPUs awake (DelayerConfig.CPUIdle) as it
+	// went; nil when it was not asked to hold.
+	CPUHold *result.CPUHold `json:"cpu_hold,omitempty"`
 	// The delay line's own fidelity: how late each release's head packet left after its
 	// due time (arrival + delay), as counts per LateBoundsUs bucket (the last one: above
 	// the largest bound) and their sum. The packets released with a head leave up to the
@@ -75,6 +82,17 @@ func (s DelayerStats) Packets() int64 {
 	var n int64
 	for _, q := range s.Queues {
 		n += q.Received
+	}
+	return n
+}
+
+// Accepted is the number of packets the delayer has released on all queues with a batch
+// verdict: at their release time, or early when it stopped. Packets dropped (--loss, a
+// full delay line) or passed undelayed on overflow are not among them.
+func (s DelayerStats) Accepted() int64 {
+	var n int64
+	for _, q := range s.Queues {
+		n += q.Delayed + q.FlushedAtExit
 	}
 	return n
 }
@@ -113,11 +131,17 @@ func WriteDelayerStats(path string, s DelayerStats) error {
 
 // ReadDelayerStats reads a stats file written by the delayer.
 func ReadDelayerStats(path string) (DelayerStats, error) {
-	var s DelayerStats
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return s, fmt.Errorf("read delayer stats: %w", err)
+		return DelayerStats{}, fmt.Errorf("read delayer stats: %w", err)
 	}
+	return ParseDelayerStats(path, b)
+}
+
+// ParseDelayerStats decodes the content b of the delayer's stats file at path (on this
+// machine or, read over SSH, on another).
+func ParseDelayerStats(path string, b []byte) (DelayerStats, error) {
+	var s DelayerStats
 	if err := json.Unmarshal(b, &s); err != nil {
 		return s, fmt.Errorf("decode delayer stats %s: %w", path, err)
 	}
@@ -160,14 +184,22 @@ func ParseNfnetlinkQueue(b []byte) (map[uint16]KernelQueue, error) {
 }
 
 // DelayerCost is what the delay line cost between two of its stats snapshots.
+//
+// CPU is all of it, and all of it is charged to the lab: nothing in it is measured to be
+// work the sender would do without a delay line. Verdicts is the part spent in the
+// verdict writes that accept released packets, from the timed sample, shown beside it:
+// one write(2) in which the kernel parses the netlink message, finds and frees the
+// batch's queue entries, runs the rest of the netfilter hooks and forwards each packet
+// into the receiving host's stack. Only the last of these is the sender's work without a
+// delay line, and a thread's CPU clock cannot tell it from the rest.
 type DelayerCost struct {
 	Elapsed time.Duration // between the snapshots, by the delayer's own clock
 	CPU     time.Duration // the delayer process's CPU (user + system)
-	// Deliver is the part of CPU spent delivering released packets into the receiving
-	// host's stack, estimated from the timed sample of verdicts: the same work the sender's
-	// context does when there is no delay line, so not the delay line's own cost.
-	Deliver time.Duration
-	Packets int64
+	// Verdicts is the sampled verdict writes' CPU per packet they accepted, times the
+	// packets accepted (at most CPU); 0 without a sample.
+	Verdicts time.Duration
+	Packets  int64 // received: every packet the delay line handled, dropped ones too
+	Accepted int64 // released with a batch verdict (DelayerStats.Accepted)
 	// Releases and the lateness of their head packets over the interval (HeadLate's
 	// buckets); LateSum is their total.
 	Releases int64
@@ -182,7 +214,7 @@ func CostBetween(before, after DelayerStats) (c DelayerCost, ok bool) {
 		return c, false
 	}
 	c = DelayerCost{Elapsed: after.Updated.Sub(before.Updated), CPU: time.Duration(after.CPUNs - before.CPUNs),
-		Packets: after.Packets() - before.Packets()}
+		Packets: after.Packets() - before.Packets(), Accepted: after.Accepted() - before.Accepted()}
 	if len(after.HeadLate) == len(LateBoundsUs)+1 {
 		c.Late = make([]int64, len(after.HeadLate))
 		for i, n := range after.HeadLate {
@@ -194,30 +226,38 @@ func CostBetween(before, after DelayerStats) (c DelayerCost, ok bool) {
 		}
 		c.LateSum = time.Duration(after.HeadLateSumNs - before.HeadLateSumNs)
 	}
-	if n := after.DeliverSampledPackets - before.DeliverSampledPackets; n > 0 {
-		perPkt := float64(after.DeliverSampledNs-before.DeliverSampledNs) / float64(n)
-		c.Deliver = min(time.Duration(perPkt*float64(c.Packets)), c.CPU)
+	// The sample is one accepting verdict in verdictSampleEvery: scaled by the packets such
+	// verdicts accepted, not by those received (a dropped packet's verdict accepts nothing
+	// and is not in the sample).
+	if n := after.VerdictSampledPackets - before.VerdictSampledPackets; n > 0 && c.Accepted > 0 {
+		perPkt := float64(after.VerdictSampledNs-before.VerdictSampledNs) / float64(n)
+		c.Verdicts = min(time.Duration(perPkt*float64(c.Accepted)), c.CPU)
 	}
 	return c, true
 }
 
-// Own is the delay line's own CPU: all of it less the delivery it does for the sender.
-func (c DelayerCost) Own() time.Duration { return c.CPU - c.Deliver }
-
-// OwnPerPacket is Own per packet delayed; 0 without packets.
-func (c DelayerCost) OwnPerPacket() time.Duration {
+// PerPacket is CPU per packet received; 0 without packets.
+func (c DelayerCost) PerPacket() time.Duration {
 	if c.Packets <= 0 {
 		return 0
 	}
-	return c.Own() / time.Duration(c.Packets)
+	return c.CPU / time.Duration(c.Packets)
 }
 
-// MachineShare is Own as a share of what the machine's cores could do over Elapsed.
+// VerdictsPerPacket is Verdicts per packet accepted; 0 without packets.
+func (c DelayerCost) VerdictsPerPacket() time.Duration {
+	if c.Accepted <= 0 {
+		return 0
+	}
+	return c.Verdicts / time.Duration(c.Accepted)
+}
+
+// MachineShare is CPU as a share of what the machine's cores could do over Elapsed.
 func (c DelayerCost) MachineShare(cores int) float64 {
 	if cores <= 0 || c.Elapsed <= 0 {
 		return 0
 	}
-	return c.Own().Seconds() / (float64(cores) * c.Elapsed.Seconds())
+	return c.CPU.Seconds() / (float64(cores) * c.Elapsed.Seconds())
 }
 
 // LateMean is the head packets' average lateness; 0 without releases.

@@ -47,7 +47,7 @@ var metrics = []metric{
 		func(p *point) []value {
 			return []value{{"server", p.cpuServer}, {"client", p.cpuClient}, {"machine", p.cpuTotal}}
 		}},
-	{"delay_line_cpu_seconds_total", "The delay line's own CPU time, delivery into the receiving host excluded: the lab's cost, which the point's results count as its lab cost.", counter, "", false,
+	{"delay_line_cpu_seconds_total", "The delay line's CPU time, all of it: the lab's cost, as the point's results count its lab cost.", counter, "", false,
 		func(p *point) []value { return one(p.delayLine) }},
 	{"point_running", "1 while the point is measured, 0 once it is done.", gauge, "", false,
 		func(p *point) []value {

@@ -33,8 +33,8 @@ type Second struct {
 	// last Second; Machine is every CPU of the machine the sides share, or of the server's.
 	WireUpBytes, WireDownBytes          float64
 	CPUServerS, CPUClientS, CPUMachineS float64
-	// DelayLineCPUS is the delay line's own CPU (the lab's cost, delivery excluded) since
-	// the last Second; 0 without a delay line.
+	// DelayLineCPUS is the delay line's CPU, all of it (the lab's cost), since the last
+	// Second; 0 without a delay line.
 	DelayLineCPUS float64
 }
 

@@ -40,6 +40,7 @@ type Agent struct {
 	cpu      *procCPUCollector
 	machine  *machineCPUCollector
 	tck      float64
+	gone     uint64 // reads that found a wire counter missing (AgentLine.WireGone)
 	log      *slog.Logger
 }
 
@@ -132,6 +133,9 @@ func (a *Agent) Line(ctx context.Context) (AgentLine, error) {
 		if w.c.observe(c, ok) {
 			a.logPresence(w.c.side, ok)
 		}
+		if !ok {
+			a.gone++
+		}
 		*w.out = w.c.total
 	}
 	now := time.Now()
@@ -140,7 +144,7 @@ func (a *Agent) Line(ctx context.Context) (AgentLine, error) {
 	}
 	return AgentLine{UnixNano: now.UnixNano(),
 		UpBytes: up.Bytes, DownBytes: down.Bytes, UpPkts: up.Packets, DownPkts: down.Packets,
-		CPUTicks: sn.cpuServer, MachineTicks: sn.cpuTotal, ClkTck: a.tck}, nil
+		CPUTicks: sn.cpuServer, MachineTicks: sn.cpuTotal, ClkTck: a.tck, WireGone: a.gone}, nil
 }
 
 func (a *Agent) logPresence(side wireSide, ok bool) {

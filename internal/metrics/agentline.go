@@ -28,6 +28,9 @@ type AgentLine struct {
 	MachineTicks uint64 `json:"machine_ticks"`
 	// ClkTck is the unit of CPUTicks and MachineTicks, in ticks per second.
 	ClkTck float64 `json:"clk_tck"`
+	// WireGone is how many reads since the agent started found a wire counter (a shaped
+	// class, an interface) missing: the shaping was gone then, and its bytes not counted.
+	WireGone uint64 `json:"wire_gone,omitempty"`
 }
 
 // MarshalLine encodes l as one JSON object and a newline, the agent's output format.

@@ -27,15 +27,15 @@ type Feed struct {
 }
 
 // feedCounters are an AgentLine's counters in a fixed order, so the feed treats them alike.
-type feedCounters [6]uint64
+type feedCounters [7]uint64
 
 func countersOf(l AgentLine) feedCounters {
-	return feedCounters{l.UpBytes, l.DownBytes, l.UpPkts, l.DownPkts, l.CPUTicks, l.MachineTicks}
+	return feedCounters{l.UpBytes, l.DownBytes, l.UpPkts, l.DownPkts, l.CPUTicks, l.MachineTicks, l.WireGone}
 }
 
 func (c feedCounters) line(at int64, clkTck float64) AgentLine {
 	return AgentLine{UnixNano: at, UpBytes: c[0], DownBytes: c[1], UpPkts: c[2], DownPkts: c[3],
-		CPUTicks: c[4], MachineTicks: c[5], ClkTck: clkTck}
+		CPUTicks: c[4], MachineTicks: c[5], ClkTck: clkTck, WireGone: c[6]}
 }
 
 // NewFeed returns a feed with no line yet.

@@ -34,12 +34,12 @@ func TestFeedReportsFromItsFirstLineAndSurvivesRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	push(AgentLine{UnixNano: at(1), UpBytes: 110, CPUTicks: 24, MachineTicks: 90050})
+	push(AgentLine{UnixNano: at(1), UpBytes: 110, CPUTicks: 24, MachineTicks: 90050, WireGone: 2})
 	push(AgentLine{UnixNano: at(2), UpBytes: 30, CPUTicks: 0, MachineTicks: 90100}) // a new agent
-	push(AgentLine{UnixNano: at(3), UpBytes: 80, CPUTicks: 5, MachineTicks: 90150})
+	push(AgentLine{UnixNano: at(3), UpBytes: 80, CPUTicks: 5, MachineTicks: 90150, WireGone: 1})
 	l, _ := f.Latest()
-	if l.UpBytes != 100+80 || l.CPUTicks != 20+5 || l.MachineTicks != 150 {
-		t.Errorf("after a restart: %+v, want up 180 cpu 25 machine 150", l)
+	if l.UpBytes != 100+80 || l.CPUTicks != 20+5 || l.MachineTicks != 150 || l.WireGone != 2+1 {
+		t.Errorf("after a restart: %+v, want up 180 cpu 25 machine 150, the wire gone 3 times", l)
 	}
 	if err := f.Push(AgentLine{UnixNano: at(3), ClkTck: 100}); err == nil {
 		t.Error("a line not after the latest was accepted")

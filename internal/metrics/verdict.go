@@ -34,6 +34,9 @@ type VerdictInput struct {
 	// machine (result.LabBoundShare), LabShare of it; a CPU verdict then names the lab.
 	LabBound bool
 	LabShare float64
+	// LabOnClientHost: the delay line ran on the client's own host (real hosts), so only
+	// the client side's CPU verdict can be the lab's.
+	LabOnClientHost bool
 }
 
 // LabBound is the verdict where the machine's CPU limited the point and the lab's own
@@ -66,7 +69,8 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 //     qualify, the larger consumer is named.
 //   - "latency" otherwise: nothing is saturated, so round trips set the pace.
 //   - "lab" instead of a CPU verdict when the lab's own delay line used more than a tenth
-//     of the machine (LabBound).
+//     of the machine (LabBound); where it ran on the client's own host, instead of
+//     "client-cpu" only.
 //
 // On separate hosts (ServerCPUs and ClientCPUs set) each side is weighed against its own
 // host's cores: a side is CPU-bound when it uses >= CPUSideSaturated of them, and the
@@ -79,7 +83,10 @@ func Utilization(bytesPerS float64, rateBps int64) float64 {
 // part of a machine >= CPUMachineSaturated busy.
 func Verdict(in VerdictInput) (string, string) {
 	v, w := cpuVerdict(in)
-	if in.LabBound && (v == "server-cpu" || v == "client-cpu") {
+	switch {
+	case in.LabBound && in.LabOnClientHost && v == "client-cpu":
+		return LabBound, fmt.Sprintf("the lab's delay line used %.0f%% of the client's host; %s", 100*in.LabShare, w)
+	case in.LabBound && !in.LabOnClientHost && (v == "server-cpu" || v == "client-cpu"):
 		return LabBound, fmt.Sprintf("the lab's delay line used %.0f%% of the machine; %s", 100*in.LabShare, w)
 	}
 	return v, w

@@ -113,3 +113,17 @@ func TestVerdictNamesTheLabWhenItsDelayLineBoundsTheCPU(t *testing.T) {
 		t.Errorf("Verdict of a full link = %q, want network", v)
 	}
 }
+
+// On separate hosts a delay line on the client's host bounds only the client side: a
+// CPU-bound server is still the server's.
+func TestVerdictLabOnClientHost(t *testing.T) {
+	in := VerdictInput{CPUServer: 1.9, CPUClient: 0.3, CPUTotal: 1.95, CPUs: 2, ServerCPUs: 2, ClientCPUs: 2,
+		LabBound: true, LabShare: 0.2, LabOnClientHost: true}
+	if v, _ := Verdict(in); v != "server-cpu" {
+		t.Errorf("Verdict with the server's host full = %q, want server-cpu", v)
+	}
+	in.CPUServer, in.CPUTotal, in.CPUClient = 0.5, 0.6, 1.8
+	if v, why := Verdict(in); v != LabBound || !strings.Contains(why, "20% of the client's host") {
+		t.Errorf("Verdict with the client's host full = %q, %q; want lab, naming the client's host", v, why)
+	}
+}

@@ -93,6 +93,7 @@ type Backend struct {
 	mu     sync.Mutex
 	procs  []hosts.Proc // long-running processes to stop at Down, in start order
 	closed bool
+	gone   map[int]uint64 // by far host: reads its sample agents found a shaped class missing
 }
 
 // Opener opens a Backend for a study's needs: study.Session's Open.
@@ -194,7 +195,7 @@ func Open(ctx context.Context, o Options, needs study.Needs) (*Backend, error) {
 	}
 	for i, h := range b.clients {
 		b.links = append(b.links, &hosts.RemoteLink{Host: h.h, Target: b.targets[i], Dir: h.stage.Dir,
-			Agent: h.stage.Agent, TTL: o.TTL, Log: b.log})
+			Agent: h.stage.Agent, TTL: o.TTL, Run: b.id, Log: b.log})
 	}
 	if err := b.Shape(ctx, needs.Condition); err != nil {
 		return fail(err)
@@ -407,13 +408,17 @@ func (b *Backend) connect(ctx context.Context, ih inventory.Host) (*host, error)
 }
 
 // preflight checks, changing nothing, that wirelab is root on every host (directly or
-// through `sudo -n`), that each client's NIC can be shaped and every host has the programs
-// the backend and the study's own helpers (needs.Programs) run there.
+// through `sudo -n`), that no two clients would shape each other's NIC (checkPlaces), that
+// each client's NIC can be shaped and every host has the programs the backend and the
+// study's own helpers (needs.Programs) run there.
 func (b *Backend) preflight(ctx context.Context, needs study.Needs) error {
 	for _, h := range b.all() {
 		if err := b.checkLogin(ctx, h); err != nil {
 			return err
 		}
+	}
+	if err := b.checkPlaces(ctx); err != nil {
+		return err
 	}
 	spec := b.engine.Spec()
 	why, farNeeds := "the client shapes its NIC and runs sysbench", []Need{program("tc", "iproute2"),
@@ -614,7 +619,8 @@ func (b *Backend) shaperName(shapers []link.Shaper) string {
 }
 
 // CheckWire implements study.Backend: `link check` needs iperf3 on both hosts and is not
-// run on real hosts; points carry no wire check there.
+// run on real hosts; points carry no iperf3 check there. That each point ran on the
+// shaping asked is ReadShaping's, read before and after every point.
 func (b *Backend) CheckWire(context.Context, link.Condition, time.Duration) (*result.WireCheck, bool, error) {
 	return nil, false, nil
 }

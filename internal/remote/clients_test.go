@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wirelab/wirelab/internal/engine"
+	"github.com/wirelab/wirelab/internal/hosts"
 	"github.com/wirelab/wirelab/internal/inventory"
 	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/study"
@@ -116,5 +117,50 @@ func TestDownCleansEveryClient(t *testing.T) {
 	text := out.String()
 	assertPrints(t, text, "app: sh -c 'ls -d /tmp/wirelab-*/wirelab-run", "app2: sh -c 'ls -d /tmp/wirelab-*/wirelab-run",
 		"db: sh -c 'ls -d /tmp/wirelab-*/wirelab-run", "app: tc qdisc del dev eth1 root", "app2: tc qdisc del dev eth2 root",
-		"app2: ip link del wlifb-eth2", "app2: sh -c 'f=/run/wirelab-deadman-eth2.pid;")
+		"app2: ip link del wlifb-eth2", "/run/wirelab-deadman/app@eth1", "/run/wirelab-deadman/app2@eth2")
+}
+
+// Two clients of one machine (sharing its /run) that shape NICs of one name, or two in
+// one network stack, are refused by name before anything is made; clients of one machine
+// with NICs of their own, and clients a dry run cannot place, pass.
+func TestClientsThatWouldShapeEachOtherAreRefused(t *testing.T) {
+	cl := func(name, nic string) *host { return &host{inv: inventory.Host{Name: name, NIC: nic}} }
+	m1a := hosts.Place{Boot: "b1", Run: "0:25:1", Net: "net:[401]"}
+	m1b := hosts.Place{Boot: "b1", Run: "0:25:1", Net: "net:[402]"}
+	m2 := hosts.Place{Boot: "b2", Run: "0:25:1", Net: "net:[401]"}
+	for _, tc := range []struct {
+		name   string
+		nics   [2]string
+		places [2]hosts.Place
+		want   string
+	}{
+		{"two machines, one NIC name", [2]string{"eth0", "eth0"}, [2]hosts.Place{m1a, m2}, ""},
+		{"one machine, NICs of their own", [2]string{"eth0", "eth1"}, [2]hosts.Place{m1a, m1b}, ""},
+		{"one machine, one NIC name", [2]string{"eth0", "eth0"}, [2]hosts.Place{m1a, m1b},
+			"hosts.yaml: clients c1 and c2 are one machine (they share its /run) and both shape a NIC named eth0"},
+		{"one network stack", [2]string{"eth0", "eth1"}, [2]hosts.Place{m1a, m1a},
+			"hosts.yaml: clients c1 and c2 are one network stack (network namespace net:[401] of one machine)"},
+		{"a dry run's hosts", [2]string{"eth0", "eth0"}, [2]hosts.Place{{}, {}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := samePlaces("hosts.yaml", []*host{cl("c1", tc.nics[0]), cl("c2", tc.nics[1])}, tc.places[:])
+			if (tc.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), tc.want)) {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The dry run of two clients shows each one's place read, before anything is staged.
+func TestDryRunReadsWhereTwoClientsRun(t *testing.T) {
+	var out bytes.Buffer
+	if err := DryRun(context.Background(), twoClients(t, &out), runOn(2)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	place := strings.Index(text, "app2: sh -c 'cat /proc/sys/kernel/random/boot_id; stat -L -c %d:%i /run; readlink /proc/self/ns/net'")
+	stage := strings.Index(text, "app: mktemp")
+	if place < 0 || stage < 0 || place > stage {
+		t.Errorf("want app2's place read before anything is staged (at %d, staging at %d):\n%s", place, stage, text)
+	}
 }

@@ -36,6 +36,7 @@ type sampler struct {
 	clients []string // the client roles a split load runs on; nil = one driver
 	inner   []*metrics.Sampler
 	per     [][]metrics.Sample
+	wires   map[int]*metrics.Feed // by far host (index of Backend.clients): the feed of its shaped classes
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -106,6 +107,7 @@ func (s *sampler) Start(ctx context.Context) error {
 		for _, role := range s.clients {
 			h := b.hostOf(role)
 			f := metrics.NewFeed()
+			s.wire(b.indexOf(h), f)
 			s.run(ctx, h.h, sampleCommand(wireWatch(b.targetOf(h).NIC), b.farWatch()).Argv(h.stage.Agent), f)
 			feeds = append(feeds, f)
 			srcs = append(srcs, feedsOf(f, f))
@@ -113,6 +115,7 @@ func (s *sampler) Start(ctx context.Context) error {
 	} else {
 		c := b.clients[0]
 		client := metrics.NewFeed()
+		s.wire(0, client)
 		wire, driver := []metrics.SampleCommand{wireWatch(b.targets[0].NIC)}, client
 		feeds = append(feeds, client)
 		switch {
@@ -155,13 +158,25 @@ func (s *sampler) Start(ctx context.Context) error {
 }
 
 // targetOf is the shaping target of client host h.
-func (b *Backend) targetOf(h *host) hosts.ShapeTarget {
+func (b *Backend) targetOf(h *host) hosts.ShapeTarget { return b.targets[b.indexOf(h)] }
+
+// indexOf is far host h's index in b.clients (0 when h is none of them).
+func (b *Backend) indexOf(h *host) int {
 	for i, c := range b.clients {
 		if c == h {
-			return b.targets[i]
+			return i
 		}
 	}
-	return b.targets[0]
+	return 0
+}
+
+// wire records f as the feed of far host i's shaped classes, whose gone reads Stop hands
+// to the backend (ReadShaping).
+func (s *sampler) wire(i int, f *metrics.Feed) {
+	if s.wires == nil {
+		s.wires = map[int]*metrics.Feed{}
+	}
+	s.wires[i] = f
 }
 
 // farWatch selects the far host's side's CPU for its sample agent: the replica's
@@ -252,6 +267,11 @@ func (s *sampler) Stop() []metrics.Sample {
 	s.wg.Wait()
 	for _, err := range s.failures() {
 		s.b.log.Warn("sampling", "err", err)
+	}
+	for i, f := range s.wires {
+		if l, ok := f.Latest(); ok && l.WireGone > 0 {
+			s.b.noteGone(i, l.WireGone)
+		}
 	}
 	if len(s.per) == 0 {
 		return nil

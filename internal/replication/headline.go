@@ -6,22 +6,12 @@ import (
 
 	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
-	"github.com/wirelab/wirelab/internal/tunnel"
-)
-
-// The tunnel's goals against native replication at 2 mbit / 250 ms are the tunnel's own
-// (tunnel.Goals). A goal on a ratio is met only when the whole range the ratio lies in
-// clears it.
-const (
-	GoalMaxLoadRatio = tunnel.GoalReplicationLoad
-	GoalWireRatio    = tunnel.GoalReplicationWire
-	GoalP99SlackS    = tunnel.GoalReplicationP99SlackS
 )
 
 // Headlines are the study's headline numbers per channel and the goals' verdicts, one
 // sentence each, computed from the points (they go into the notes and on stdout), in the
-// engine's terms.
-func Headlines(t Terms, pts []result.Point) []string {
+// engine's terms; ratios are read within margin m.
+func Headlines(t Terms, pts []result.Point, m stats.Margin) []string {
 	var out []string
 	bad := 0
 	for _, p := range pts {
@@ -61,7 +51,7 @@ func Headlines(t Terms, pts []result.Point) []string {
 
 	// Scenario 3: wire ÷ native at the same target load.
 	ratios := map[string][]result.WireRatio{}
-	for _, w := range result.WireVsNative(pts) {
+	for _, w := range result.WireVsNative(pts, m) {
 		ratios[w.Channel] = append(ratios[w.Channel], w)
 	}
 	for _, ch := range chans {
@@ -76,19 +66,9 @@ func Headlines(t Terms, pts []result.Point) []string {
 		out = append(out, fmt.Sprintf("bandwidth %s: wire bytes per query ÷ native's at the same load: %s.", ch, strings.Join(each, ", ")))
 	}
 
-	// Goals.
-	tun, hasTun := edges[string(Tunnel)]
-	if hasTun && hasNat {
-		out = append(out, maxLoadGoal(tun, nat))
-	}
-	if rs := ratios[string(Tunnel)]; len(rs) > 0 {
-		out = append(out, wireGoal(rs))
-	}
-	if hasTun {
-		rs := tun.At.Replication
-		lim := rs.RTTMs/1000 + GoalP99SlackS
-		out = append(out, fmt.Sprintf("Goal tunnel p99 lag ≤ RTT + %.0f s at a sustainable load: %.2f s at its highest sustained load (limit %.2f s) — %s.",
-			GoalP99SlackS, rs.LagP99S, lim, verdict(rs.LagP99S <= lim)))
+	// Goals: the verdicts goals.json holds, in words.
+	for _, j := range Goals(pts) {
+		out = append(out, j.Sentence())
 	}
 	return out
 }
@@ -134,55 +114,6 @@ func lagHeadlines(pts []result.Point, chans []string) []string {
 		}
 	}
 	return out
-}
-
-func verdict(ok bool) string {
-	if ok {
-		return "met"
-	}
-	return "NOT met"
-}
-
-// goalText words a goal verdict; known says whether there was a range to judge.
-func goalText(v stats.GoalVerdict, known bool) string {
-	switch {
-	case v == stats.GoalMet:
-		return "met"
-	case v == stats.GoalMissed:
-		return "NOT met"
-	case !known:
-		return "not shown: no range to judge it on"
-	}
-	return "not shown: the range straddles the goal"
-}
-
-// maxLoadGoal judges the tunnel's limit against native's on the range the two brackets
-// allow: met only when even the lowest ratio they allow reaches the goal.
-func maxLoadGoal(tun, nat result.Edge) string {
-	r := tun.Over(nat)
-	return fmt.Sprintf("Goal max sustainable QPS tunnel ≥ %.0f× native: %s — %s (DTLE: 1.96×).",
-		GoalMaxLoadRatio, OverText(r), goalText(stats.AtLeast(r.Lo, r.Hi, GoalMaxLoadRatio, r.Known), r.Known))
-}
-
-// wireGoal judges the wire-bytes goal over every load measured: met only when each
-// load's whole interval lies at or under the goal, missed when one lies wholly above it.
-// It quotes the load with the highest ratio.
-func wireGoal(rs []result.WireRatio) string {
-	worst, v, known := rs[0].Ratio, stats.GoalMet, true
-	for _, w := range rs {
-		known = known && w.Ratio.Bounded
-		if w.Ratio.Ratio > worst.Ratio {
-			worst = w.Ratio
-		}
-		switch g := stats.AtMost(w.Ratio.Lo, w.Ratio.Hi, GoalWireRatio, w.Ratio.Bounded); {
-		case g == stats.GoalMissed:
-			v = g
-		case g == stats.GoalNotShown && v == stats.GoalMet:
-			v = g
-		}
-	}
-	return fmt.Sprintf("Goal wire bytes per query tunnel ≤ %.2f× native at the same load: worst %s — %s (DTLE: ~0.33×).",
-		GoalWireRatio, ratioText(worst), goalText(v, known))
 }
 
 // OverText is a limit ratio with the range its brackets allow: "2.85× (2.49–3.42×)".

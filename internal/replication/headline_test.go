@@ -6,6 +6,7 @@ import (
 
 	"github.com/wirelab/wirelab/internal/engine"
 	"github.com/wirelab/wirelab/internal/result"
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // testdata/quick-results.json is a real `wirelab study replication --quick` run on a
@@ -20,7 +21,7 @@ func loadQuick(t *testing.T) []result.Point {
 }
 
 func TestHeadlinesFromARealRun(t *testing.T) {
-	h := strings.Join(Headlines(TermsFor(engine.MariaDB), loadQuick(t)), "\n")
+	h := strings.Join(Headlines(TermsFor(engine.MariaDB), loadQuick(t), stats.DefaultMargin), "\n")
 	for _, want := range []string{
 		"Checksums: all 30 points caught up and matched the source.",
 		"lag-vs-rtt tunnel: at RTT 250 ms highest lag 0.35 s (p99 0.25 s)",
@@ -30,10 +31,12 @@ func TestHeadlinesFromARealRun(t *testing.T) {
 		"max-load tunnel: 1883 QPS sustained",
 		", 2.95× (2.25–3.84×) native.",
 		"bandwidth tunnel: wire bytes per query ÷ native's at the same load: 0.40× (no CI: one mean a side) at 300 QPS, 0.39× (no CI: one mean a side) at 1200 QPS.",
-		"Goal max sustainable QPS tunnel ≥ 4× native: 2.95× (2.25–3.84×) — NOT met",
+		"Goal replication-load ≥ 4.0× (maximum sustainable replication load, tunnel ÷ native, 2 Mbit / 250 ms): 2.95× at 2 Mbit/s, RTT 250 ms (2.25–3.84×; the limits fitted to 6 tunnel and 4 native probes, their 95% intervals joined on the log scale) — missed.",
 		// The fixture kept no per-second series: without an interval the goal is not judged.
-		"Goal wire bytes per query tunnel ≤ 0.30× native at the same load: worst 0.40× (no CI: one mean a side) — not shown: no range to judge it on",
-		"Goal tunnel p99 lag ≤ RTT + 1 s at a sustainable load: 1.55 s at its highest sustained load (limit 1.25 s) — NOT met.",
+		"Goal replication-wire ≤ 0.30× (wire bytes per query at equal load, tunnel ÷ native, no rate cap, 250 ms): 0.40× at 300 QPS (no interval; batch means of the bytes per query, one mean a side) not shown (no interval); 0.39× at 1200 QPS",
+		// One probe passed at the highest sustained load: a p99 1.30 s over the RTT, above the
+		// goal, but one run is no interval.
+		"Goal replication-p99-lag ≤ 1.0 s (tunnel p99 replication lag at a sustainable load, over the RTT): 1.30 s at 1710 QPS (the highest sustained), 2 Mbit/s, RTT 250 ms (no interval; 1 probe there (an interval needs 3)) — not shown (no interval).",
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("headlines lack %q:\n%s", want, h)
@@ -45,11 +48,11 @@ func TestHeadlinesCountFailures(t *testing.T) {
 	pts := loadQuick(t)
 	pts[0].Replication.ChecksumOK = false
 	pts[1].Failed = true
-	h := Headlines(TermsFor(engine.MariaDB), pts)
+	h := Headlines(TermsFor(engine.MariaDB), pts, stats.DefaultMargin)
 	if !strings.HasPrefix(h[0], "Checksums: 2 of 30 points FAILED") {
 		t.Fatalf("first headline %q", h[0])
 	}
-	if got := Headlines(TermsFor(engine.MariaDB), nil); len(got) != 1 {
+	if got := Headlines(TermsFor(engine.MariaDB), nil, stats.DefaultMargin); len(got) != 1 {
 		t.Fatalf("no points: %v", got)
 	}
 }
@@ -57,17 +60,18 @@ func TestHeadlinesCountFailures(t *testing.T) {
 // A goal is met only when the whole range clears it: a tunnel whose brackets allow 3.7×
 // to 4.6× native's load has not shown that it reaches 4×.
 func TestGoalsJudgedOnTheWholeRange(t *testing.T) {
-	nat := result.Edge{Channel: "native", Limit: 600, FirstFailed: 612}
+	at := &result.Point{LinkRateBps: 2_000_000, Replication: &result.ReplicationStats{RTTMs: 250}}
+	nat := result.Edge{Channel: "native", Limit: 600, FirstFailed: 612, At: at, Probes: 4}
 	for _, tc := range []struct {
 		limit, failed float64
 		want          string
 	}{
-		{2460, 2820, "(4.02–4.70×) — met"},
-		{2280, 2760, "(3.73–4.60×) — not shown: the range straddles the goal"},
-		{1800, 2100, "(2.94–3.50×) — NOT met"},
-		{2460, 0, "range unknown: a limit was not bracketed) — not shown: no range to judge it on"},
+		{2460, 2820, "4.10× at 2 Mbit/s, RTT 250 ms (4.02–4.70×; the range the searches' brackets allow (not a 95% interval), 5 tunnel and 4 native probes) — met."},
+		{2280, 2760, "(3.73–4.60×; the range the searches' brackets allow (not a 95% interval), 5 tunnel and 4 native probes) — not shown (the interval straddles ≥ 4.0×)."},
+		{1800, 2100, "(2.94–3.50×; the range the searches' brackets allow (not a 95% interval), 5 tunnel and 4 native probes) — missed."},
+		{2460, 0, "4.10× at 2 Mbit/s, RTT 250 ms (no interval; a search did not bracket its limit, 5 tunnel and 4 native probes) — not shown (no interval)."},
 	} {
-		got := maxLoadGoal(result.Edge{Channel: "tunnel", Limit: tc.limit, FirstFailed: tc.failed}, nat)
+		got := judge("replication-load", loadCase(result.Edge{Channel: "tunnel", Limit: tc.limit, FirstFailed: tc.failed, At: at, Probes: 5}, nat)).Sentence()
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("tunnel %v–%v: %q, want %q", tc.limit, tc.failed, got, tc.want)
 		}

@@ -205,7 +205,14 @@ func (r *Study) Finish(run *result.Run) {
 }
 
 // Headlines are the study's headline sentences (printed at the end of a run).
-func (r *Study) Headlines(pts []result.Point) []string { return Headlines(TermsFor(r.o.kind()), pts) }
+// Their ratios are read within the run's margin (set before Setup; the default before).
+func (r *Study) Headlines(pts []result.Point) []string {
+	var run *result.Run
+	if r.e != nil {
+		run = r.e.Run
+	}
+	return Headlines(TermsFor(r.o.kind()), pts, result.MarginOf(run).Stats())
+}
 
 // Teardown stops the scenario sequence and the heartbeat and closes the SQL handles.
 func (r *Study) Teardown() {

@@ -55,13 +55,15 @@ func (k bwKey) label() string { return link.FormatRate(k.rate) + variantSuffix[k
 
 // bwStudy is the classified points: links slowest first (unlimited last) and the grid.
 type bwStudy struct {
-	pts   []result.Point
-	links []int64
-	g     *grid[bwKey]
+	pts    []result.Point
+	links  []int64
+	g      *grid[bwKey]
+	margin result.Margin
 }
 
-func newBWStudy(pts []result.Point) *bwStudy {
-	s := &bwStudy{pts: pts, g: newGrid(pts, func(p result.Point) bwKey { return bwKey{p.LinkRateBps, variantOf(p)} })}
+func newBWStudy(pts []result.Point, m result.Margin) *bwStudy {
+	s := &bwStudy{pts: pts, margin: m,
+		g: newGrid(pts, func(p result.Point) bwKey { return bwKey{p.LinkRateBps, variantOf(p)} }, m.Stats())}
 	seen := map[int64]bool{}
 	for _, p := range pts {
 		if !seen[p.LinkRateBps] {
@@ -96,7 +98,7 @@ func (s *bwStudy) role(rate int64) string {
 }
 
 func (bandwidthSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
-	s := newBWStudy(pts)
+	s := newBWStudy(pts, result.MarginOf(r))
 	bs := []Block{Heading{2, "Bandwidth, compression and TLS"}, Paragraph{s.intro(r)}}
 	bs = append(bs, Heading{3, "Findings"}, List{s.findings()})
 	if len(s.links) > 1 {
@@ -153,7 +155,7 @@ func (s *bwStudy) intro(r *result.Run) string {
 		txt += " Series with both compression and TLS are listed with all points at the end."
 	}
 	txt += " Read the tables like the 2019 post's: rows are client threads, columns are series, values are transactions per second."
-	return txt + " " + spreadNote(s.g.estimates())
+	return txt + " " + spreadNote(s.g.estimates(), s.margin)
 }
 
 // table is rows = threads, columns = keys' TPS cells; withRatio adds keys[1] ÷ keys[0].

@@ -9,9 +9,11 @@ import (
 )
 
 // cell is every repeat of one (series, threads) measurement. Failed repeats are kept for
-// the record but left out of the numbers.
+// the record but left out of the numbers. margin is the run's, which its comparisons are
+// read within.
 type cell struct {
 	all, ok []result.Point
+	margin  stats.Margin
 }
 
 func (c *cell) add(p result.Point) {
@@ -68,8 +70,8 @@ func (c *cell) tpsEstimate() stats.Estimate {
 	return e
 }
 
-// tpsRatio is b's TPS ÷ a's, compared; false when either cell has no successful point or
-// a's TPS is zero.
+// tpsRatio is b's TPS ÷ a's, compared within the run's margin; false when either cell has
+// no successful point or a's TPS is zero.
 func tpsRatio(a, b *cell) (comparison, bool) {
 	if a.failed() || b.failed() {
 		return comparison{}, false
@@ -78,7 +80,7 @@ func tpsRatio(a, b *cell) (comparison, bool) {
 	if ea.Mean == 0 {
 		return comparison{}, false
 	}
-	return comparison{stats.Compare(ea, b.tpsEstimate()), "TPS", a.ok[0].DurationS, true}, true
+	return comparison{stats.Compare(ea, b.tpsEstimate(), a.margin), "TPS", a.ok[0].DurationS, true}, true
 }
 
 // bottleneck is the verdict most repeats agree on (ties: the first seen).
@@ -148,7 +150,9 @@ type grid[K comparable] struct {
 	threads []int
 }
 
-func newGrid[K comparable](pts []result.Point, key func(result.Point) K) *grid[K] {
+// newGrid groups pts by key and thread count, each cell's comparisons to be read within
+// margin m.
+func newGrid[K comparable](pts []result.Point, key func(result.Point) K, m stats.Margin) *grid[K] {
 	g := &grid[K]{cells: map[K]map[int]*cell{}}
 	seen := map[int]bool{}
 	for _, p := range pts {
@@ -158,7 +162,7 @@ func newGrid[K comparable](pts []result.Point, key func(result.Point) K) *grid[K
 		}
 		c := g.cells[k][p.Threads]
 		if c == nil {
-			c = &cell{}
+			c = &cell{margin: m}
 			g.cells[k][p.Threads] = c
 		}
 		c.add(p)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -55,11 +57,11 @@ func chromiumArgs(profile string, extra ...string) []string {
 // page and of its top (the environment) and checks the page is not blank. Set
 // WIRELAB_SCREENSHOTS=DIR to keep them.
 func TestHTMLRendersInChromium(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("chromium not installed")
-	}
 	if testing.Short() {
 		t.Skip("starts a browser")
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		nstest.Unavailable(t, "chromium not installed (%v)", err)
 	}
 	for _, f := range fixtures {
 		t.Run(f.name, func(t *testing.T) {

@@ -200,11 +200,15 @@ func TestCostsNeverNegative(t *testing.T) {
 	}
 }
 
-// The environment says what was done about CPU idle states, and that a userspace delayer
-// keeps the CPUs awake whatever the measuring process did.
+// The environment says what was done about CPU idle states as the run recorded it: the
+// measuring process's request, and the delay line's own where it ran one (held, failed
+// on some points, or not recorded in older results).
 func TestEnvTableCPUIdle(t *testing.T) {
-	row := func(shaper, idle string) string {
+	row := func(shaper, idle string, holds ...*result.CPUHold) string {
 		r := &result.Run{Environment: result.Environment{Shaper: shaper, CPUIdle: idle}}
+		for _, h := range holds {
+			r.Points = append(r.Points, result.Point{LabCost: &result.LabCost{DelayLinePackets: 1, CPUHold: h}})
+		}
 		for _, row := range envTable(r).Rows {
 			if row[0] == "CPU idle" {
 				return row[1]
@@ -218,8 +222,22 @@ func TestEnvTableCPUIdle(t *testing.T) {
 	if got := row("htb", "OS default (--keep-cpus-awake=false)"); got != "OS default (--keep-cpus-awake=false)" {
 		t.Errorf("htb: %q", got)
 	}
-	if got := row("nfqueue", "OS default (--keep-cpus-awake=false)"); !strings.Contains(got, "the nfqueue delayer holds 0 µs") {
-		t.Errorf("nfqueue: %q lacks the delayer's hold", got)
+	failed := "OS default: could not keep CPUs awake: keep CPUs awake: open /dev/cpu_dma_latency: permission denied"
+	if got := row("htb", failed); got != failed {
+		t.Errorf("a run whose hold failed: %q", got)
+	}
+	for _, c := range []struct {
+		holds []*result.CPUHold
+		want  string
+	}{
+		{nil, "the nfqueue delay line asks for 0 µs while it runs; whether it held is not recorded in these results"},
+		{[]*result.CPUHold{{Held: true}, {Held: true}}, "the nfqueue delay line held 0 µs while it ran (its timing needs it; recorded on 2 point(s))"},
+		{[]*result.CPUHold{{Held: true}, {Error: "keep CPUs awake: /dev/cpu_dma_latency reads 50 µs after asking for 0: not held"}, nil},
+			"the nfqueue delay line could not hold 0 µs on 1 of 2 point(s) (keep CPUs awake: /dev/cpu_dma_latency reads 50 µs after asking for 0: not held)"},
+	} {
+		if got := row("htb+nfqueue", "OS default (--keep-cpus-awake=false)", c.holds...); !strings.HasPrefix(got, "OS default (--keep-cpus-awake=false); "+c.want) {
+			t.Errorf("nfqueue, holds %v:\n got %q\nwant %q", c.holds, got, c.want)
+		}
 	}
 }
 

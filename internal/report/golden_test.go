@@ -31,6 +31,7 @@ var fixtures = []struct {
 	{"replication", replicationFixture, []string{"replication-lag-rtt", "replication-lag-time-lag-vs-rtt", "replication-max-load",
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},
 	{"sync", syncFixture, []string{"sync-commit", "sync-tps"}},
+	{"calibrate", calibrateFixture, nil},
 }
 
 // syncFixture is a real `study sync` (MariaDB, async and both semi-sync wait points at 0

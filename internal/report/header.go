@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wirelab/wirelab/internal/link"
 	"github.com/wirelab/wirelab/internal/result"
 )
 
@@ -75,13 +74,17 @@ func envTable(r *result.Run) Table {
 	if e.PgbenchVersion != "" {
 		rows = append(rows, []string{"pgbench", e.PgbenchVersion})
 	}
+	// What the measuring process and the delay line each asked of the CPUs' idle states, as
+	// the run recorded it.
+	var idle []string
 	if e.CPUIdle != "" {
-		idle := e.CPUIdle
-		if link.Shaper(e.Shaper).Uses(link.ShaperNfqueue) {
-			// The userspace delayer keeps the CPUs awake whatever the measuring process did.
-			idle += "; the nfqueue delayer holds 0 µs while it runs (its timing needs it)"
-		}
-		rows = append(rows, []string{"CPU idle", idle})
+		idle = append(idle, e.CPUIdle)
+	}
+	if h := delayLineHold(e, r.Points); h != "" {
+		idle = append(idle, h)
+	}
+	if len(idle) > 0 {
+		rows = append(rows, []string{"CPU idle", strings.Join(idle, "; ")})
 	}
 	if e.TCPCongestion != "" {
 		rows = append(rows, []string{"TCP congestion control", congestionText(e.TCPCongestion)})
@@ -111,6 +114,8 @@ func envTable(r *result.Run) Table {
 	if s.Scale > 0 {
 		rows = append(rows, []string{"data", fmt.Sprintf("pgbench scale %d (%d accounts)", s.Scale, s.Scale*100_000)})
 	}
+	// The margin every "no measurable difference" of the report is read within.
+	rows = append(rows, []string{"equivalence margin", result.MarginOf(r).Text()})
 	return Table{Header: []string{"setting", "value"}, Rows: rows, Numeric: []bool{false, false}}
 }
 

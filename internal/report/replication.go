@@ -163,9 +163,9 @@ func (replicationSection) Build(r *result.Run, pts []result.Point) ([]Block, err
 		case "lag-vs-rtt":
 			blocks = lagVsRTT(newScenario(name, sp, rttOf))
 		case result.MaxLoadSeries:
-			blocks = append(maxLoad(newScenario(name, sp, loadOf), sp, logTerm(r)), maxLoadFit(sp)...)
+			blocks = append(maxLoad(newScenario(name, sp, loadOf), sp, logTerm(r), result.MarginOf(r)), maxLoadFit(sp)...)
 		case "bandwidth":
-			blocks = repBandwidth(newScenario(name, sp, loadOf), sp)
+			blocks = repBandwidth(newScenario(name, sp, loadOf), sp, result.MarginOf(r))
 		default:
 			blocks = []Block{Heading{3, "Scenario " + name}, pointsTable("Points as measured", sp)}
 		}

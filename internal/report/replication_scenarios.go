@@ -55,13 +55,13 @@ func lagVsRTT(s *scenario) []Block {
 
 // maxLoad is DTLE's scenario 2: the highest load each channel carries with bounded lag,
 // the bracket the search left around it, and the search's probes.
-func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
-	t := Table{Caption: "Highest load with bounded lag and a matching checksum, and the bracket the search left around it",
-		Header: []string{"channel", "max sustainable QPS", "first failing QPS", "bracket", "confirmed", "achieved QPS",
+func maxLoad(s *scenario, pts []result.Point, logName string, m result.Margin) []Block {
+	t := Table{Caption: "Highest target load with bounded lag and a matching checksum, the bracket the search left around it, and the load the passing probe achieved",
+		Header: []string{"channel", "highest passing target QPS", "first failing target QPS", "bracket", "confirmed", "achieved QPS",
 			logName + " Mbit/s", "wire Mbit/s", "÷ native"}}
 	t.Numeric = numericCols(len(t.Header))
 	c := &Chart{Name: "replication-max-load", Title: "Max sustainable load per channel", YLabel: "queries per second",
-		Caption: "Highest target load at which lag stayed bounded (confirmed by a second run where the table says so); the label is the ratio to native replication."}
+		Caption: "The load each channel sustained with bounded lag: the limit fitted to its probes where the search fitted one, else the load its highest passing probes delivered; the label is the ratio to native replication."}
 	edges := result.MaxLoads(pts)
 	var nat result.Edge
 	for _, e := range edges {
@@ -101,7 +101,7 @@ func maxLoad(s *scenario, pts []result.Point, logName string) []Block {
 		grp.Values = append(grp.Values, e.Sustained())
 		grp.Texts = append(grp.Texts, fmt.Sprintf("%s QPS (%s)", num(e.Sustained()), ratio(e.Sustained(), native)))
 		if e.Channel != "native" && native > 0 && e.Sustained() > 0 {
-			findings = append(findings, maxLoadFinding(e, nat, over))
+			findings = append(findings, maxLoadFinding(e, nat, over, m.Stats()))
 		}
 	}
 	c.Bars = []BarGroup{grp}
@@ -119,10 +119,10 @@ func overCell(r stats.RatioCI) string {
 // maxLoadFinding says how a channel's limit compares with native's, read from the range
 // the two brackets allow (each true limit lies between the highest passing and the
 // lowest failing load): more or less load when the whole range lies above or below 1, no
-// measurable difference within the lab's margin, and too short to tell otherwise.
-func maxLoadFinding(e, nat result.Edge, over stats.RatioCI) string {
+// measurable difference within margin m, and too short to tell otherwise.
+func maxLoadFinding(e, nat result.Edge, over stats.RatioCI, m stats.Margin) string {
 	cite := fmt.Sprintf("%s vs %s QPS, ratio %s", num(e.Sustained()), num(nat.Sustained()), overCell(over))
-	switch v := stats.Decide(over.Lo, over.Hi); {
+	switch v := stats.Decide(over.Lo, over.Hi, m); {
 	case !over.Known:
 		return fmt.Sprintf("%s against native replication is %s: a search did not bracket its limit (%s).", e.Channel, tooShort, cite)
 	case v == stats.NoDifference:
@@ -156,7 +156,7 @@ func searchChart(s *scenario) *Chart {
 }
 
 // repBandwidth is DTLE's scenario 3: wire bandwidth each channel uses for the same load.
-func repBandwidth(s *scenario, pts []result.Point) []Block {
+func repBandwidth(s *scenario, pts []result.Point, m result.Margin) []Block {
 	t := Table{Caption: "Wire Mbit/s by load; ÷ native compares each channel's wire bytes per query with native replication's at the same load", Header: []string{"load QPS"}}
 	c := &Chart{Name: "replication-bandwidth", Title: "Wire bandwidth vs load", XLabel: "load (queries per second)",
 		YLabel: "wire Mbit/s", Caption: "Wire bandwidth each channel used to replicate the same load."}
@@ -169,7 +169,7 @@ func repBandwidth(s *scenario, pts []result.Point) []Block {
 	}
 	t.Numeric = numericCols(len(t.Header))
 	wr := map[string]map[float64]comparison{}
-	for _, w := range result.WireVsNative(pts) {
+	for _, w := range result.WireVsNative(pts, m.Stats()) {
 		if wr[w.Channel] == nil {
 			wr[w.Channel] = map[float64]comparison{}
 		}

@@ -19,7 +19,7 @@ type Section interface {
 }
 
 // sections is the explicit registry, in the order the report shows them.
-var sections = []Section{runSection{}, bandwidthSection{}, transportSection{}, replicationSection{}, syncSection{}}
+var sections = []Section{runSection{}, bandwidthSection{}, transportSection{}, replicationSection{}, syncSection{}, calibrateSection{}}
 
 // ErrNoPoints is returned when a run has no points to report.
 var ErrNoPoints = errors.New("no points to report")
@@ -78,9 +78,11 @@ func Build(r *result.Run) ([]Block, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report %s: %w", s.Study(), err)
 		}
-		ol, err := otherLinksBlocks(r, s.Study(), pts)
-		if err != nil {
-			return nil, fmt.Errorf("report %s, other links: %w", s.Study(), err)
+		var ol []Block
+		if _, skip := s.(interface{ notOnOtherLinks() }); !skip {
+			if ol, err = otherLinksBlocks(r, s.Study(), pts); err != nil {
+				return nil, fmt.Errorf("report %s, other links: %w", s.Study(), err)
+			}
 		}
 		blocks = append(append(append(blocks, bs...), ol...), clientsBlocks(pts)...)
 	}

@@ -15,7 +15,7 @@ func (runSection) Study() string { return "run" }
 
 func (runSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
 	series := seriesOrder(pts)
-	g := newGrid(pts, func(p result.Point) string { return p.Series })
+	g := newGrid(pts, func(p result.Point) string { return p.Series }, result.MarginOf(r).Stats())
 	w := wordsFor(pts)
 	if withHistograms(pts) {
 		w.latency, w.percentiles = latencyHeader, true

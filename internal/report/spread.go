@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wirelab/wirelab/internal/result"
 	"github.com/wirelab/wirelab/internal/stats"
 )
 
@@ -135,7 +136,7 @@ func (c comparison) toDecide() string {
 		return fmt.Sprintf("a side's readings spread as wide as their mean; use --duration %ds%s", 2*int(c.durationS), rep)
 	case stats.Wide:
 		f := c.MoreData()
-		what := fmt.Sprintf("the interval (%s) reaches past the %s margin", c.ciText(), stats.MarginText())
+		what := fmt.Sprintf("the interval (%s) reaches past the %s margin", c.ciText(), c.Margin.Text())
 		switch {
 		case f > 10:
 			return what + ", and the difference lies too near the margin for a practical run to decide"
@@ -148,8 +149,8 @@ func (c comparison) toDecide() string {
 }
 
 // spreadNote says where the intervals of a study's ratios come from, on how many batches
-// or repeats, and how to read them.
-func spreadNote(es []stats.Estimate) string {
+// or repeats, and how to read them within margin m (its figure and where it came from).
+func spreadNote(es []stats.Estimate, m result.Margin) string {
 	type span struct{ lo, hi int }
 	counts := map[stats.Basis]*span{}
 	for _, e := range es {
@@ -177,7 +178,7 @@ func spreadNote(es []stats.Estimate) string {
 		from = append(from, "not at all for points without a per-second series")
 	}
 	return fmt.Sprintf("Every ratio comes with its 95%% confidence interval (CI, on the log of the ratio) %s. "+
-		"A finding says no measurable difference only where the interval lies within %s, the lab's run-to-run spread; "+
+		"A finding says no measurable difference only where the interval lies within the margin, %s; "+
 		"helps or hurts where it lies wholly above or below 1.00×; and %s where it straddles that margin or rests on fewer than %d batches or repeats a side, "+
-		"then saying what was seen and what would decide.", strings.Join(from, ", "), stats.MarginText(), tooShort, stats.MinSamples)
+		"then saying what was seen and what would decide.", strings.Join(from, ", "), m.Text(), tooShort, stats.MinSamples)
 }

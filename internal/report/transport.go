@@ -33,7 +33,7 @@ func pathLabel(t string) string {
 }
 
 func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error) {
-	g := newGrid(pts, func(p result.Point) string { return p.Transport })
+	g := newGrid(pts, func(p result.Point) string { return p.Transport }, result.MarginOf(r).Stats())
 	var paths []string
 	for _, p := range transportPaths {
 		if len(g.cells[p.key]) > 0 {
@@ -47,7 +47,7 @@ func (transportSection) Build(r *result.Run, pts []result.Point) ([]Block, error
 	}
 	bs := []Block{Heading{2, "Unix socket vs TCP"}, Paragraph{fmt.Sprintf(
 		"The same workload over each path, at %s client threads; %% of socket is TPS relative to the local socket at the same thread count. "+
-			"Wire bytes and CPU are per transaction: what each path spends to move one. %s", threadsList(g.threads), spreadNote(g.estimates()))}}
+			"Wire bytes and CPU are per transaction: what each path spends to move one. %s", threadsList(g.threads), spreadNote(g.estimates(), result.MarginOf(r)))}}
 	bars := &Chart{Name: "transport-pct", Title: "Throughput as % of the local socket", YLabel: "% of local-socket TPS",
 		Caption: "Each path's TPS relative to the local unix socket at the same thread count (100% = socket)."}
 	for _, p := range paths {

@@ -26,6 +26,9 @@ type ClientLoad struct {
 	CPUClient         float64 `json:"cpu_client"`
 	// Cores are the client host's own (environment.hosts); 0 when its agent did not say.
 	Cores int `json:"cores,omitempty"`
+	// LabCost is what the delay line on this client's host cost (nil: none ran there);
+	// the point's own LabCost is the one of its clients' that took the largest share.
+	LabCost *LabCost `json:"lab_cost,omitempty"`
 	// TPSSeconds is this client's TPS in each measured second (warm-up and the seconds
 	// after the measured duration left out): the spread ClientsDisagree weighs.
 	TPSSeconds []float64 `json:"tps_seconds,omitempty"`

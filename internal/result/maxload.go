@@ -87,6 +87,13 @@ type Edge struct {
 	LinkDisagrees bool    `json:"link_disagrees,omitempty"`
 	// Passes is how many probes at Limit passed.
 	Passes int `json:"passes_at_highest"`
+	// Delivered is the least load a probe at Limit delivered (each of them passed), and
+	// FailedDelivered the least a failing probe at FirstFailed delivered: the loads the
+	// source really applied at the two brackets (0 = not known). A paced source's count
+	// of transactions is random around its target, so a bracket's target may be a load no
+	// probe ever applied.
+	Delivered       float64 `json:"highest_passing_delivered_qps,omitempty"`
+	FailedDelivered float64 `json:"first_failing_delivered_qps,omitempty"`
 	// At is the last passing point at Limit, Failed the last point at FirstFailed.
 	At     *Point `json:"-"`
 	Failed *Point `json:"-"`
@@ -99,12 +106,25 @@ type Edge struct {
 const LinkTolerance = 0.20
 
 // Sustained is the load every reader quotes as the channel's limit: the fitted threshold
-// where the search fitted one, else the highest load that passed.
+// where the search fitted one (on the loads the probes delivered), else the load the
+// probes at the highest passing target delivered, else (not known) that target.
 func (e Edge) Sustained() float64 {
-	if e.Est > 0 {
+	switch {
+	case e.Est > 0:
 		return e.Est
+	case e.Delivered > 0:
+		return e.Delivered
 	}
 	return e.Limit
+}
+
+// failedAt is the load the first failing bracket applied: what its probes delivered where
+// known, else its target.
+func (e Edge) failedAt() float64 {
+	if e.FailedDelivered > 0 {
+		return e.FailedDelivered
+	}
+	return e.FirstFailed
 }
 
 // Width is the bracket's width relative to the limit (0 when not bracketed).
@@ -153,15 +173,29 @@ func MaxLoads(points []Point) []Edge {
 				if p.SustainsLoad() {
 					e.Passes++
 					e.At = p
+					e.Delivered = leastDelivered(e.Delivered, p)
 				}
 			case e.FirstFailed:
-				e.Failed = p
+				if !p.SustainsLoad() {
+					e.Failed = p
+					e.FailedDelivered = leastDelivered(e.FailedDelivered, p)
+				}
 			}
 		}
 		out = append(out, e)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return channelRank(out[i].Channel) < channelRank(out[j].Channel) })
 	return out
+}
+
+// leastDelivered is the lower of least (0 = none yet) and the load p delivered, where p
+// delivered a known load.
+func leastDelivered(least float64, p *Point) float64 {
+	d := p.DeliveredQPS()
+	if d <= 0 || (least > 0 && least <= d) {
+		return least
+	}
+	return d
 }
 
 // crossCheck sets LinkQPS where the link is the limit: at least half the probes whose lag
@@ -237,9 +271,12 @@ func channelRank(ch string) int {
 // Over is e's limit ÷ base's with its range. Where both limits were fitted, it is the
 // ratio of the fits with a 95% interval on its log: each side's half-width the two fits'
 // log half-widths on that side added in quadrature (the searches are independent).
-// Otherwise the range the two brackets allow: from e's limit over base's first failing
-// load to e's first failing load over base's limit. The range is Known only when both
-// searches bracketed their limit.
+// Otherwise the ratio of the sustained loads with the range the two brackets allow: from
+// e's sustained load over the load base's first failing probe applied to the load e's
+// first failing probe applied over base's sustained load (delivered loads where known,
+// else targets). A paced probe's delivered load scatters around its target, so a passing
+// probe can have applied more than a failing one above it; the range then still holds the
+// ratio. The range is Known only when both searches bracketed their limit.
 func (e Edge) Over(base Edge) stats.RatioCI {
 	if e.Est > 0 && base.Est > 0 {
 		r := e.Est / base.Est
@@ -250,9 +287,11 @@ func (e Edge) Over(base Edge) stats.RatioCI {
 	if base.Limit <= 0 {
 		return stats.RatioCI{Ratio: math.NaN()}
 	}
-	r := stats.RatioCI{Ratio: e.Limit / base.Limit, Lo: e.Limit / base.Limit, Hi: e.Limit / base.Limit}
+	x := e.Sustained() / base.Sustained()
+	r := stats.RatioCI{Ratio: x, Lo: x, Hi: x}
 	if e.FirstFailed > 0 && base.FirstFailed > 0 {
-		r.Lo, r.Hi, r.Known = e.Limit/base.FirstFailed, e.FirstFailed/base.Limit, true
+		lo, hi := e.Sustained()/base.failedAt(), e.failedAt()/base.Sustained()
+		r.Lo, r.Hi, r.Known = min(lo, hi, x), max(lo, hi, x), true
 	}
 	return r
 }
@@ -274,8 +313,9 @@ const BandwidthSeries = "bandwidth"
 // bandwidth scenario that both measured and whose points count: the one computation the
 // headlines and the report share. Per query rather than per second: the two points ran
 // the same target rate, but each second's arrivals vary (9-15% at 300 QPS), and a mean of
-// the bytes alone carries that into the ratio; the bytes for the work done do not.
-func WireVsNative(points []Point) []WireRatio {
+// the bytes alone carries that into the ratio; the bytes for the work done do not. Each
+// ratio's verdict is read within margin m.
+func WireVsNative(points []Point, m stats.Margin) []WireRatio {
 	native := map[float64]Point{}
 	for _, p := range points {
 		if p.Series == BandwidthSeries && p.Channel == "native" && p.Usable() && p.Replication != nil && p.WireBytesPerSDown > 0 {
@@ -292,7 +332,7 @@ func WireVsNative(points []Point) []WireRatio {
 			continue
 		}
 		out = append(out, WireRatio{Channel: p.Channel, Load: p.Replication.TargetQPS, LoadS: p.Replication.LoadS,
-			Ratio: stats.Compare(n.wirePerQuery(), p.wirePerQuery())})
+			Ratio: stats.Compare(n.wirePerQuery(), p.wirePerQuery(), m)})
 	}
 	return out
 }
@@ -319,5 +359,6 @@ func (p Point) wirePerQuery() stats.Estimate {
 		}
 		return stats.Single(p.WireBytesPerSDown / p.QPS)
 	}
-	return stats.SeriesRatio(bytes, queries)
+	// Bytes and queries are counted: each second's reading is a whole number.
+	return stats.SeriesRatio(bytes, queries, 1, 1)
 }

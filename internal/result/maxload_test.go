@@ -3,6 +3,8 @@ package result
 import (
 	"math"
 	"testing"
+
+	"github.com/wirelab/wirelab/internal/stats"
 )
 
 // probe is a max-load point at target q on a 2 Mbit link: wire bytes per query wpq over a
@@ -76,7 +78,7 @@ func TestWireVsNativeIsPerQuery(t *testing.T) {
 		nq = append(nq, 276+48*float64(i%2*2-1))
 		tq = append(tq, 300+float64(i%3))
 	}
-	ws := WireVsNative([]Point{bandwidthPoint("native", nq, 400), bandwidthPoint("tunnel", tq, 100)})
+	ws := WireVsNative([]Point{bandwidthPoint("native", nq, 400), bandwidthPoint("tunnel", tq, 100)}, stats.DefaultMargin)
 	if len(ws) != 1 {
 		t.Fatalf("got %d ratios, want 1", len(ws))
 	}
@@ -96,7 +98,41 @@ func TestWirePerQueryDropsTheUnreportedLastSecond(t *testing.T) {
 	p.Seconds = append(p.Seconds, Second{T: 15, WireDownBps: 30000})
 	p.Replication.LoadS = 15
 	e := p.wirePerQuery()
-	if e.Mean != 100 || e.SE != 0 || !e.Known() {
-		t.Errorf("%+v, want 100 B a query with no spread", e)
+	// No spread beyond the counts' resolution (SeriesRatio's floor, under 0.1 B here); the
+	// unreported second would have put one batch at half as much again.
+	if e.Mean != 100 || e.SE > 0.1 || !e.Known() {
+		t.Errorf("%+v, want 100 B a query with no spread but the counts' resolution", e)
+	}
+}
+
+// A search without a fit quotes the load its passing probes delivered, not their target:
+// two probes at 600 QPS that delivered 597 and 588 sustained 588.
+func TestSustainedQuotesDelivered(t *testing.T) {
+	pt := func(q, qps float64, ok bool) Point {
+		return Point{Series: MaxLoadSeries, Channel: "native", QPS: qps,
+			Replication: &ReplicationStats{TargetQPS: q, Bounded: ok, ChecksumOK: true}}
+	}
+	e := MaxLoads([]Point{pt(300, 303, true), pt(600, 597, true), pt(600, 588, true)})[0]
+	if e.Est != 0 || e.Limit != 600 || e.Delivered != 588 || e.Sustained() != 588 {
+		t.Errorf("edge %+v sustains %v; want no fit, target 600, delivered 588", e, e.Sustained())
+	}
+	if (Edge{Limit: 600}).Sustained() != 600 {
+		t.Error("an edge whose delivered load is not known does not quote its target")
+	}
+}
+
+// Without fits, the ratio of two limits is the ratio of their delivered loads, in the
+// range the delivered brackets allow; a passing probe that delivered more than the failing
+// one above it still leaves the ratio inside its range.
+func TestOverOnDeliveredBrackets(t *testing.T) {
+	e := Edge{Limit: 600, FirstFailed: 700, Delivered: 590, FailedDelivered: 690}
+	base := Edge{Limit: 300, FirstFailed: 400, Delivered: 297, FailedDelivered: 395}
+	r := e.Over(base)
+	if !r.Known || math.Abs(r.Ratio-590.0/297) > 1e-12 || math.Abs(r.Lo-590.0/395) > 1e-12 || math.Abs(r.Hi-690.0/297) > 1e-12 {
+		t.Errorf("over %+v", r)
+	}
+	e.FailedDelivered = 580 // delivered less than the passing probe below it
+	if r := e.Over(base); r.Lo > r.Ratio || r.Hi < r.Ratio {
+		t.Errorf("over %+v: the range leaves out the ratio", r)
 	}
 }

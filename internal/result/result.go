@@ -136,6 +136,9 @@ type Spec struct {
 	// Tables and TableSize are 0.
 	Scale int               `json:"scale,omitempty"`
 	Extra map[string]string `json:"extra,omitempty"` // study-specific knobs
+	// Margin is the equivalence margin the run's verdicts were judged with and where it
+	// came from (MarginOf reads it; absent in older files: the default).
+	Margin *Margin `json:"margin,omitempty"`
 }
 
 // Point is one measured cell of a study matrix.
@@ -301,16 +304,25 @@ func ReadFile(path string) (*Run, error) {
 	return &r, nil
 }
 
-// MeasuredTPS is the per-second TPS of the seconds that count in the point's averages: not
-// the warm-up, and none after its measured duration (the window study.FillSeries averages
-// over). Empty for a point without a per-second series.
-func (p Point) MeasuredTPS() []float64 {
+// MeasuredSeconds are the seconds that count in the point's averages: not the warm-up,
+// and none after its measured duration (the window study.FillSeries averages over).
+// Empty for a point without a per-second series.
+func (p Point) MeasuredSeconds() []Second {
 	end := p.WarmupS + p.DurationS + 0.5
-	var xs []float64
+	var out []Second
 	for _, s := range p.Seconds {
 		if !s.Warmup && (p.DurationS == 0 || s.T <= end) {
-			xs = append(xs, s.TPS)
+			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// MeasuredTPS is the per-second TPS of the MeasuredSeconds.
+func (p Point) MeasuredTPS() []float64 {
+	var xs []float64
+	for _, s := range p.MeasuredSeconds() {
+		xs = append(xs, s.TPS)
 	}
 	return xs
 }

@@ -87,17 +87,12 @@ const FullBatchSeconds = batchCount * minBatchLen
 // reports the same count every second has a spread below what the series can show, not
 // a spread of zero (a zero-width interval would call a 1% difference certain).
 func SeriesMean(xs []float64, resolution float64) Estimate {
-	bt := batchesOf(len(xs))
-	k, b := bt.k, bt.b
+	batches, b := BatchMeans(xs)
+	k := len(batches)
 	e := Estimate{Mean: Mean(xs), N: k, Of: Seconds}
 	e.Lo, e.Hi = extent(xs)
 	if k < MinSamples {
 		return e
-	}
-	batches := make([]float64, k)
-	for i := range batches {
-		lo, hi := bt.span(i)
-		batches[i] = Mean(xs[lo:hi])
 	}
 	e.SE = max(stddev(batches)/math.Sqrt(float64(k)), resolution/math.Sqrt(12*float64(k*b)))
 	e.DF = k - 1
@@ -115,7 +110,13 @@ func SeriesMean(xs []float64, resolution float64) Estimate {
 // of freedom. A batch with no work (Σy ≤ 0) makes the spread unknown, as does a series
 // under MinSamples batches. Lo and Hi are the lowest and highest ratio of one second
 // (those with work), the readings a report quotes where it can claim no interval.
-func SeriesRatio(xs, ys []float64) Estimate {
+//
+// rx and ry are the steps of the two readings (1 for bytes or queries counted each
+// second). As in SeriesMean, each reading is off by up to half a step, so the SE is never
+// below what that alone puts on the ratio of the sums over the m seconds used: the ratio
+// × √(m/12 · ((rx/Σx)² + (ry/Σy)²)). A link that carries the same bytes per query every
+// second then has a spread below what the series can show, not a spread of zero.
+func SeriesRatio(xs, ys []float64, rx, ry float64) Estimate {
 	n := min(len(xs), len(ys))
 	var sx, sy float64
 	var each []float64
@@ -137,6 +138,7 @@ func SeriesRatio(xs, ys []float64) Estimate {
 		return e
 	}
 	ratios := make([]float64, k)
+	var ux, uy float64 // the sums over the seconds the batches use
 	for i := range ratios {
 		var bx, by float64
 		lo, hi := bt.span(i)
@@ -147,8 +149,14 @@ func SeriesRatio(xs, ys []float64) Estimate {
 			return e
 		}
 		ratios[i] = bx / by
+		ux, uy = ux+bx, uy+by
 	}
-	e.SE, e.DF = stddev(ratios)/math.Sqrt(float64(k)), k-1
+	floor := 0.0
+	if ux != 0 {
+		m := float64(k * bt.b)
+		floor = math.Abs(ux/uy) * math.Sqrt(m/12*(sqr(rx/ux)+sqr(ry/uy)))
+	}
+	e.SE, e.DF = max(stddev(ratios)/math.Sqrt(float64(k)), floor), k-1
 	return e
 }
 

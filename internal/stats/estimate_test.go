@@ -85,9 +85,12 @@ func TestSeriesRatio(t *testing.T) {
 		}
 		xs, ys = append(xs, 500*q), append(ys, q)
 	}
-	e := SeriesRatio(xs, ys)
-	if e.Mean != 500 || e.SE != 0 || e.DF != 9 || e.N != 10 || e.Lo != 500 || e.Hi != 500 {
-		t.Errorf("constant 500 B a query: %+v", e)
+	e := SeriesRatio(xs, ys, 1, 1)
+	// Constant bytes per query: no spread beyond the readings' own steps of 1 byte and 1
+	// query, over the sums of the 20 seconds the batches use.
+	floor := 500 * math.Sqrt(20.0/12*(sqr(1/(500*sum(ys)))+sqr(1/sum(ys))))
+	if e.Mean != 500 || math.Abs(e.SE-floor) > 1e-12 || e.SE <= 0 || e.DF != 9 || e.N != 10 || e.Lo != 500 || e.Hi != 500 {
+		t.Errorf("constant 500 B a query: %+v, want the resolution floor %v", e, floor)
 	}
 	// Two halves at different bytes per query: the batches see it. Lo and Hi are single
 	// seconds' ratios: one second sent 800 B a query (60 queries), its batch with the 40
@@ -96,13 +99,13 @@ func TestSeriesRatio(t *testing.T) {
 	for i := 10; i < 20; i++ {
 		xs[i] = 700 * ys[i]
 	}
-	if e := SeriesRatio(xs, ys); e.SE <= 0 || e.Lo != 500 || e.Hi != 800 || math.Abs(e.Mean-(500*sum(ys[:10])+700*sum(ys[10:])+300*ys[3])/sum(ys)) > 1e-9 {
+	if e := SeriesRatio(xs, ys, 1, 1); e.SE <= 0 || e.Lo != 500 || e.Hi != 800 || math.Abs(e.Mean-(500*sum(ys[:10])+700*sum(ys[10:])+300*ys[3])/sum(ys)) > 1e-9 {
 		t.Errorf("500 then 700 B a query: %+v", e)
 	}
-	if e := SeriesRatio([]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}); e.Known() || e.Mean != 2.5 || e.Lo != 1 || e.Hi != 4 {
+	if e := SeriesRatio([]float64{1, 2, 3, 4}, []float64{1, 1, 1, 1}, 1, 1); e.Known() || e.Mean != 2.5 || e.Lo != 1 || e.Hi != 4 {
 		t.Errorf("4 seconds: %+v, want a mean without a spread, the seconds 1-4", e)
 	}
-	if e := SeriesRatio(xs, make([]float64, len(xs))); e.Known() || e.Mean != 0 {
+	if e := SeriesRatio(xs, make([]float64, len(xs)), 1, 1); e.Known() || e.Mean != 0 {
 		t.Errorf("no queries: %+v", e)
 	}
 }

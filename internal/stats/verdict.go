@@ -3,17 +3,23 @@ package stats
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
-// EquivalenceMargin is how far apart two means may be and still make no measurable
-// difference: a ratio whose 95% interval lies wholly within [1/(1+m), 1+m]. It is the
-// lab's measured run-to-run spread: one 5 s point of the quick bandwidth study read up to
-// 5% apart in two runs in the namespace lab (README, "Measured here"), so a smaller
-// difference found within one run could be the run and not the change.
-const EquivalenceMargin = 0.05
+// Margin is how far apart two means may be and still make no measurable difference: a
+// ratio whose 95% interval lies wholly within [1/(1+m), 1+m]. It is the machine's
+// run-to-run spread (MeasureMargin): a smaller difference found within one run could be
+// the run and not the change. Every verdict on a ratio takes it as a value.
+type Margin float64
 
-// MarginText is EquivalenceMargin as reports print it: "±5%".
-func MarginText() string { return "±" + strconv.FormatFloat(100*EquivalenceMargin, 'f', -1, 64) + "%" }
+// DefaultMargin is the margin where none was measured on the machine: one 5 s point of the
+// quick bandwidth study read up to 5% apart in two runs in the namespace lab.
+const DefaultMargin Margin = 0.05
+
+// Text is the margin as reports print it: "±5%", "±3.2%".
+func (m Margin) Text() string {
+	return "±" + strings.TrimSuffix(strconv.FormatFloat(100*float64(m), 'f', 1, 64), ".0") + "%"
+}
 
 // MinSamples is the fewest batches or repeats a side needs for its spread to count. Two
 // are one degree of freedom (t = 12.7); three give t = 4.3, the least that still narrows
@@ -26,7 +32,7 @@ type Verdict int
 
 const (
 	TooShort     Verdict = iota // the data cannot decide; Comparison.Why says why
-	NoDifference                // the interval lies within ±EquivalenceMargin
+	NoDifference                // the interval lies within the margin
 	Higher                      // the interval lies wholly above 1 (and not within the margin)
 	Lower                       // the interval lies wholly below 1 (and not within the margin)
 )
@@ -53,12 +59,13 @@ type Comparison struct {
 	Bounded bool
 	Verdict Verdict
 	Why     Undecided
+	Margin  Margin // the margin the verdict was read with
 }
 
-// Compare compares b with a. A side with unknown spread is never treated as exact: the
-// comparison is then TooShort, whatever the other side shows.
-func Compare(a, b Estimate) Comparison {
-	c := Comparison{A: a, B: b, Ratio: b.Mean / a.Mean}
+// Compare compares b with a within margin m. A side with unknown spread is never treated
+// as exact: the comparison is then TooShort, whatever the other side shows.
+func Compare(a, b Estimate, m Margin) Comparison {
+	c := Comparison{A: a, B: b, Ratio: b.Mean / a.Mean, Margin: m}
 	switch {
 	case !enough(a) || !enough(b):
 		c.Why = FewSamples
@@ -74,7 +81,7 @@ func Compare(a, b Estimate) Comparison {
 	}
 	d, h := math.Log(c.Ratio), t975(max(df, 1))*math.Sqrt(va+vb)
 	c.Lo, c.Hi, c.Bounded = math.Exp(d-h), math.Exp(d+h), true
-	c.Verdict = Decide(c.Lo, c.Hi)
+	c.Verdict = Decide(c.Lo, c.Hi, m)
 	if c.Verdict == TooShort {
 		c.Why = Wide
 	}
@@ -83,14 +90,14 @@ func Compare(a, b Estimate) Comparison {
 
 func enough(e Estimate) bool { return e.Known() && e.N >= MinSamples }
 
-// Decide reads a range [lo, hi] that a ratio lies in: NoDifference within the margin,
+// Decide reads a range [lo, hi] that a ratio lies in: NoDifference within margin m,
 // Higher or Lower when wholly on one side of 1 (a bound of exactly 1 counts: the bounds
 // of a search's brackets are never reached, and an interval's almost surely not), and
 // TooShort otherwise. Every verdict of
 // wirelab on a ratio comes from here.
-func Decide(lo, hi float64) Verdict {
+func Decide(lo, hi float64, m Margin) Verdict {
 	switch {
-	case lo >= 1/(1+EquivalenceMargin) && hi <= 1+EquivalenceMargin:
+	case lo >= 1/(1+float64(m)) && hi <= 1+float64(m):
 		return NoDifference
 	case lo >= 1:
 		return Higher
@@ -108,7 +115,7 @@ func (c Comparison) MoreData() float64 {
 		return 0
 	}
 	d, h := math.Abs(math.Log(c.Ratio)), math.Log(c.Hi/c.Lo)/2
-	need := max(math.Log(1+EquivalenceMargin)-d, d)
+	need := max(math.Log(1+float64(c.Margin))-d, d)
 	return sqr(h / need)
 }
 

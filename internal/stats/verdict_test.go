@@ -21,7 +21,7 @@ func repeat(n int, vals ...float64) []float64 {
 func TestCompareFiveSecondPointsAreTooShort(t *testing.T) {
 	plain := series(966, 1500, 2049, 1800, 1845)
 	comp := series(435, 654, 500, 480, 464)
-	c := Compare(plain, comp)
+	c := Compare(plain, comp, DefaultMargin)
 	if c.Verdict != TooShort || c.Why != FewSamples || c.Bounded {
 		t.Errorf("%+v, want TooShort for few samples and no interval", c)
 	}
@@ -55,7 +55,7 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Compare(tc.a, tc.b)
+			c := Compare(tc.a, tc.b, DefaultMargin)
 			if c.Verdict != tc.want || c.Why != tc.why {
 				t.Errorf("%+v: verdict %v (why %v), want %v (why %v)", c, c.Verdict, c.Why, tc.want, tc.why)
 			}
@@ -71,13 +71,13 @@ func TestCompareVerdicts(t *testing.T) {
 func TestCompareLogInterval(t *testing.T) {
 	a := Estimate{Mean: 100, SE: 2, DF: 9, N: 10, Of: Seconds}
 	b := Estimate{Mean: 110, SE: 2.2, DF: 9, N: 10, Of: Seconds}
-	c := Compare(a, b)
+	c := Compare(a, b, DefaultMargin)
 	// Equal relative errors and DF: Welch gives 18 degrees of freedom.
 	h := t975(18) * math.Sqrt(2*sqr(0.02))
 	if math.Abs(c.Lo-1.1*math.Exp(-h)) > 1e-12 || math.Abs(c.Hi-1.1*math.Exp(h)) > 1e-12 {
 		t.Errorf("interval %v–%v, want 1.1·e^∓%v", c.Lo, c.Hi, h)
 	}
-	r := Compare(b, a)
+	r := Compare(b, a, DefaultMargin)
 	if math.Abs(r.Lo*c.Hi-1) > 1e-12 || math.Abs(r.Hi*c.Lo-1) > 1e-12 {
 		t.Errorf("a ÷ b %v–%v is not the reciprocal of b ÷ a %v–%v", r.Lo, r.Hi, c.Lo, c.Hi)
 	}
@@ -97,21 +97,37 @@ func TestDecide(t *testing.T) {
 		{math.Inf(-1), math.Inf(1), TooShort},
 	}
 	for _, tc := range tests {
-		if got := Decide(tc.lo, tc.hi); got != tc.want {
+		if got := Decide(tc.lo, tc.hi, DefaultMargin); got != tc.want {
 			t.Errorf("Decide(%v, %v) = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+	// The margin is the caller's: a measured 2% makes 1.01-1.04 a difference, 8% makes
+	// 0.95-1.02 none.
+	if got := Decide(1.01, 1.04, 0.02); got != Higher {
+		t.Errorf("Decide(1.01, 1.04) within ±2%% = %v, want Higher", got)
+	}
+	if got := Decide(0.95, 1.02, 0.08); got != NoDifference {
+		t.Errorf("Decide(0.95, 1.02) within ±8%% = %v, want NoDifference", got)
+	}
+}
+
+func TestMarginText(t *testing.T) {
+	for m, want := range map[Margin]string{DefaultMargin: "±5%", 0.0312: "±3.1%", 0.1: "±10%", 0.0049: "±0.5%"} {
+		if got := m.Text(); got != want {
+			t.Errorf("Margin(%v).Text() = %q, want %q", float64(m), got, want)
 		}
 	}
 }
 
 func TestMoreData(t *testing.T) {
-	c := Compare(series(repeat(20, 60, 60, 140, 140)...), series(repeat(20, 62, 62, 142, 142)...))
+	c := Compare(series(repeat(20, 60, 60, 140, 140)...), series(repeat(20, 62, 62, 142, 142)...), DefaultMargin)
 	f := c.MoreData()
 	// Shrink the half-width by √f and the interval fits the margin.
 	d, h := math.Log(c.Ratio), math.Log(c.Hi/c.Lo)/2/math.Sqrt(f)
-	if f <= 1 || Decide(math.Exp(d-h), math.Exp(d+h)) == TooShort {
+	if f <= 1 || Decide(math.Exp(d-h), math.Exp(d+h), c.Margin) == TooShort {
 		t.Errorf("MoreData %v does not decide %v–%v", f, c.Lo, c.Hi)
 	}
-	if Compare(series(repeat(20, 99, 101)...), series(repeat(20, 119, 121)...)).MoreData() != 0 {
+	if Compare(series(repeat(20, 99, 101)...), series(repeat(20, 119, 121)...), DefaultMargin).MoreData() != 0 {
 		t.Error("a decided comparison asks for more data")
 	}
 }

@@ -34,6 +34,11 @@ type Backend interface {
 	// CheckWire measures the wire as shaped (`link check`); ok is false when the backend
 	// cannot, and the points then carry no wire check.
 	CheckWire(ctx context.Context, c link.Condition, d time.Duration) (wc *result.WireCheck, ok bool, err error)
+	// ReadShaping reads every shaped link back through its host and compares it with the
+	// plan that shaped it, one link.Reading each: the Session reads it before and after
+	// every point, and a point not measured on the wire asked fails (shapingFault). None
+	// when there is nothing to read (a dry run's hosts).
+	ReadShaping(ctx context.Context) ([]link.Reading, error)
 	// Sampler is the per-second wire and CPU sampler of one measurement.
 	Sampler(sides Sides) Sampler
 	// Dir is a directory of the backend's own on host (a lab role), removed by Down: where

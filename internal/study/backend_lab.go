@@ -80,6 +80,42 @@ func (b *labBackend) CheckWire(ctx context.Context, c link.Condition, d time.Dur
 	return wc, true, err
 }
 
+// ReadShaping reads the wire host's interfaces back (tc qdisc and class show in its
+// namespace) against what the shaper made there, as it read it when it applied
+// (link.AppliedTC of the lab's read-back): one reading, the wire, crossed by the far
+// host's load. Its shaped classes are the HTB classes of a capped wire; an uncapped one
+// has none.
+func (b *labBackend) ReadShaping(ctx context.Context) ([]link.Reading, error) {
+	want, err := link.AppliedTC(b.l.State.ReadBack)
+	if err != nil {
+		return nil, fmt.Errorf("the wire as shaped: %w", err)
+	}
+	got := map[string][]link.TCObject{}
+	for _, dev := range link.Devices(want) {
+		var all []byte
+		gone := false
+		for _, what := range [][]string{{"qdisc", "show"}, {"-s", "class", "show"}} {
+			out, err := b.l.Exec(ctx, lab.Wire, append(append([]string{"tc"}, what...), "dev", dev)...)
+			if gone = err != nil && strings.Contains(err.Error(), "Cannot find device"); gone {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read back the wire's %s: %w", dev, err)
+			}
+			all = append(all, out...)
+		}
+		if gone {
+			continue // absent from got: the device is gone
+		}
+		if got[dev], err = link.ParseTCShow(dev, all); err != nil {
+			return nil, err
+		}
+	}
+	r := link.ReadingOf(want, got)
+	r.Link, r.Host = "the wire", b.hosts[0]
+	return []link.Reading{r}, nil
+}
+
 // ProbeRTT implements RTTProber: TCP echoes from the far host's namespace to the server
 // host's, across the wire host.
 func (b *labBackend) ProbeRTT(ctx context.Context, n int, budget time.Duration) ([]time.Duration, error) {

@@ -36,11 +36,16 @@ type Env struct {
 	// every CPU verdict and profile of the run uses.
 	Hosts []result.Host
 	Cores result.Cores
+	// Proc is this machine's /proc (Session.Proc): its load average.
+	Proc procfs.FS
 
 	checkWire bool
 	applied   []string // every wire applied, for the environment
-	progress  io.Writer
-	started   time.Time
+	// drove is the TPS each host's load driver ran in the point being measured, by lab
+	// role (set by measureLoad): whose shaped classes must have counted bytes.
+	drove    map[string]float64
+	progress io.Writer
+	started  time.Time
 	// publish gets each point's seconds (Session.Metrics); live is the measurement being
 	// published, set by sampled while its load runs (the drivers count their lines in it).
 	publish Publisher

@@ -29,7 +29,7 @@ func liveLabels(p result.Point, c link.Condition) livemetrics.Labels {
 
 // liveFeed publishes one measurement (Env.sampled) while it runs, once a second: what the
 // load drivers' per-second lines counted since the last second and their latest line,
-// the sampler's totals' growth, and the delay line's own CPU. It is the one place a
+// the sampler's totals' growth, and the delay line's CPU. It is the one place a
 // point's seconds are known as they happen; FillSeries makes the point's series from the
 // same lines and samples once it has ended.
 type liveFeed struct {
@@ -158,8 +158,10 @@ func (d *liveDriver) latency(h *stats.Histogram) {
 	d.f.pub.Latency(d.f.labels, *h)
 }
 
-// delayLineClock reads the delay line's own CPU as it grows, where the wire has one (its
-// stats file, which the delayer rewrites every second).
+// delayLineClock reads the delay line's CPU as it grows, all of it as the point's lab cost
+// charges it (costOf), where the wire has one on this machine (its stats file, which the
+// delayer rewrites every second). The delay lines of --hosts clients are not read live:
+// each reading would be an SSH round a second on a client being measured.
 type delayLineClock struct {
 	path string
 	prev link.DelayerStats
@@ -172,7 +174,7 @@ func newDelayLineClock(path string) delayLineClock {
 	return c
 }
 
-// since is the delay line's own CPU seconds since the last call; 0 without a delay line,
+// since is the delay line's CPU seconds since the last call; 0 without a delay line,
 // when its stats were not rewritten since, or when it restarted (the next call counts
 // from the new one).
 func (c *delayLineClock) since() float64 {
@@ -192,5 +194,5 @@ func (c *delayLineClock) since() float64 {
 		return 0
 	}
 	c.prev = now
-	return cost.Own().Seconds()
+	return cost.CPU.Seconds()
 }

@@ -108,7 +108,7 @@ func writeDelayer(t *testing.T, path string, pid int, updated time.Time, cpu tim
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 
 // A measurement publishes what its drivers' lines counted, its latest line merged over
-// two client hosts, the sampler's totals and the delay line's own CPU, under the point's
+// two client hosts, the sampler's totals and the delay line's CPU, under the point's
 // labels; the driver's histogram once; then the point's end.
 func TestSampledPublishesThePointLive(t *testing.T) {
 	stats0 := filepath.Join(t.TempDir(), "delayer.json")

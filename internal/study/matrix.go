@@ -3,7 +3,6 @@ package study
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +129,7 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 		e.Progressf("%d threads split among %d clients: %s", c.Threads, len(parts), strings.Join(split, ", "))
 	}
 	var loads []*Load
-	mark := e.markDelayLine()
+	marks := e.markDelayLines(ctx)
 	var perClient [][]metrics.Sample
 	samples, _, sampledAt, err := e.sampled(ctx, sd, func(ctx context.Context) error {
 		var err error
@@ -148,15 +147,26 @@ func measureLoad(ctx context.Context, e *Env, drv Driver, c LoadCell, sides Load
 	if err != nil {
 		return p, fmt.Errorf("measure %s: %w", c.Label(), err)
 	}
-	p.LabCost = mark.labCost(runtime.NumCPU())
+	costs := labCosts(ctx, marks, hostCores(e.Hosts))
+	if len(costs) > 0 {
+		p.LabCost = costs[0]
+	}
 	// A server wirelab did not start (pid 0) is not seen: its CPU is no reading.
 	if len(parts) > 1 {
 		p.Clients = clientLoads(c, parts, loads, perClient, sampledAt, e.Hosts)
+		clientLabCosts(p.Clients, costs)
 	}
 	ld := mergeLoads(loads)
 	samples, lead := alignSamples(samples, sampledAt, ld)
 	p.LoadLeadS = lead.Seconds()
 	closedLoop(&p, c, ld, samples, srv.Pid() > 0, cellCores(e.Cores, c), len(parts))
+	e.drove = map[string]float64{c.ClientHost: p.TPS}
+	if len(parts) > 1 {
+		e.drove = map[string]float64{}
+		for i, pt := range parts {
+			e.drove[pt.host.Role] = p.Clients[i].TPS
+		}
+	}
 	return p, nil
 }
 
@@ -212,7 +222,8 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 		// machine; the session notes the load average it started under.
 		CPUTotal: avg.CPUMachine, CPUs: cores.Machine(), RateBps: rate, ServerCPUUnknown: !serverSeen,
 		ServerCPUs: cores.Server, ClientCPUs: clientCores,
-		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labShare(p.LabCost),
+		LabBound: p.LabCost != nil && p.LabCost.LabBound, LabShare: labCostShare(p.LabCost),
+		LabOnClientHost: p.LabCost != nil && p.LabCost.Host != "",
 	})
 	if split && cores.Separate() {
 		p.BottleneckWhy += fmt.Sprintf("; client side: %s, the busiest of %d client hosts", busiest.Host, len(p.Clients))
@@ -262,9 +273,19 @@ func (c LoadCell) port(e *Env) int {
 	return c.Port
 }
 
-// labShare is the lab's own share of the machine, 0 without a lab cost.
-func labShare(c *result.LabCost) float64 {
+// labCostShare is the share of its machine the lab's delay line took, 0 without one.
+func labCostShare(c *result.LabCost) float64 {
 	if c == nil {
+		return 0
+	}
+	return c.MachineShare
+}
+
+// labShare is the lab's own share of the machine whose CPU the point's profile counts: 0
+// without a delay line, or where it ran on a client host of its own (real hosts: the
+// machine counted is the server's).
+func labShare(c *result.LabCost) float64 {
+	if c == nil || c.Host != "" {
 		return 0
 	}
 	return c.MachineShare

@@ -34,6 +34,9 @@ type Session struct {
 	NoWait   bool   // fail instead of waiting when another measurement holds the machine
 	// Open builds the machines the study runs on; nil is a fresh namespace lab.
 	Open Opener
+	// Margin is what the run's verdicts are judged with, recorded in its spec (zero: the
+	// default).
+	Margin result.Margin
 	// Proc is this machine's /proc (its zero value is): the load average, and the lab's.
 	Proc procfs.FS
 	// Metrics gets each point's seconds while it is measured (--metrics-listen); nil = none.
@@ -58,6 +61,11 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 	}
 	run = &result.Run{Schema: result.Schema, Tool: "wirelab", Study: st.Name(),
 		Started: time.Now().UTC(), Spec: needs.Spec, Notes: needs.Notes}
+	margin := s.Margin
+	if margin.Value <= 0 {
+		margin = result.DefaultMargin()
+	}
+	run.Spec.Margin = &margin
 	// One measurement at a time: the machine lock is held from before the lab is built
 	// until after it is torn down (deferred first, released last); the lab records this
 	// process as its owner. A first Ctrl-C stops the wait.
@@ -80,7 +88,8 @@ func (s *Session) Run(soft, hard context.Context, st Study) (run *result.Run, er
 		s.Logger.Warn("name the lab in the machine lock", "err", err)
 	}
 	e := &Env{Backend: b, Logger: s.Logger, Self: s.Self, Run: run, Far: needs.Hosts[0], Cond: needs.Condition,
-		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b), publish: s.Metrics}
+		checkWire: needs.CheckWire, progress: s.Progress, started: time.Now(), Hosts: hostsOf(b), Proc: s.Proc,
+		publish: s.Metrics}
 	e.Cores = result.HostCores(e.Hosts)
 	defer func() {
 		if s.OutDir != "" { // before Down removes them with the backend's directories
@@ -170,8 +179,13 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 		if err := e.shapeFor(hard, c); err != nil {
 			return err
 		}
+		before, err := e.wireBefore(hard, i)
+		if err != nil {
+			return err
+		}
 		e.Progressf("point %d%s: %s (%s) ETA %s", i, total(st), c.Label(), e.Cond, eta(st, spent, expected))
 		t0 := time.Now()
+		e.drove = nil
 		p, err := st.Measure(hard, e, c)
 		if err != nil {
 			if hard.Err() != nil {
@@ -180,6 +194,9 @@ func (s *Session) points(soft, hard context.Context, e *Env, st Study) error {
 			}
 			p.Failed, p.FailReason = true, err.Error()
 			s.Logger.Warn("point failed", "point", c.Label(), "err", err)
+		}
+		if hard.Err() == nil {
+			e.wireAfter(hard, before, &p)
 		}
 		spent, expected = spent+time.Since(t0), expected+c.Expected()
 		run.Points = append(run.Points, p)

@@ -1,10 +1,15 @@
 package tunnel
 
-import "fmt"
+import (
+	"fmt"
 
-// The tunnel's targets, in one place: `wirelab tunnel goals` prints them, the replication
-// study's headlines judge its runs against them, scripts/bench-tunnel.sh reads its
-// thresholds from that output, and docs/tunnel.md quotes the rows (a test holds it to them).
+	"github.com/wirelab/wirelab/internal/stats"
+)
+
+// The tunnel's targets, in one place: `wirelab tunnel goals` prints them, Goal.Judge reads
+// every measurement of them (the bench's rounds, the replication study's points) with the
+// replication study's interval rule, and docs/tunnel.md and README.md quote the rows and
+// the verdicts (a test holds them to goals.go and to docs/bench/tunnel-goals.json).
 const (
 	// GoalOverSocat: unshaped, TPS through the tunnel ÷ through two socat hops, at 2 and at
 	// 32 threads: a WAN channel must not cost a LAN user more than the plainest relay.
@@ -41,6 +46,27 @@ func Goals() []Goal {
 		{"replication-wire", "wire bytes per query at equal load, tunnel ÷ native, no rate cap, 250 ms", false, GoalReplicationWire, "×", "wirelab study replication --quick"},
 		{"replication-p99-lag", "tunnel p99 replication lag at a sustainable load, over the RTT", false, GoalReplicationP99SlackS, " s", "wirelab study replication --quick"},
 	}
+}
+
+// GoalByKey is the goal named key, false when there is none.
+func GoalByKey(key string) (Goal, bool) {
+	for _, g := range Goals() {
+		if g.Key == key {
+			return g, true
+		}
+	}
+	return Goal{}, false
+}
+
+// verdict reads the range [lo, hi] a figure lies in against the goal, by the rule every
+// goal of wirelab is judged with (stats.AtLeast, stats.AtMost): met when the whole range
+// clears it, missed when the whole range falls short, not shown otherwise or without a
+// range.
+func (g Goal) verdict(lo, hi float64, bounded bool) stats.GoalVerdict {
+	if g.AtLeast {
+		return stats.AtLeast(lo, hi, g.Value, bounded)
+	}
+	return stats.AtMost(lo, hi, g.Value, bounded)
 }
 
 // Bound is the goal's threshold with its comparison, "≥ 2.5×".

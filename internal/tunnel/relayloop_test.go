@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/nstest"
 )
 
 // TestRelayLoop: on Linux a mux link over TCP moves its bytes on the relay loop, with and
@@ -197,7 +199,7 @@ func TestRelayLoopTLSBufferedFrame(t *testing.T) {
 func TestRelayLoopLinkCPUs(t *testing.T) {
 	allowed := cpusAllowed(t, "/proc/self/status")
 	if len(allowed) < 2 {
-		t.Skipf("this process may use %d CPU: nothing to spread over", len(allowed))
+		nstest.Unavailable(t, "this process may use %d CPU: nothing to spread over", len(allowed))
 	}
 	for _, tc := range []struct {
 		cpus       LinkCPUs

@@ -43,7 +43,7 @@ func BenchmarkSSHReplicationVsLab(b *testing.B) {
 				}
 			}
 			r := map[float64]float64{}
-			for _, w := range result.WireVsNative(run.Points) {
+			for _, w := range result.WireVsNative(run.Points, result.MarginOf(&run).Stats()) {
 				r[w.Load] = w.Ratio.Ratio
 			}
 			ratios[where] = append(ratios[where], r)

@@ -103,13 +103,22 @@ func twoClients(t *testing.T, server, client1, client2 string) (*nstest.SSHStar,
 	skipUnlessRoot(t)
 	nstest.SkipUnlessSSHD(t)
 	s := nstest.NewSSHStar(t, server, client1, client2)
+	file, wl := starInventory(t, s)
+	return s, file, wl
+}
+
+// starInventory writes the inventory of a star of two client hosts, app1 and app2, and a
+// server, db; wl runs wirelab on the first client host, as a user would, and the test's
+// cleanup runs `down --hosts` with it.
+func starInventory(t *testing.T, s *nstest.SSHStar) (string, func(args ...string) *exec.Cmd) {
+	t.Helper()
 	inv := fmt.Sprintf(`known_hosts: %s
 defaults: {user: root, port: 22, key: %s}
 hosts:
   - {name: app1, role: client, address: %s, nic: %s}
   - {name: app2, role: client, address: %s, nic: %s}
   - {name: db, role: server, address: %s, server: {start: mariadb}}
-`, s.KnownHosts, s.Key, s.ClientAddr[0], nstest.ClientNIC(0), s.ClientAddr[1], nstest.ClientNIC(1), s.ServerAddr)
+`, s.KnownHosts, s.Key, s.ClientAddr[0], s.NICs[0], s.ClientAddr[1], s.NICs[1], s.ServerAddr)
 	file := filepath.Join(s.Dir, "hosts.yaml")
 	if err := os.WriteFile(file, []byte(inv), 0o600); err != nil {
 		t.Fatal(err)
@@ -121,7 +130,7 @@ hosts:
 		return cmd
 	}
 	t.Cleanup(func() { _ = wl("down", "--hosts", file).Run() })
-	return s, file, wl
+	return file, wl
 }
 
 // assertStarClean is assertClean for a star's hosts.
@@ -129,7 +138,7 @@ func assertStarClean(t *testing.T, s *nstest.SSHStar, before []string) {
 	t.Helper()
 	var cs []clientNIC
 	for i, ns := range s.ClientNS {
-		cs = append(cs, clientNIC{ns, nstest.ClientNIC(i)})
+		cs = append(cs, clientNIC{ns, s.NICs[i]})
 	}
 	assertClean(t, cs, append([]string{s.ServerNS}, s.ClientNS...), before)
 }

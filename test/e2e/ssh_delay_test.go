@@ -86,6 +86,11 @@ func TestSSHDelayLineWithoutNetem(t *testing.T) {
 	if pt.LinkDelayMs != 10 {
 		t.Errorf("link_delay_ms %g, want 10 (one way)", pt.LinkDelayMs)
 	}
+	// The client's delay line is costed as the lab's is, read on the client over SSH and
+	// weighed against the client host's own cores.
+	if c := pt.LabCost; queued > 0 && (c == nil || c.Host != "app" || c.DelayLinePackets == 0 || c.DelayLineCPUS <= 0 || c.Cores == 0) {
+		t.Errorf("lab cost %+v, want the delay line of client app with its packets, CPU and cores", c)
+	}
 	assertHostsClean(t, p, before)
 	if b, err := inClient(p, t.TempDir(), "down", "--hosts", inv).CombinedOutput(); err != nil {
 		t.Fatalf("down --hosts: %v\n%s", err, b)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package tunnel
-
-const raceEnabled = false
