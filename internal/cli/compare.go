@@ -25,16 +25,10 @@ func cmdCompare(p *Process, args []string) error {
 			"wirelab compare --format md runs/20mbit runs/20mbit-compression > compare.md")
 	format := fs.String("format", string(compare.Text), "text (an aligned table), md, html or json")
 	margin := fs.String("margin", "5%", "smallest change called, as a percentage (0% to 99%): the run-to-run spread of a point")
-	var dirs []string
 	// Flags may come before, between or after the directories.
-	for rest := args; ; {
-		if err := parseFlags(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs, rest = append(dirs, fs.Arg(0)), fs.Args()[1:]
+	dirs, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	f, err := compare.ParseFormat(*format)
 	if err != nil {
