@@ -2,6 +2,7 @@ package replaystudy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -42,23 +43,10 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, cell study.Cell) (res
 	if err != nil {
 		return p, err
 	}
-	var mu sync.Mutex
-	var pid int
-	srv := e.Servers[0]
-	sides := study.Sides{DriverHost: lab.Client,
-		Server: func() []int { return append(srv.Pids(), helperPids(e, "tunnel-exit")...) },
-		Client: func() []int {
-			mu.Lock()
-			defer mu.Unlock()
-			pids := helperPids(e, "tunnel-entry")
-			if pid != 0 {
-				pids = append(pids, pid)
-			}
-			return pids
-		}}
-	o.OnStart = func(n int) { mu.Lock(); pid = n; mu.Unlock() }
+	sides, onStart := replaySides(e)
+	o.OnStart = onStart
 	var sum *replay.Summary
-	_, err = study.MeasurePaced(ctx, e, &p, sides, func(ctx context.Context) (*study.Load, time.Duration, error) {
+	tot, err := study.MeasurePaced(ctx, e, &p, sides, func(ctx context.Context) (*study.Load, time.Duration, error) {
 		var ld *study.Load
 		var rerr error
 		sum, ld, rerr = runReplay(ctx, o)
@@ -74,21 +62,51 @@ func (s *Study) Measure(ctx context.Context, e *study.Env, cell study.Cell) (res
 		return p, err
 	}
 	fillPoint(&p, sum, s.o)
-	p.Replay.ResetS, p.Replay.SessionsFile = resetS, c.sessionsFile()
+	p.Replay.ResetS = resetS
+	p.Replay.WireBytesUp, p.Replay.WireBytesDown = int64(tot.UpBytes), int64(tot.DownBytes)
+	if o.SessionsFile != "" {
+		p.Replay.SessionsFile = filepath.Base(o.SessionsFile)
+	}
+	return p, s.complete(ctx, &p, sum, err)
+}
+
+// replaySides are whose CPU is whose during a replay: the server (with the tunnel's exit)
+// and the replayer, once onStart has its pid (with the tunnel's entry).
+func replaySides(e *study.Env) (study.Sides, func(pid int)) {
+	var mu sync.Mutex
+	var pid int
+	srv := e.Servers[0]
+	return study.Sides{DriverHost: lab.Client,
+			Server: func() []int { return append(srv.Pids(), helperPids(e, "tunnel-exit")...) },
+			Client: func() []int {
+				mu.Lock()
+				defer mu.Unlock()
+				pids := helperPids(e, "tunnel-entry")
+				if pid != 0 {
+					pids = append(pids, pid)
+				}
+				return pids
+			}},
+		func(n int) { mu.Lock(); pid = n; mu.Unlock() }
+}
+
+// complete records the tables' checksums when asked and says whether the point failed:
+// the replay's own error, or no statement replayed.
+func (s *Study) complete(ctx context.Context, p *result.Point, sum *replay.Summary, err error) error {
 	if s.o.Checksums {
 		sums, cerr := s.data.checksums(ctx)
 		if cerr != nil {
-			return p, fmt.Errorf("checksums after the replay: %w", cerr)
+			return errors.Join(err, fmt.Errorf("checksums after the replay: %w", cerr))
 		}
 		p.Replay.Checksums = sums
 	}
 	if err != nil {
-		return p, err
+		return err
 	}
 	if sum.Statements == 0 {
-		return p, fmt.Errorf("no statement was replayed: %s", orText(sum.Stopped, "every session failed to connect"))
+		return fmt.Errorf("no statement was replayed: %s", orText(sum.Stopped, "every session failed to connect"))
 	}
-	return p, nil
+	return nil
 }
 
 func orText(s, def string) string {
@@ -141,13 +159,16 @@ func (s *Study) replayOptions(e *study.Env, c Cell) (replay.Options, error) {
 	if !l.Local() {
 		return replay.Options{}, fmt.Errorf("replay: the client host does not share this machine's files (the log, the sessions file)")
 	}
-	out, err := filepath.Abs(s.o.OutDir)
-	if err != nil {
-		return replay.Options{}, err
+	o := replay.Options{Log: s.o.Log.Path, Format: s.o.Log.Format, Target: t, Speed: s.o.Speed, For: s.o.For,
+		SkipBadLines: s.o.SkipBadLines, Binary: e.Self, Launcher: l, Logger: e.Logger}
+	if s.o.OutDir != "" {
+		out, err := filepath.Abs(s.o.OutDir)
+		if err != nil {
+			return o, err
+		}
+		o.SessionsFile = filepath.Join(out, c.sessionsFile())
 	}
-	return replay.Options{Log: s.o.Log.Path, Format: s.o.Log.Format, Target: t, Speed: s.o.Speed, For: s.o.For,
-		SkipBadLines: s.o.SkipBadLines, SessionsFile: filepath.Join(out, c.sessionsFile()),
-		Binary: e.Self, Launcher: l, Logger: e.Logger}, nil
+	return o, nil
 }
 
 // helperPids are the pids of the backend's helpers with these names (the tunnel's ends),

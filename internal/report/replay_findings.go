@@ -162,9 +162,9 @@ func seriesFindings(pts []result.Point) []string {
 			continue
 		}
 		d := slices.MaxFunc(ds, func(a, b result.SeriesDelta) int { return cmpF(a.DelayMs, b.DelayMs) })
-		bytes := "saves " + pct(d.BytesSaved) + " of the bytes"
+		bytes := "saves " + pct(d.BytesSaved) + " of " + base + "'s bytes on the wire"
 		if d.BytesSaved < 0 {
-			bytes = "sends " + pct(-d.BytesSaved) + " more bytes"
+			bytes = "sends " + pct(-d.BytesSaved) + " more bytes on the wire than " + base
 		}
 		ms := "costs " + num(d.DeltaMs) + " ms"
 		if d.DeltaMs < 0 {
@@ -174,16 +174,17 @@ func seriesFindings(pts []result.Point) []string {
 		if manyRates(pts) {
 			w = link.FormatRate(d.RateBps) + ", " + w
 		}
-		out = append(out, fmt.Sprintf("%s %s than %s and %s a transaction at %s (median %s ms against %s ms)",
-			s, bytes, base, ms, w, num(d.TxnP50Ms), num(d.BaseTxnP50Ms)))
+		out = append(out, fmt.Sprintf("%s %s and %s a transaction at %s (median %s ms against %s ms)",
+			s, bytes, ms, w, num(d.TxnP50Ms), num(d.BaseTxnP50Ms)))
 	}
 	return out
 }
 
-// replayErrorFindings say, per point with errors, how many statements failed and of
-// which kinds: a rejected statement is counted, never a crash.
+// replayErrorFindings say how many statements failed and of which kinds, once for the
+// points that failed alike: a rejected statement is counted, never a crash.
 func replayErrorFindings(pts []result.Point) []string {
-	var out []string
+	var order []string
+	at := map[string][]string{}
 	for _, p := range pts {
 		r := p.Replay
 		if r == nil || r.Errors() == 0 {
@@ -193,8 +194,19 @@ func replayErrorFindings(pts []result.Point) []string {
 		for _, e := range r.ErrorsByKind {
 			kinds = append(kinds, fmt.Sprintf("%s %d", e.Kind, e.Count))
 		}
-		out = append(out, fmt.Sprintf("%s at %s: %d of %d statements failed (%s); the first messages are under the tables",
-			p.Series, wireWords(p, true), r.Errors(), r.Statements, strings.Join(kinds, ", ")))
+		what := fmt.Sprintf("%d of %d statements failed (%s)", r.Errors(), r.Statements, strings.Join(kinds, ", "))
+		if _, ok := at[what]; !ok {
+			order = append(order, what)
+		}
+		at[what] = append(at[what], fmt.Sprintf("%s at %s", p.Series, wireWords(p, true)))
+	}
+	var out []string
+	for _, what := range order {
+		where := strings.Join(at[what], "; ")
+		if len(at[what]) == len(pts) && len(pts) > 1 {
+			where = "every point"
+		}
+		out = append(out, fmt.Sprintf("%s: %s; the first messages are under the tables", where, what))
 	}
 	return out
 }

@@ -66,6 +66,12 @@ type ReplayStats struct {
 	Shapes    []ReplayShape `json:"shapes,omitempty"`
 	ShapesCut bool          `json:"shapes_cut,omitempty"`
 
+	// WireBytesUp and WireBytesDown are what crossed the shaped wire each way during the
+	// whole replay (frames, as the wire host counts them: what a tunnel or compression
+	// sent, headers included).
+	WireBytesUp   int64 `json:"wire_bytes_up"`
+	WireBytesDown int64 `json:"wire_bytes_down"`
+
 	WallS float64 `json:"wall_s"` // the replay's wall time
 	// BehindMaxS and BehindP95S are how late statements started against the log's
 	// schedule (scaled by the speed): the replayer's own lag, not the server's.
@@ -137,13 +143,17 @@ type TableChecksum struct {
 	Checksum string `json:"checksum"`
 }
 
-// ProtocolBytes are the bytes the replay's statements and connects sent and received.
-func (r *ReplayStats) ProtocolBytes() (out, in int64) {
-	out, in = r.ConnectBytesOut, r.ConnectBytesIn
-	for _, k := range r.Kinds {
-		out, in = out+k.BytesOut, in+k.BytesIn
+// WireBytes are the bytes the replay put on the wire, both ways: the wire host's count,
+// else (a file without it) the protocol's, the statements' and the connects'.
+func (r *ReplayStats) WireBytes() int64 {
+	if n := r.WireBytesUp + r.WireBytesDown; n > 0 {
+		return n
 	}
-	return out, in
+	n := r.ConnectBytesOut + r.ConnectBytesIn
+	for _, k := range r.Kinds {
+		n += k.BytesOut + k.BytesIn
+	}
+	return n
 }
 
 // Errors is every statement error of the point.
@@ -261,8 +271,8 @@ type SeriesDelta struct {
 	Series, Base string
 	RateBps      int64
 	DelayMs      float64
-	// BytesSaved is the share of the base's bytes (both directions, statements and
-	// connects) the series did not send; negative when it sent more.
+	// BytesSaved is the share of the base's bytes on the wire (both ways, the whole
+	// replay: WireBytes) the series did not send; negative when it sent more.
 	BytesSaved float64
 	// TxnP50Ms and BaseTxnP50Ms are the median transactions; DeltaMs is the series' less
 	// the base's (negative: faster).
@@ -282,12 +292,10 @@ func SeriesDeltas(pts []Point, series, base string) []SeriesDelta {
 		if !ok {
 			continue
 		}
-		so, si := s.Replay.ProtocolBytes()
-		bo, bi := b.Replay.ProtocolBytes()
 		d := SeriesDelta{Series: series, Base: base, RateBps: b.LinkRateBps, DelayMs: b.LinkDelayMs,
 			TxnP50Ms: s.Replay.TxnLatP50Ms, BaseTxnP50Ms: b.Replay.TxnLatP50Ms, DeltaMs: s.Replay.TxnLatP50Ms - b.Replay.TxnLatP50Ms}
-		if bo+bi > 0 {
-			d.BytesSaved = 1 - float64(so+si)/float64(bo+bi)
+		if bb := b.Replay.WireBytes(); bb > 0 {
+			d.BytesSaved = 1 - float64(s.Replay.WireBytes())/float64(bb)
 		}
 		out = append(out, d)
 	}
