@@ -29,19 +29,14 @@ func wall(s *replay.Summary) time.Duration { return time.Duration(s.WallS * floa
 
 // fillPoint puts a replay's own figures in p, whose series, means and verdict
 // MeasurePaced filled: the statements' latency in the point's latency fields, errors,
-// and everything else in p.Replay. A replay at the log's pace keeps no per-transaction
-// profile (its sessions wait the captured think time: not a closed loop); at --speed max
-// the profile's round trips and latency are the protocol's per transaction.
+// and everything else in p.Replay. A replay's point keeps no per-transaction profile:
+// its sessions start, idle and end as captured, not a fixed number of closed loops the
+// queueing model could take (result.NoProfileWhy).
 func fillPoint(p *result.Point, s *replay.Summary, o Options) {
 	p.SetLatency(s.Statement.Histogram, s.Statement.MaxMs)
 	p.LatAvgMs, p.Errors = s.Statement.AvgMs, s.Errors
 	p.Replay = statsOf(s, o)
-	switch {
-	case o.Speed != replay.SpeedMax:
-		p.Profile = nil
-	case p.Profile != nil:
-		p.Profile.RoundTrips, p.Profile.LatAvgMs = s.RoundTrips.PerTransaction, s.Transaction.AvgMs
-	}
+	p.Profile = nil
 }
 
 // statsOf is a replay's summary as results.json keeps it.

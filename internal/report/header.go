@@ -68,8 +68,8 @@ func envTable(r *result.Run) Table {
 	e, s := r.Environment, r.Spec
 	rows := machineRows(e)
 	rows = append(rows, serverRows(e)...)
-	// The load driver that ran: a pgbench run records no sysbench version.
-	if e.SysbenchVersion != "" || e.PgbenchVersion == "" {
+	// The load driver that ran: a pgbench run, and a replay onto a dump, record no sysbench version.
+	if e.SysbenchVersion != "" || (e.PgbenchVersion == "" && s.Driver != "replay") {
 		rows = append(rows, []string{"sysbench", orDash(e.SysbenchVersion)})
 	}
 	if e.PgbenchVersion != "" {

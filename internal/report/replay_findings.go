@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -11,6 +12,10 @@ import (
 
 // basePlain is the series the others are set against: the one with nothing on the wire.
 const basePlain = "plain"
+
+// histogramGrain is how far apart two percentiles read from the latency histogram may be
+// and still be the same: its buckets are within ±0.9% of their value.
+const histogramGrain = 0.01
 
 // topShapes is how many statement shapes the shape finding and table name.
 const topShapes = 10
@@ -167,7 +172,10 @@ func seriesFindings(pts []result.Point) []string {
 			bytes = "sends " + pct(-d.BytesSaved) + " more bytes on the wire than " + base
 		}
 		ms := "costs " + num(d.DeltaMs) + " ms"
-		if d.DeltaMs < 0 {
+		switch {
+		case math.Abs(d.DeltaMs) <= histogramGrain*d.BaseTxnP50Ms:
+			ms = "costs nothing measurable (the latency histogram's 1%)"
+		case d.DeltaMs < 0:
 			ms = "saves " + num(-d.DeltaMs) + " ms"
 		}
 		w := rttText(link.RTTMs(d.DelayMs)) + " ms RTT"

@@ -14,7 +14,8 @@ import (
 // what the replayer itself cost. The point's own fields hold the rest: QPS is statements
 // per second, TPS transactions per second, lat_p50_ms/lat_p95_ms/lat_p99_ms/lat_avg_ms
 // and lat_histogram the statements' latency, errors the statements that failed, threads
-// the log's sessions; wire bytes, CPU, the verdict and the lab's cost as in any point.
+// the log's sessions; wire bytes, CPU, the verdict and the lab's cost as in any point, and
+// no per-transaction profile (NoProfileWhy).
 type ReplayStats struct {
 	Log    string `json:"log"`    // the replayed log's path
 	Format string `json:"format"` // mysql-general, mysql-slow, pg-stderr, pg-csv
@@ -91,10 +92,6 @@ type ReplayStats struct {
 	// its statements, transactions, round trips, connects and time.
 	SessionsFile string `json:"sessions_file,omitempty"`
 }
-
-// ReplaySpeedMax is ReplayStats.Speed of a replay that waits no think time: its sessions
-// are closed loops, so its points carry a per-transaction profile.
-const ReplaySpeedMax = "max"
 
 // ReplayShapeCap is how many statement shapes a point keeps.
 const ReplayShapeCap = 100

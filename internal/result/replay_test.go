@@ -64,11 +64,11 @@ func TestSeriesDeltas(t *testing.T) {
 	}
 }
 
-func TestNoProfileWhyOfAPacedReplay(t *testing.T) {
+func TestNoProfileWhyOfAReplay(t *testing.T) {
 	p := replayPoint("plain", 0, 1000, 3, nil)
-	p.Replay.Speed, p.TPS = "1", 5
+	p.TPS = 5
 	why, rerun := NoProfileWhy(&Run{Schema: Schema}, []Point{p})
-	if rerun || !strings.Contains(why, "--speed max") {
+	if rerun || !strings.Contains(why, "a replay's sessions are not a fixed number of clients") {
 		t.Errorf("%q %v", why, rerun)
 	}
 }
