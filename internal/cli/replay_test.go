@@ -49,17 +49,7 @@ func TestReplayBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			p, _, errb, f := testProcess(t, true)
-			code := Main(append([]string{"replay", "--out", t.TempDir()}, c.args...), p)
-			if code != 2 {
-				t.Errorf("exit %d, want 2 (usage); stderr: %s", code, errb)
-			}
-			if !strings.Contains(errb.String(), c.want) {
-				t.Errorf("stderr %q does not name %q", errb.String(), c.want)
-			}
-			if len(f.Calls) > 0 {
-				t.Errorf("bad input ran commands: %v", f.Calls)
-			}
+			assertUsage(t, append([]string{"replay", "--out", t.TempDir()}, c.args...), c.want)
 		})
 	}
 }
