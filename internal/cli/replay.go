@@ -107,7 +107,14 @@ func (f *replayFlags) options(p *Process, logs []string) (replaystudy.Options, e
 		return o, &UsageError{err}
 	}
 	fmt.Fprintf(p.Stderr, "replay: reading %s once to check it\n", logs[0])
-	log, err := replaystudy.CheckLog(context.Background(), logs[0], checks)
+	// A long log takes a while to read: Ctrl-C stops the reading.
+	ctx, stop := untilInterrupt(p)
+	log, err := replaystudy.CheckLog(ctx, logs[0], checks)
+	interrupted := ctx.Err() != nil
+	stop()
+	if interrupted {
+		return o, fmt.Errorf("replay: interrupted while reading %s; nothing was built", logs[0])
+	}
 	if err != nil {
 		return o, &UsageError{err}
 	}
