@@ -108,6 +108,7 @@ func commands() map[string]command {
 		"down":      {summary: "remove everything a lab made (also after kill -9)", run: cmdDown},
 		"run":       {summary: "up + one series over thread counts + down, with a report", run: cmdRun},
 		"study":     {summary: "run a study: bandwidth, transport, replication, sync", run: cmdStudy},
+		"replay":    {summary: "replay a captured query log across the wire (a sweep of links and series), with a report", run: cmdReplay},
 		"link":      {summary: "change (set) or measure (check) the wire of a running lab", run: cmdLink},
 		"tunnel":    {summary: "WAN channel: entry, exit, certs", run: cmdTunnel},
 		"report":    {summary: "re-render a report from results.json", run: cmdReport},
@@ -261,6 +262,21 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return &UsageError{err}
 	}
 	return nil
+}
+
+// parseWithArgs parses args whose flags may come before, between or after the command's
+// arguments (Go's flag package stops at the first argument), and returns the arguments.
+func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var out []string
+	for rest := args; ; {
+		if err := parseFlags(fs, rest); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return out, nil
+		}
+		out, rest = append(out, fs.Arg(0)), fs.Args()[1:]
+	}
 }
 
 // interruptContexts returns two contexts: soft is cancelled on the first interrupt (finish

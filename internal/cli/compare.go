@@ -27,16 +27,10 @@ func cmdCompare(p *Process, args []string) error {
 			"wirelab compare --format md runs/20mbit runs/20mbit-compression > compare.md")
 	format := fs.String("format", string(compare.Text), "text (an aligned table), md, html or json")
 	margin := addMarginFlag(fs, "the one the first run was judged with, recorded in its results.json; 5% for older files")
-	var dirs []string
 	// Flags may come before, between or after the directories.
-	for rest := args; ; {
-		if err := parseFlags(fs, rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs, rest = append(dirs, fs.Arg(0)), fs.Args()[1:]
+	dirs, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
 	}
 	f, err := compare.ParseFormat(*format)
 	if err != nil {

@@ -32,6 +32,18 @@ var fixtures = []struct {
 		"replication-max-load-search", "replication-lag-time-max-load", "replication-bandwidth"}},
 	{"sync", syncFixture, []string{"sync-commit", "sync-tps"}},
 	{"calibrate", calibrateFixture, nil},
+	{"replay", replayFixture, []string{"replay-txn"}},
+}
+
+// replayFixture is a real `wirelab replay` of a captured sysbench general log (MariaDB,
+// 4 sessions, 204 statements) onto a dump of its tables, plain and compressed at 0 and
+// 20 ms RTT, --speed max, --checksums, on a 2-core box shared with other work.
+func replayFixture() *result.Run {
+	r, err := result.ReadFile(filepath.Join("testdata", "replay-results.json"))
+	if err != nil {
+		panic(err)
+	}
+	return r
 }
 
 // syncFixture is a real `study sync` (MariaDB, async and both semi-sync wait points at 0

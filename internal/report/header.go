@@ -67,8 +67,8 @@ func envTable(r *result.Run) Table {
 	e, s := r.Environment, r.Spec
 	rows := machineRows(e)
 	rows = append(rows, serverRows(e)...)
-	// The load driver that ran: a pgbench run records no sysbench version.
-	if e.SysbenchVersion != "" || e.PgbenchVersion == "" {
+	// The load driver that ran: a pgbench run, and a replay onto a dump, record no sysbench version.
+	if e.SysbenchVersion != "" || (e.PgbenchVersion == "" && s.Driver != "replay") {
 		rows = append(rows, []string{"sysbench", orDash(e.SysbenchVersion)})
 	}
 	if e.PgbenchVersion != "" {
@@ -93,12 +93,15 @@ func envTable(r *result.Run) Table {
 	if row, ok := labCostRow(r.Points); ok {
 		rows = append(rows, row)
 	}
+	if row, ok := replayerCostRow(r); ok {
+		rows = append(rows, row)
+	}
 	if e.Machine != nil {
 		rows = append(rows, []string{"machine", machineText(e.Machine)})
 	}
-	conns := "threads"
-	if s.Driver == "pgbench" {
-		conns = "clients"
+	conns := map[string]string{"pgbench": "clients", "replay": "sessions"}[s.Driver]
+	if conns == "" {
+		conns = "threads"
 	}
 	rows = append(rows,
 		[]string{"workload", orDash(s.Workload)},
@@ -219,7 +222,12 @@ func pointCheck(p result.Point) string {
 }
 
 func durationText(s result.Spec) string {
-	if s.WarmupS <= 0 {
+	switch {
+	case s.Driver == "replay" && s.DurationS == 0:
+		return "the whole log per point"
+	case s.Driver == "replay":
+		return fmt.Sprintf("at most %gs per point (--for)", s.DurationS)
+	case s.WarmupS <= 0:
 		return fmt.Sprintf("%gs per point, no warm-up", s.DurationS)
 	}
 	return fmt.Sprintf("%gs per point (first %gs warm-up, dropped)", s.DurationS, s.WarmupS)

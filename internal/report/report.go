@@ -19,7 +19,7 @@ type Section interface {
 }
 
 // sections is the explicit registry, in the order the report shows them.
-var sections = []Section{runSection{}, bandwidthSection{}, transportSection{}, replicationSection{}, syncSection{}, calibrateSection{}}
+var sections = []Section{runSection{}, bandwidthSection{}, transportSection{}, replicationSection{}, syncSection{}, calibrateSection{}, replaySection{}}
 
 // ErrNoPoints is returned when a run has no points to report.
 var ErrNoPoints = errors.New("no points to report")

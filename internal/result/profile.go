@@ -68,15 +68,20 @@ func NewProfile(p *Point, upPktsPerS, downPktsPerS, cpuMachine float64, cores in
 // measurement again with this version would record profiles. Each reason is the true
 // one, so that nobody is told to re-run what a re-run would not change.
 func NoProfileWhy(r *Run, pts []Point) (why string, rerunHelps bool) {
-	completed, replication := false, len(pts) > 0
+	completed, replication, replayed := false, len(pts) > 0, len(pts) > 0
 	for _, p := range pts {
 		if p.Profile != nil {
 			return "", false
 		}
 		completed = completed || (!p.Failed && p.TPS > 0)
 		replication = replication && p.Replication != nil
+		replayed = replayed && p.Replay != nil
 	}
 	switch {
+	case replayed:
+		return "a replay's sessions are not a fixed number of clients in a closed loop: they start, idle and end as captured, " +
+			"so the queueing model's one concurrency does not describe them, and its points carry no per-transaction profile " +
+			"(their round trips per transaction and per session are in results.json)", false
 	case replication:
 		return "the replication study drives a fixed rate of queries (an open loop): its throughput is the rate it was given, " +
 			"not what a transaction costs at a given concurrency, so its points carry no per-transaction profile", false

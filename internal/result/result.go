@@ -211,6 +211,8 @@ type Point struct {
 	Replication *ReplicationStats `json:"replication,omitempty"`
 	// Sync holds the sync study's figures (nil in other studies).
 	Sync *SyncStats `json:"sync,omitempty"`
+	// Replay holds a replay's own figures (`wirelab replay`; nil in other studies).
+	Replay *ReplayStats `json:"replay,omitempty"`
 	// Clients are the client hosts' own shares of a point loaded from several (one load
 	// driver per client host, concurrently); absent with one client. The fields above are
 	// their merge (ClientLoad).

@@ -25,8 +25,9 @@ func outside(needs Needs) *lab.Target {
 // lab: OutsideRouter), first a login from the client host: it proves the route there and
 // back (across the wire, through the server host and this machine) and that the server
 // lets the client's address in, before a point fails on it. Then the data set
-// (prepareExisting). The CLI refused a database that already had these tables, so the
-// ones dropped when the session ends (release) are wirelab's own.
+// (prepareExisting), unless the study loads its own (DriverNone). The CLI refused a
+// database that already had these tables, so the ones dropped when the session ends
+// (release) are wirelab's own.
 func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d DataSet) error {
 	e.release = append(e.release, x.Stop) // wirelab's connection; the server stays up
 	router, routed := e.Backend.(OutsideRouter)
@@ -35,6 +36,9 @@ func (s *Session) existing(ctx context.Context, e *Env, x *engine.External, d Da
 		if err := x.PingVia(ctx, router.DialFrom(lab.Client)); err != nil {
 			return fmt.Errorf("from the lab's client host %s (through the wire and this machine): %w", lab.HostAddr[lab.Client], err)
 		}
+	}
+	if d.Driver == DriverNone {
+		return nil // the study loads and removes its own data (Setup, Teardown)
 	}
 	tables := sysbench.TableNames(d.Tables)
 	// Registered before prepare: a prepare that fails half-way leaves tables too.

@@ -13,6 +13,9 @@ import (
 const (
 	DriverSysbench = "sysbench"
 	DriverPgbench  = "pgbench"
+	// DriverNone is a data set the Session does not prepare: the study loads its own in
+	// Setup (a replay's dump).
+	DriverNone = "none"
 )
 
 // Driver is a closed-loop load generator; one file per driver (sysbench.go, pgbench.go),
@@ -87,7 +90,7 @@ type Totals struct {
 // DataSet is the data set a closed-loop study's driver prepares once per lab: sysbench's
 // Tables × TableSize rows for Workload, or pgbench's tables at Scale.
 type DataSet struct {
-	Driver            string // DriverSysbench ("" too) or DriverPgbench
+	Driver            string // DriverSysbench ("" too), DriverPgbench or DriverNone
 	Workload          string
 	Tables, TableSize int
 	Scale             int // pgbench -i -s: 100000 pgbench_accounts rows per unit
@@ -95,6 +98,9 @@ type DataSet struct {
 
 // String is the data set as the Session's progress line names it.
 func (d DataSet) String() string {
+	if d.Driver == DriverNone {
+		return "no data set"
+	}
 	if d.Driver == DriverPgbench {
 		return fmt.Sprintf("pgbench scale %d (%d accounts)", d.Scale, d.Scale*100_000)
 	}

@@ -206,6 +206,17 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 	if p.LatAvgMs == 0 && p.TPS > 0 {
 		p.LatAvgMs = float64(c.Threads) / p.TPS * 1000
 	}
+	judge(p, avg, serverSeen, cores, links)
+	if p.TPS == 0 && p.Errors > 0 {
+		p.Failed, p.FailReason = true, fmt.Sprintf("no transaction completed, %d errors", p.Errors)
+	}
+}
+
+// judge gives a point whose series and means are filled (FillSeries, avg its other means)
+// its bottleneck verdict and, where the server's CPU was seen, its per-transaction
+// profile: the one place every point, closed loop or not, is judged. cores and links are
+// closedLoop's.
+func judge(p *result.Point, avg Averages, serverSeen bool, cores result.Cores, links int) {
 	rate := p.LinkRateBps * int64(max(links, 1)) // each client host's link has the rate
 	// Several client hosts (p.Clients): the client side is the busiest of them against its
 	// own cores, not their sum against all of theirs.
@@ -239,9 +250,6 @@ func closedLoop(p *result.Point, c LoadCell, ld *Load, samples []metrics.Sample,
 				p.Profile.ServerCores, p.Profile.ClientCores = cores.Server, cores.Client
 			}
 		}
-	}
-	if p.TPS == 0 && p.Errors > 0 {
-		p.Failed, p.FailReason = true, fmt.Sprintf("no transaction completed, %d errors", p.Errors)
 	}
 }
 

@@ -40,6 +40,9 @@ func Plan(ctx context.Context, b Backend, st Study, servers []engine.Server, not
 			x.DSN(), x.DSN().DB)
 		prepare = func() error { return prepareExisting(ctx, e, x, needs.Data) }
 	}
+	if needs.Data.Driver == DriverNone {
+		prepare = func() error { return nil } // the study's Setup loads its own
+	}
 	if err := prepare(); err != nil {
 		return fmt.Errorf("plan the data set: %w", err)
 	}

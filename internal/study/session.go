@@ -156,6 +156,9 @@ func (s *Session) servers(ctx context.Context, e *Env, needs Needs) error {
 		e.Servers = append(e.Servers, srv)
 	}
 	d, first, host := needs.Data, e.Servers[0].Conn(), needs.Servers[0].Host
+	if d.Driver == DriverNone {
+		return nil
+	}
 	e.Progressf("preparing %s in %s (%s)", d, host, first.Engine.Title())
 	if err := driverFor(d).Prepare(ctx, e, first, host); err != nil {
 		return fmt.Errorf("prepare data set: %w", err)
@@ -248,11 +251,15 @@ func environment(ctx context.Context, w WireState, c link.Condition, d DataSet, 
 		m = hosts[0]
 	}
 	env.CPUs, env.Kernel, env.CPUModel, env.MemoryBytes = m.Cores, m.Kernel, m.CPUModel, m.MemoryBytes
-	if d.Driver == DriverPgbench {
+	switch d.Driver {
+	case DriverNone: // no load driver of the study engine's ran
+	case DriverPgbench:
 		// Only the driver that ran is named: sysbench took no part.
 		env.PgbenchVersion, _ = pgbench.Version(ctx, "")
-	} else if v, err := sysbench.Version(ctx); err == nil {
-		env.SysbenchVersion = v
+	default:
+		if v, err := sysbench.Version(ctx); err == nil {
+			env.SysbenchVersion = v
+		}
 	}
 	return env
 }
