@@ -43,6 +43,10 @@ const (
 	comBinlogDumpGTID = 0x1e
 )
 
+// errBinlogEvent marks a binlog record that does not restore to whole events: it ends
+// its stream (mux.go's badEvent).
+var errBinlogEvent = fmt.Errorf("%w: binlog record", ErrCorrupt)
+
 // packetLen is the payload length in a MySQL packet header.
 func packetLen(h []byte) int { return int(h[0]) | int(h[1])<<8 | int(h[2])<<16 }
 
@@ -186,7 +190,7 @@ func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
 		size := binary.LittleEndian.Uint32(pkt[5+9 : 5+13])
 		n := 5 + int(size)
 		if n < binlogMinPacket || n > readSize || pkt[0]|pkt[1]|pkt[2] != 0 || pkt[4]&^binlogPosDerived != 0 {
-			return nil, fmt.Errorf("%w: binlog record: not a recoded event (size %d, header % x)", ErrCorrupt, size, pkt[:5])
+			return nil, fmt.Errorf("%w: not a recoded event (size %d, header % x)", errBinlogEvent, size, pkt[:5])
 		}
 		if len(pkt) < n {
 			break

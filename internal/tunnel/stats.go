@@ -48,6 +48,24 @@ type Stats struct {
 	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
 	Probe        ProbeStats
 	Mux          MuxStats
+	// *Faults are live counters, not a snapshot: every Stats of one end points at them.
+	*Faults
+}
+
+// Faults count malformed input from the WAN, each where it is caught. Each ends only the
+// connection it came on: a frame or record its WAN connection (one client's, or a mux link
+// with its streams), a binlog event its stream.
+type Faults struct {
+	// FrameCheckFailures: frames that failed their header, zstd or CRC32C check, and mux
+	// frames whose records do not parse or break the protocol (a record for a stream never
+	// opened, bytes past a stream's credit, an end frame on a link).
+	FrameCheckFailures atomic.Int64
+	// RecordTagFailures: a mux link's own AES-GCM records (records.go) that failed their
+	// header check or their tag.
+	RecordTagFailures atomic.Int64
+	// BinlogEventErrors: binlog records (binlog.go) that do not restore to events, and
+	// streams whose data record or fin came inside a cut binlog packet.
+	BinlogEventErrors atomic.Int64
 }
 
 // MuxStats describe the mux links of this end (zero without the mux).
@@ -82,7 +100,16 @@ func (s Stats) String() string {
 		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
 		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
 		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.Flush.Inline, s.AutoSwitches,
-		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent)) + s.Mux.String()
+		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent)) + s.Mux.String() + s.Faults.String()
+}
+
+// String is the faults part of the --stats line ("" for a Stats not taken from an end).
+func (f *Faults) String() string {
+	if f == nil {
+		return ""
+	}
+	return fmt.Sprintf(" | faults frame_check=%d record_tag=%d binlog_events=%d",
+		f.FrameCheckFailures.Load(), f.RecordTagFailures.Load(), f.BinlogEventErrors.Load())
 }
 
 // String is the mux part of the --stats line ("" without the mux).
@@ -126,6 +153,7 @@ func (d *dirCounters) load() DirStats {
 
 // counters are shared by all connections of a tunnel end.
 type counters struct {
+	Faults
 	conns, active, failed, corrupt atomic.Int64
 	send, recv                     dirCounters
 	flushSize, flushTimeout        atomic.Int64
@@ -163,7 +191,7 @@ func (c *counters) windowGranted(w int) {
 
 func (c *counters) snapshot(role Role) Stats {
 	return Stats{
-		Role: role, Conns: c.conns.Load(), ActiveConns: c.active.Load(), Failed: c.failed.Load(),
+		Faults: &c.Faults, Role: role, Conns: c.conns.Load(), ActiveConns: c.active.Load(), Failed: c.failed.Load(),
 		Corrupt: c.corrupt.Load(), Send: c.send.load(), Recv: c.recv.load(),
 		Flush: FlushStats{Size: c.flushSize.Load(), Timeout: c.flushTimeout.Load(), Idle: c.flushIdle.Load(),
 			Inline: c.flushInline.Load()},
