@@ -24,6 +24,9 @@ test: deps ## vet + gofmt check + unit tests + root integration tests (real kern
 	@# running side by side on 2 cores would measure each other.
 	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
+fuzz: ## every Go fuzz target in turn, 10 minutes in all (FUZZTIME=30s: that long each); stops at a failing input and says where it was written
+	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) bash scripts/fuzz.sh
+
 bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity tables
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(MAKE) bench-tunnel bench-link
@@ -46,4 +49,4 @@ bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimit
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-ssh bench-link bench-delay bench-model clean
+.PHONY: help deps build run test fuzz bench bench-tunnel bench-ssh bench-link bench-delay bench-model clean
