@@ -178,9 +178,12 @@ type binlogDecoder struct {
 }
 
 // decode restores the recoded packets in p (in place when no packet was cut before it)
-// and returns the whole packets; a cut one waits in part.
+// and returns the whole packets; a cut one waits in part. A packet that arrives in many
+// records is appended to part once per record, never copied again: a peer sending one
+// byte per record costs a copy of each byte, not of the whole packet so far each time.
 func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
-	if len(d.part) > 0 {
+	joined := len(d.part) > 0
+	if joined {
 		d.part = append(d.part, p...)
 		p, d.part = d.part, nil
 	}
@@ -209,7 +212,11 @@ func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
 		d.restored++
 		i += n
 	}
-	if i < len(p) {
+	switch {
+	case i == len(p):
+	case i == 0 && joined:
+		d.part = p // still the one cut packet; none of its buffer is handed out
+	default:
 		d.part = append(d.part[:0], p[i:]...)
 	}
 	return p[:i], nil

@@ -162,6 +162,29 @@ func TestBinlogDecodeRefusesNoise(t *testing.T) {
 	}
 }
 
+// TestBinlogDecodeCutPacketLinear: a packet arriving one byte per record is gathered by
+// appending each byte, not by copying what came before into a new buffer per record (a
+// peer could otherwise make the receiver copy a 32 KiB packet 32768 times).
+func TestBinlogDecodeCutPacketLinear(t *testing.T) {
+	body := bytes.Repeat([]byte{7}, readSize-binlogMinPacket)
+	pkt := mysqlPacket(nil, 1, append([]byte{0}, binlogEvent(30, 4, body)...))
+	if !(&binlogEncoder{}).recodePacket(pkt) {
+		t.Fatal("test packet does not recode")
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		var d binlogDecoder
+		for i := range pkt {
+			out, err := d.decode(pkt[i : i+1 : i+1])
+			if err != nil || (len(out) > 0) != (i == len(pkt)-1) {
+				t.Fatalf("byte %d of %d: %d bytes out, %v", i, len(pkt), len(out), err)
+			}
+		}
+	})
+	if allocs > 64 {
+		t.Fatalf("%.0f allocations to gather a %d-byte packet from one-byte records", allocs, len(pkt))
+	}
+}
+
 // TestDumpWatch: the watch finds COM_BINLOG_DUMP (and its GTID form) at a command's start,
 // however the bytes are cut, and not the same byte as a handshake packet's first (sequence
 // id 1) or inside a query.
