@@ -138,7 +138,7 @@ func TestMalformedEndsOnlyItsConnection(t *testing.T) {
 		name    string
 		tls     bool
 		hello   string
-		counter func(*Faults) *atomic.Int64
+		counter func(Stats) *atomic.Int64
 		// inject sends the malformed bytes; true when they end the whole connection.
 		inject func(r *rogue) (endsLink bool)
 	}{
@@ -199,13 +199,13 @@ func TestMalformedEndsOnlyItsConnection(t *testing.T) {
 			}
 			endsLink := tc.inject(r)
 
-			faults := exit.Stats().Faults
-			if got := waitCount(tc.counter(faults), 1); got != 1 {
-				t.Errorf("counter %d after one malformed input, want 1 (%s)", got, faults)
+			s := exit.Stats()
+			if got := waitCount(tc.counter(s), 1); got != 1 {
+				t.Errorf("counter %d after one malformed input, want 1 (%s)", got, s.Faults)
 			}
-			for _, c := range []func(*Faults) *atomic.Int64{frameChecks, recordTags, binlogEvents} {
-				if n := c(faults).Load(); n != 0 && c(faults) != tc.counter(faults) {
-					t.Errorf("another fault counter moved: %s", faults)
+			for _, c := range []func(Stats) *atomic.Int64{frameChecks, recordTags, binlogEvents} {
+				if n := c(s).Load(); n != 0 && c(s) != tc.counter(s) {
+					t.Errorf("another fault counter moved: %s", s.Faults)
 				}
 			}
 			if endsLink {
@@ -220,9 +220,10 @@ func TestMalformedEndsOnlyItsConnection(t *testing.T) {
 	}
 }
 
-func frameChecks(f *Faults) *atomic.Int64  { return &f.FrameCheckFailures }
-func recordTags(f *Faults) *atomic.Int64   { return &f.RecordTagFailures }
-func binlogEvents(f *Faults) *atomic.Int64 { return &f.BinlogEventErrors }
+// The counters as the metrics read them: fields of Stats, live.
+func frameChecks(s Stats) *atomic.Int64  { return &s.FrameCheckFailures }
+func recordTags(s Stats) *atomic.Int64   { return &s.RecordTagFailures }
+func binlogEvents(s Stats) *atomic.Int64 { return &s.BinlogEventErrors }
 
 // testTLS is a pair of mutual-TLS configs when on, none otherwise.
 func testTLS(t *testing.T, on bool) (entryTLS, exitTLS *tls.Config) {
