@@ -94,16 +94,13 @@ func captureDB(t *testing.T) *mariadb.Server {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	_, port, _ := net.SplitHostPort(freePort(t))
+	cfg := mariadb.Config{Dir: dir, BindAddress: "127.0.0.1", ServerID: 1, LogBin: true, BufferPool: "128M",
+		Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))}
+	cfg.Port, _ = strconv.Atoi(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	db, err := mariadb.Start(ctx, mariadb.Config{Dir: dir, BindAddress: "127.0.0.1", Port: port, ServerID: 1,
-		LogBin: true, BufferPool: "128M", Logger: slog.New(slog.NewTextHandler(testWriter{t}, nil))})
+	db, err := mariadb.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
