@@ -31,17 +31,25 @@ for t in "${targets[@]}"; do
 	# -fuzzminimizetime: Go minimizes each new input that widens coverage for up to 60s
 	# by default, out of the target's own time; on seeds of real traffic (kilobytes) that
 	# took nearly all of it (500 executions in 20s instead of ~100000). 1000 tries each.
-	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$each" -fuzzminimizetime 1000x \
+	if go test -run '^$' -fuzz "^$name\$" -fuzztime "$each" -fuzzminimizetime 1000x \
 		-parallel "$parallel" "$pkg" 2>&1 | tee "$log"; then
-		dir=$(go list -f '{{.Dir}}' "$pkg")
-		input=$(sed -n 's/.*Failing input written to \(testdata\/fuzz\/[^ ]*\).*/\1/p' "$log" | head -n 1)
-		if [[ -n $input ]]; then
-			echo "fuzz: $name failed; the failing input is ${dir#"$PWD"/}/$input" >&2
-			echo "fuzz: re-run it with: go test -run '$name/${input##*/}' $pkg" >&2
-		else
-			echo "fuzz: $name failed without writing an input (see its output above)" >&2
-		fi
+		continue
+	fi
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	input=$(sed -n 's/.*Failing input written to \(testdata\/fuzz\/[^ ]*\).*/\1/p' "$log" | head -n 1)
+	if [[ -n $input ]]; then
+		echo "fuzz: $name failed; the failing input is ${dir#"$PWD"/}/$input" >&2
+		echo "fuzz: re-run it with: go test -run '$name/${input##*/}' $pkg" >&2
 		exit 1
 	fi
+	# Go before 1.27 may end a run at its -fuzztime with a bare "context deadline
+	# exceeded" and no input when a busy machine delays a worker's stop
+	# (golang.org/issue/75804): not a finding. The target's corpus must still pass.
+	if grep -qx '    context deadline exceeded' "$log" && go test -count=1 -run "^$name\$" "$pkg"; then
+		echo "fuzz: $name: Go's fuzzing coordinator missed its own deadline (golang.org/issue/75804); no input failed, the corpus passes" >&2
+		continue
+	fi
+	echo "fuzz: $name failed without writing an input (see its output above)" >&2
+	exit 1
 done
 echo "fuzz: every target ran $each without a failure"

@@ -127,6 +127,52 @@ func waitCount(c *atomic.Int64, want int64) int64 {
 	return c.Load()
 }
 
+// malformedCase is a malformed input sent to a live exit over a rogue WAN connection.
+type malformedCase struct {
+	name    string
+	tls     bool
+	hello   string                    // preface or muxPreface
+	counter func(Stats) *atomic.Int64 // the one that counts it
+	// inject sends the malformed bytes; true when they end the whole connection.
+	inject func(r *rogue) (endsLink bool)
+}
+
+var malformedCases = []malformedCase{
+	{"frame checksum, client connection", false, preface, frameChecks, func(r *rogue) bool {
+		f := r.frame([]byte("a frame whose payload is flipped after its CRC"))
+		f[headerLen+3] ^= 0x08
+		r.write(f)
+		return true
+	}},
+	{"frame checksum, mux link", false, muxPreface, frameChecks, func(r *rogue) bool {
+		f := r.frame(r.data(1, []byte("a frame whose payload is flipped after its CRC")))
+		f[len(f)-1] ^= 0x01
+		r.write(f)
+		return true
+	}},
+	{"mux record kind", false, muxPreface, frameChecks, func(r *rogue) bool {
+		r.write(r.frame(appendRecord(nil, recKind(0x47), 1, 0)))
+		return true
+	}},
+	{"record tag", true, muxPreface, recordTags, func(r *rogue) bool {
+		rc := r.wan.(*recordConn)
+		rec := rc.appendRecord(nil, recordData, r.frame(r.data(1, []byte("sealed, then one tag bit flipped"))))
+		rec[len(rec)-1] ^= 0x01
+		if _, err := r.sock.Write(rec); err != nil {
+			r.t.Fatal(err)
+		}
+		return true
+	}},
+	{"binlog event", false, muxPreface, binlogEvents, func(r *rogue) bool {
+		junk := bytes.Repeat([]byte{0x41}, 40) // not a recoded event: its length is not zeroed
+		r.write(r.frame(append(appendRecord(nil, recBinlog, 1, len(junk)), junk...)))
+		if r.echo(1, []byte("after the bad event")) {
+			r.t.Fatal("stream 1 still echoes after a binlog record that does not restore")
+		}
+		return false
+	}},
+}
+
 // TestMalformedEndsOnlyItsConnection: a live exit that receives a frame failing its check,
 // a mux record that does not parse, a record of the link's own layer failing its AES-GCM
 // tag, or a binlog record that does not restore ends only the WAN connection it came on
@@ -134,90 +180,50 @@ func waitCount(c *atomic.Int64, want int64) int64 {
 // relaying a client that came in through a real entry before the fault, on the same
 // client connection.
 func TestMalformedEndsOnlyItsConnection(t *testing.T) {
-	cases := []struct {
-		name    string
-		tls     bool
-		hello   string
-		counter func(Stats) *atomic.Int64
-		// inject sends the malformed bytes; true when they end the whole connection.
-		inject func(r *rogue) (endsLink bool)
-	}{
-		{"frame checksum, client connection", false, preface, frameChecks, func(r *rogue) bool {
-			f := r.frame([]byte("a frame whose payload is flipped after its CRC"))
-			f[headerLen+3] ^= 0x08
-			r.write(f)
-			return true
-		}},
-		{"frame checksum, mux link", false, muxPreface, frameChecks, func(r *rogue) bool {
-			f := r.frame(r.data(1, []byte("a frame whose payload is flipped after its CRC")))
-			f[len(f)-1] ^= 0x01
-			r.write(f)
-			return true
-		}},
-		{"mux record kind", false, muxPreface, frameChecks, func(r *rogue) bool {
-			r.write(r.frame(appendRecord(nil, recKind(0x47), 1, 0)))
-			return true
-		}},
-		{"record tag", true, muxPreface, recordTags, func(r *rogue) bool {
-			rc := r.wan.(*recordConn)
-			rec := rc.appendRecord(nil, recordData, r.frame(r.data(1, []byte("sealed, then one tag bit flipped"))))
-			rec[len(rec)-1] ^= 0x01
-			if _, err := r.sock.Write(rec); err != nil {
-				r.t.Fatal(err)
-			}
-			return true
-		}},
-		{"binlog event", false, muxPreface, binlogEvents, func(r *rogue) bool {
-			junk := bytes.Repeat([]byte{0x41}, 40) // not a recoded event: its length is not zeroed
-			r.write(r.frame(append(appendRecord(nil, recBinlog, 1, len(junk)), junk...)))
-			if r.echo(1, []byte("after the bad event")) {
-				r.t.Fatal("stream 1 still echoes after a binlog record that does not restore")
-			}
-			return false
-		}},
+	for _, tc := range malformedCases {
+		t.Run(tc.name, func(t *testing.T) { testMalformed(t, tc) })
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			server := echoServer(t)
-			entryTLS, exitTLS := testTLS(t, tc.tls)
-			entry, exit := pair(t, server, Auto, MuxOn, entryTLS, exitTLS)
-			client, err := net.Dial("tcp", entry.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer client.Close()
-			pingClient(t, client, "before the fault\n")
+}
 
-			r := dialRogue(t, entry, tc.hello)
-			if r.mux {
-				r.write(r.frame(append(appendRecord(nil, recOpen, 1, 0), appendRecord(nil, recOpen, 2, 0)...)))
-			}
-			for id := uint32(1); id <= 2 && (r.mux || id == 1); id++ {
-				if !r.echo(id, fmt.Appendf(nil, "stream %d before the fault", id)) {
-					t.Fatalf("stream %d reset before the fault", id)
-				}
-			}
-			endsLink := tc.inject(r)
-
-			s := exit.Stats()
-			if got := waitCount(tc.counter(s), 1); got != 1 {
-				t.Errorf("counter %d after one malformed input, want 1 (%s)", got, s.Faults)
-			}
-			for _, c := range []func(Stats) *atomic.Int64{frameChecks, recordTags, binlogEvents} {
-				if n := c(s).Load(); n != 0 && c(s) != tc.counter(s) {
-					t.Errorf("another fault counter moved: %s", s.Faults)
-				}
-			}
-			if endsLink {
-				if err := readsUntilClosed(r.sock, 5*time.Second); err != nil {
-					t.Errorf("the exit kept the connection the malformed input came on: %v", err)
-				}
-			} else if !r.echo(2, []byte("stream 2 after stream 1's fault")) {
-				t.Error("stream 2 was reset with stream 1")
-			}
-			pingClient(t, client, "after the fault\n")
-		})
+func testMalformed(t *testing.T, tc malformedCase) {
+	server := echoServer(t)
+	entryTLS, exitTLS := testTLS(t, tc.tls)
+	entry, exit := pair(t, server, Auto, MuxOn, entryTLS, exitTLS)
+	client, err := net.Dial("tcp", entry.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer client.Close()
+	pingClient(t, client, "before the fault\n")
+
+	r := dialRogue(t, entry, tc.hello)
+	if r.mux {
+		r.write(r.frame(append(appendRecord(nil, recOpen, 1, 0), appendRecord(nil, recOpen, 2, 0)...)))
+	}
+	for id := uint32(1); id <= 2 && (r.mux || id == 1); id++ {
+		if !r.echo(id, fmt.Appendf(nil, "stream %d before the fault", id)) {
+			t.Fatalf("stream %d reset before the fault", id)
+		}
+	}
+	endsLink := tc.inject(r)
+
+	s := exit.Stats()
+	if got := waitCount(tc.counter(s), 1); got != 1 {
+		t.Errorf("counter %d after one malformed input, want 1 (%s)", got, s.Faults)
+	}
+	for _, c := range []func(Stats) *atomic.Int64{frameChecks, recordTags, binlogEvents} {
+		if n := c(s).Load(); n != 0 && c(s) != tc.counter(s) {
+			t.Errorf("another fault counter moved: %s", s.Faults)
+		}
+	}
+	if endsLink {
+		if err := readsUntilClosed(r.sock, 5*time.Second); err != nil {
+			t.Errorf("the exit kept the connection the malformed input came on: %v", err)
+		}
+	} else if !r.echo(2, []byte("stream 2 after stream 1's fault")) {
+		t.Error("stream 2 was reset with stream 1")
+	}
+	pingClient(t, client, "after the fault\n")
 }
 
 // The counters as the metrics read them: fields of Stats, live.
