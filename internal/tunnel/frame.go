@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -36,10 +37,6 @@ var (
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 	// ErrCorrupt marks a frame that failed its length, decode or checksum checks.
 	ErrCorrupt = errors.New("corrupt tunnel frame")
-	// errRecordTag and errBinlogEvent say, under ErrCorrupt, that a mux link's AES-GCM
-	// record failed its tag, or that a binlog event record did not restore.
-	errRecordTag   = errors.New("record failed its tag")
-	errBinlogEvent = errors.New("bad binlog event record")
 )
 
 // appendBuf is the zstd encoder's destination: output lands right after the frame header.
@@ -173,6 +170,9 @@ type frameDecoder struct {
 	src     payloadSource
 	dec     *zstd.Decoder
 	maxRaw  int
+	// fails counts the frames that failed a check here (not the reader's own errors, such
+	// as a record of the layer below failing its tag); nil: not counted.
+	fails *atomic.Int64
 }
 
 func newFrameDecoder(r io.Reader) *frameDecoder {
@@ -194,7 +194,7 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	case typ == frameRaw && wire == raw && raw > 0 && raw <= d.maxRaw:
 	case typ.isZstd() && raw > 0 && raw <= d.maxRaw && wire > 0 && wire <= zstdBound(raw):
 	default:
-		return 0, nil, fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw)
+		return 0, nil, d.failed(fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw))
 	}
 	d.payload = grow(d.payload, wire)
 	if _, err := io.ReadFull(d.r, d.payload); err != nil {
@@ -203,14 +203,22 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	p := d.payload
 	if typ.isZstd() {
 		if err := d.decode(raw, typ == frameZstdNew); err != nil {
-			return 0, nil, err
+			return 0, nil, d.failed(err)
 		}
 		p = d.out
 	}
 	if got := crc32.Update(crc32.Update(0, castagnoli, p), castagnoli, d.hdr[:9]); got != want {
-		return 0, nil, fmt.Errorf("%w: checksum %08x, header says %08x", ErrCorrupt, got, want)
+		return 0, nil, d.failed(fmt.Errorf("%w: checksum %08x, header says %08x", ErrCorrupt, got, want))
 	}
 	return typ, p, nil
+}
+
+// failed counts err when it is a failed check of the frame; it returns err.
+func (d *frameDecoder) failed(err error) error {
+	if d.fails != nil && errors.Is(err, ErrCorrupt) {
+		d.fails.Add(1)
+	}
+	return err
 }
 
 // decode decodes the payload into raw bytes; fresh means the payload starts a new stream.

@@ -258,7 +258,7 @@ func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog
 	case ctx.Err() != nil:
 	case errors.Is(first, ErrCorrupt):
 		t.c.failed.Add(1)
-		t.c.rejected(first)
+		t.c.corrupt.Add(1)
 		log.Error("tunnel connection closed: corrupt frame", "err", first)
 	default:
 		t.c.failed.Add(1)
@@ -328,11 +328,7 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 		return nil, nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
 	}
 	if bound != nil {
-		rest, err := bound.rest()
-		if err == nil {
-			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), true, rest)
-		}
-		if err != nil {
+		if conn, err = t.recordConn(sock, tc, bound, true); err != nil {
 			sock.Close()
 			return nil, nil, fmt.Errorf("mux records with tunnel exit %s: %w", t.cfg.To, err)
 		}
@@ -372,16 +368,27 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 		if bound == nil {
 			return nil, false, fmt.Errorf("read preface from entry: got %q, a mux link in its own records, but this exit has no TLS", got[:])
 		}
-		rest, err := bound.rest()
-		if err == nil {
-			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), false, rest)
-		}
-		if err != nil {
+		if conn, err = t.recordConn(sock, tc, bound, false); err != nil {
 			return nil, false, fmt.Errorf("mux records with entry: %w", err)
 		}
 		return conn, true, nil
 	}
 	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q, %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface, muxRecordsPreface)
+}
+
+// recordConn takes sock over from the TLS connection tc, whose handshake and preface are
+// done, for a mux link in its own records (records.go); entry says which end this is.
+func (t *Tunnel) recordConn(sock net.Conn, tc *tls.Conn, bound *tlsBound, entry bool) (net.Conn, error) {
+	rest, err := bound.rest()
+	if err != nil {
+		return nil, err
+	}
+	c, err := newRecordConn(sock, exporterKeys(tc.ConnectionState()), entry, rest)
+	if err != nil {
+		return nil, err
+	}
+	c.fails = &t.c.faults.recordTags
+	return c, nil
 }
 
 // errStop ends eachFrame without an error.
@@ -396,6 +403,7 @@ func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire 
 	br.Reset(wan)
 	defer func() { br.Reset(nil); t.rpool.Put(br) }()
 	d := newFrameDecoder(br)
+	d.fails = &t.c.faults.frameChecks
 	defer d.close()
 	for {
 		typ, p, err := d.next()
