@@ -304,7 +304,7 @@ func leadingFrames(wire []byte, max int) []byte {
 // frameContents decodes wire's frames and returns each one's raw bytes (its records, on
 // a mux link), up to the first frame that does not decode.
 func frameContents(wire []byte) [][]byte {
-	d := newFrameDecoder(bytes.NewReader(wire))
+	d := newFrameDecoder(bytes.NewReader(wire), LongMuxWindow) // ends at their defaults
 	defer d.close()
 	var out [][]byte
 	for {

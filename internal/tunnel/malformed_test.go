@@ -32,7 +32,7 @@ func dialRogue(t *testing.T, entry *running, hello string) *rogue {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wan.Close(); sock.Close() })
-	r := &rogue{t: t, mux: hello == muxPreface, wan: wan, sock: sock, enc: newFrameEncoder(0, 0), dec: newFrameDecoder(wan)}
+	r := &rogue{t: t, mux: hello == muxPreface, wan: wan, sock: sock, enc: newFrameEncoder(0, 0), dec: newFrameDecoder(wan, entry.cfg.recvWindow(hello == muxPreface))}
 	t.Cleanup(r.dec.close)
 	return r
 }
@@ -149,6 +149,14 @@ var malformedCases = []malformedCase{
 		f := r.frame(r.data(1, []byte("a frame whose payload is flipped after its CRC")))
 		f[len(f)-1] ^= 0x01
 		r.write(f)
+		return true
+	}},
+	{"zstd window over --window, client connection", false, preface, frameChecks, "frame_check", func(r *rogue) bool {
+		r.write(oversizedWindow(28))
+		return true
+	}},
+	{"zstd window over --window, mux link", false, muxPreface, frameChecks, "frame_check", func(r *rogue) bool {
+		r.write(oversizedWindow(28))
 		return true
 	}},
 	{"mux record kind", false, muxPreface, frameChecks, "frame_check", func(r *rogue) bool {

@@ -87,10 +87,8 @@ type muxLink struct {
 
 func newMuxLink(t *Tunnel, wan, sock net.Conn, cpu *cpuPick) *muxLink {
 	cfg := t.cfg
-	long := 0
-	if cfg.Window == 0 {
-		cfg.Window, long = DefaultMuxWindow, LongMuxWindow
-	}
+	var long int
+	cfg.Window, long = windows(cfg.Window, true)
 	m := &muxLink{
 		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
 		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
@@ -186,7 +184,7 @@ func (m *muxLink) receive() error {
 	if m.loop != nil {
 		return m.loop.run()
 	}
-	return m.t.eachFrame(m.wan, m.frame)
+	return m.t.eachFrame(m.wan, m.t.cfg.recvWindow(true), m.frame)
 }
 
 // frame applies one checked frame (wire bytes on the WAN): its records go to the streams.

@@ -293,7 +293,7 @@ func (l *relayLoop) run() error {
 	loopProcs(1, fixed)
 	defer loopProcs(-1, fixed)
 	defer l.close()
-	l.dec = newFrameDecoder(&l.frame)
+	l.dec = newFrameDecoder(&l.frame, m.t.cfg.recvWindow(true))
 	l.dec.fails = &m.t.c.faults.frameChecks
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)

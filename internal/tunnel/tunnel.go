@@ -397,12 +397,12 @@ var errStop = errors.New("stop")
 // eachFrame decodes checked frames from the WAN and calls fn with each one's type, raw bytes
 // (valid until fn returns) and size on the wire, until fn returns an error (errStop: nil) or
 // reading fails. A WAN that ends between frames is an error too: every layout ends with a
-// frame of its own first.
-func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire int) error) error {
+// frame of its own first. A zstd stream may declare a window of up to maxWindow bytes.
+func (t *Tunnel) eachFrame(wan io.Reader, maxWindow int, fn func(typ frameType, p []byte, wire int) error) error {
 	br := t.rpool.Get().(*bufio.Reader)
 	br.Reset(wan)
 	defer func() { br.Reset(nil); t.rpool.Put(br) }()
-	d := newFrameDecoder(br)
+	d := newFrameDecoder(br, maxWindow)
 	d.fails = &t.c.faults.frameChecks
 	defer d.close()
 	for {
@@ -425,7 +425,7 @@ func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire 
 // receive decodes frames from the WAN and writes them to the local peer. An end frame
 // half-closes the local peer and returns nil; anything else unexpected is an error.
 func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
-	return t.eachFrame(wan, func(typ frameType, p []byte, wire int) error {
+	return t.eachFrame(wan, t.cfg.recvWindow(false), func(typ frameType, p []byte, wire int) error {
 		t.c.recv.frame(typ, len(p), wire)
 		if typ == frameEnd {
 			if cw, ok := plain.(interface{ CloseWrite() error }); ok {
