@@ -24,6 +24,9 @@ test: deps ## vet + gofmt check + unit tests + root integration tests (real kern
 	@# running side by side on 2 cores would measure each other.
 	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
+fuzz: ## every Go fuzz target in turn, 10 minutes in all (FUZZTIME=30s: that long each); stops at a failing input and says where it was written
+	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) bash scripts/fuzz.sh
+
 bench: build ## all benchmarks: go micro-benchmarks, tunnel and link fidelity tables
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(MAKE) bench-tunnel bench-link
@@ -33,7 +36,6 @@ bench-tunnel: build ## tunnel throughput, compression ratio and lab TPS tables: 
 
 bench-tunnel-faults: build ## the tunnel's faults under replication at 20 ms (WAN dropped 30 s, exit or entry killed and restarted, certificate reload): checksums equal, lag back under 1 s
 	WIRELAB_TUNNEL_FAULTS=1 $(GO) test -count=1 -run '^TestTunnelFault' -v -timeout 30m ./test/e2e/
-
 
 bench-ssh: build ## over SSH (sshd hosts in namespaces) against the lab, alternating: the quick bandwidth study per point, replication's tunnel ÷ native wire bytes, and two client hosts against one: docs/bench/ssh.md
 	bash scripts/bench-ssh.sh
@@ -50,4 +52,4 @@ bench-model: build ## model accuracy: predict unseen links from 20mbit + unlimit
 clean: ## remove build output (results/ are kept)
 	rm -rf bin
 
-.PHONY: help deps build run test bench bench-tunnel bench-tunnel-faults bench-ssh bench-link bench-delay bench-model clean
+.PHONY: help deps build run test fuzz bench bench-tunnel bench-tunnel-faults bench-ssh bench-link bench-delay bench-model clean

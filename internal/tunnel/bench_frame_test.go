@@ -56,7 +56,7 @@ func BenchmarkFrameDecode(b *testing.B) {
 			}
 			wire := encodeStream(b, msgs, []frameType{typ})
 			src := bytes.NewReader(wire)
-			d := newFrameDecoder(src)
+			d := newFrameDecoder(src, DefaultWindow)
 			defer d.close()
 			b.SetBytes(DefaultGroupMaxSize)
 			b.ReportAllocs()

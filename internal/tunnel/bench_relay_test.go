@@ -193,7 +193,9 @@ func tunnelProcs(b *testing.B, server, mux string, entryArgs []string, env ...st
 	return "", nil
 }
 
-func freePort(b *testing.B) string {
+// freePort is a 127.0.0.1 address no one listens on now.
+func freePort(b testing.TB) string {
+	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -43,6 +43,10 @@ const (
 	comBinlogDumpGTID = 0x1e
 )
 
+// errBinlogEvent marks a binlog record that does not restore to whole events: it ends
+// its stream (mux.go's badEvent).
+var errBinlogEvent = fmt.Errorf("%w: binlog record", ErrCorrupt)
+
 // packetLen is the payload length in a MySQL packet header.
 func packetLen(h []byte) int { return int(h[0]) | int(h[1])<<8 | int(h[2])<<16 }
 
@@ -176,9 +180,12 @@ type binlogDecoder struct {
 }
 
 // decode restores the recoded packets in p (in place when no packet was cut before it)
-// and returns the whole packets; a cut one waits in part.
+// and returns the whole packets; a cut one waits in part. A packet that arrives in many
+// records is appended to part once per record, never copied again: a peer sending one
+// byte per record costs a copy of each byte, not of the whole packet so far each time.
 func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
-	if len(d.part) > 0 {
+	joined := len(d.part) > 0
+	if joined {
 		d.part = append(d.part, p...)
 		p, d.part = d.part, nil
 	}
@@ -188,7 +195,7 @@ func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
 		size := binary.LittleEndian.Uint32(pkt[5+9 : 5+13])
 		n := 5 + int(size)
 		if n < binlogMinPacket || n > readSize || pkt[0]|pkt[1]|pkt[2] != 0 || pkt[4]&^binlogPosDerived != 0 {
-			return nil, fmt.Errorf("%w: %w: not a recoded event (size %d, header % x)", ErrCorrupt, errBinlogEvent, size, pkt[:5])
+			return nil, fmt.Errorf("%w: not a recoded event (size %d, header % x)", errBinlogEvent, size, pkt[:5])
 		}
 		if len(pkt) < n {
 			break
@@ -207,7 +214,11 @@ func (d *binlogDecoder) decode(p []byte) ([]byte, error) {
 		d.restored++
 		i += n
 	}
-	if i < len(p) {
+	switch {
+	case i == len(p):
+	case i == 0 && joined:
+		d.part = p // still the one cut packet; none of its buffer is handed out
+	default:
 		d.part = append(d.part[:0], p[i:]...)
 	}
 	return p[:i], nil

@@ -73,35 +73,59 @@ func dumpReply(r *rand.Rand, n int) ([]byte, int) {
 // them as the other end would. It returns the restored bytes and the packets recoded.
 func recodeAndRestore(t *testing.T, r *rand.Rand, stream []byte, armed bool) ([]byte, int64) {
 	t.Helper()
+	armAt := 0
+	if !armed {
+		armAt = -1
+	}
+	return binlogPass(t, stream, armAt, func() int { return 1 + r.IntN(6000) }, func() int { return 1 + r.IntN(3000) })
+}
+
+// binlogPass runs stream through an encoder, armed from the read numbered armAt (-1:
+// never), in reads of read() bytes (at most readSize), checks that the pieces of each read
+// cover it in order, cuts each piece into records of rec() bytes and restores them as the
+// other end would. It returns the restored bytes and the packets recoded, after checking
+// that every recoded packet was restored.
+func binlogPass(t *testing.T, stream []byte, armAt int, read, rec func() int) ([]byte, int64) {
+	t.Helper()
 	e := &binlogEncoder{}
-	e.armed.Store(armed)
 	var d binlogDecoder
 	var got []byte
 	var segs []segment
 	restored := 0
-	for p := stream; len(p) > 0; {
-		read := append([]byte(nil), p[:min(len(p), 1+r.IntN(6000))]...)
-		p = p[len(read):]
-		segs = e.recode(read, segs)
+	for i, p := 0, stream; len(p) > 0; i++ {
+		if i == armAt {
+			e.armed.Store(true)
+		}
+		b := bytes.Clone(p[:min(len(p), read(), readSize)])
+		p = p[len(b):]
+		segs = e.recode(b, segs)
+		at := 0
 		for _, s := range segs {
-			for q := read[s.start:s.end]; len(q) > 0; {
-				rec := q[:min(len(q), 1+r.IntN(3000))]
-				q = q[len(rec):]
+			if s.start != at || s.end <= s.start {
+				t.Fatalf("pieces %+v do not cover a read of %d bytes in order", segs, len(b))
+			}
+			at = s.end
+			for q := b[s.start:s.end]; len(q) > 0; {
+				r := q[:min(len(q), rec())]
+				q = q[len(r):]
 				if s.kind == recData {
 					if d.pending() {
 						t.Fatal("a data record while a binlog packet is cut")
 					}
-					got = append(got, rec...)
+					got = append(got, r...)
 					continue
 				}
-				out, err := d.decode(append([]byte(nil), rec...))
+				out, err := d.decode(bytes.Clone(r))
 				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("restore a recoded piece: %v", err)
 				}
 				got = append(got, out...)
 				restored += d.restored
 				d.restored = 0
 			}
+		}
+		if at != len(b) {
+			t.Fatalf("pieces %+v cover %d of a read of %d bytes", segs, at, len(b))
 		}
 	}
 	if d.pending() {
@@ -159,6 +183,29 @@ func TestBinlogDecodeRefusesNoise(t *testing.T) {
 	noise := bytes.Repeat([]byte{0x41}, 64)
 	if _, err := d.decode(noise); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("decode(noise) = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestBinlogDecodeCutPacketLinear: a packet arriving one byte per record is gathered by
+// appending each byte, not by copying what came before into a new buffer per record (a
+// peer could otherwise make the receiver copy a 32 KiB packet 32768 times).
+func TestBinlogDecodeCutPacketLinear(t *testing.T) {
+	body := bytes.Repeat([]byte{7}, readSize-binlogMinPacket)
+	pkt := mysqlPacket(nil, 1, append([]byte{0}, binlogEvent(30, 4, body)...))
+	if !(&binlogEncoder{}).recodePacket(pkt) {
+		t.Fatal("test packet does not recode")
+	}
+	allocs := testing.AllocsPerRun(1, func() {
+		var d binlogDecoder
+		for i := range pkt {
+			out, err := d.decode(pkt[i : i+1 : i+1])
+			if err != nil || (len(out) > 0) != (i == len(pkt)-1) {
+				t.Fatalf("byte %d of %d: %d bytes out, %v", i, len(pkt), len(out), err)
+			}
+		}
+	})
+	if allocs > 64 {
+		t.Fatalf("%.0f allocations to gather a %d-byte packet from one-byte records", allocs, len(pkt))
 	}
 }
 

@@ -56,7 +56,7 @@ var endFlags = []endFlag{
 	{name: "link-cpus", usage: "with --mux on (an exit: the links it accepts): where each mux link's relay thread runs, a `placement`: spread (default) = on one CPU of those this process may use, a new link on the CPU with the fewest, so a link's clients and server threads settle on its CPU; free = wherever the kernel puts and moves it (on a host whose CPUs other work keeps busy)",
 		get: func(c *Config) string { return string(c.LinkCPUs) },
 		set: func(c *Config, v string) (err error) { c.LinkCPUs, err = parseOptional(v, ParseLinkCPUs); return err }},
-	{name: "window", usage: "zstd window per direction, a power of two `size` like 16MiB (default: " + FormatSize(DefaultMuxWindow) + " with --mux on, " + FormatSize(LongMuxWindow) + " there at levels 10+, " + FormatSize(DefaultWindow) + " per connection without)",
+	{name: "window", usage: "zstd window per direction, a power of two `size` like 16MiB (default: " + FormatSize(DefaultMuxWindow) + " with --mux on, " + FormatSize(LongMuxWindow) + " there at levels 10+, " + FormatSize(DefaultWindow) + " per connection without); both ends take the same: a receiver refuses a stream declaring more than its own",
 		get: func(c *Config) string { return sizeText(c.Window) },
 		set: func(c *Config, v string) (err error) { c.Window, err = parseWindow(v); return err }},
 	{name: "group-max-size", def: FormatSize(DefaultGroupMaxSize), usage: "largest group (frame) of bytes, a `size` like 64KiB, 64k, 65536, 1MiB",

@@ -77,7 +77,7 @@ func TestSenderFastPathKeepsOrder(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			d := newFrameDecoder(&wan.buf)
+			d := newFrameDecoder(&wan.buf, DefaultWindow)
 			defer d.close()
 			var got []byte
 			for {

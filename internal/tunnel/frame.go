@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -36,10 +37,6 @@ var (
 	castagnoli = crc32.MakeTable(crc32.Castagnoli)
 	// ErrCorrupt marks a frame that failed its length, decode or checksum checks.
 	ErrCorrupt = errors.New("corrupt tunnel frame")
-	// errRecordTag and errBinlogEvent say, under ErrCorrupt, that a mux link's AES-GCM
-	// record failed its tag, or that a binlog event record did not restore.
-	errRecordTag   = errors.New("record failed its tag")
-	errBinlogEvent = errors.New("bad binlog event record")
 )
 
 // appendBuf is the zstd encoder's destination: output lands right after the frame header.
@@ -173,10 +170,19 @@ type frameDecoder struct {
 	src     payloadSource
 	dec     *zstd.Decoder
 	maxRaw  int
+	// maxWindow is the largest zstd window a stream may declare (Config.recvWindow). The
+	// decoder reserves twice the declared window for its history as soon as a block comes,
+	// so the peer's word alone must not size it: 22 bytes declaring 256 MiB would take 512.
+	maxWindow int
+	// fails counts the frames that failed a check here (not the reader's own errors, such
+	// as a record of the layer below failing its tag); nil: not counted.
+	fails *atomic.Int64
 }
 
-func newFrameDecoder(r io.Reader) *frameDecoder {
-	return &frameDecoder{r: r, maxRaw: MaxGroupSize}
+// newFrameDecoder reads frames from r whose zstd streams declare a window of at most
+// maxWindow bytes (at least 1KiB).
+func newFrameDecoder(r io.Reader, maxWindow int) *frameDecoder {
+	return &frameDecoder{r: r, maxRaw: MaxGroupSize, maxWindow: maxWindow}
 }
 
 // next returns the next frame's type and raw bytes (valid until the next call). A frameEnd
@@ -194,7 +200,7 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	case typ == frameRaw && wire == raw && raw > 0 && raw <= d.maxRaw:
 	case typ.isZstd() && raw > 0 && raw <= d.maxRaw && wire > 0 && wire <= zstdBound(raw):
 	default:
-		return 0, nil, fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw)
+		return 0, nil, d.failed(fmt.Errorf("%w: header type=%d wire=%d raw=%d", ErrCorrupt, typ, wire, raw))
 	}
 	d.payload = grow(d.payload, wire)
 	if _, err := io.ReadFull(d.r, d.payload); err != nil {
@@ -203,23 +209,40 @@ func (d *frameDecoder) next() (frameType, []byte, error) {
 	p := d.payload
 	if typ.isZstd() {
 		if err := d.decode(raw, typ == frameZstdNew); err != nil {
-			return 0, nil, err
+			return 0, nil, d.failed(err)
 		}
 		p = d.out
 	}
 	if got := crc32.Update(crc32.Update(0, castagnoli, p), castagnoli, d.hdr[:9]); got != want {
-		return 0, nil, fmt.Errorf("%w: checksum %08x, header says %08x", ErrCorrupt, got, want)
+		return 0, nil, d.failed(fmt.Errorf("%w: checksum %08x, header says %08x", ErrCorrupt, got, want))
 	}
 	return typ, p, nil
 }
 
+// failed counts err when it is a failed check of the frame; it returns err.
+func (d *frameDecoder) failed(err error) error {
+	if d.fails != nil && errors.Is(err, ErrCorrupt) {
+		d.fails.Add(1)
+	}
+	return err
+}
+
 // decode decodes the payload into raw bytes; fresh means the payload starts a new stream.
 func (d *frameDecoder) decode(raw int, fresh bool) error {
+	if d.dec == nil || fresh {
+		if err := d.checkWindow(); err != nil {
+			return err
+		}
+	}
 	if d.dec == nil {
-		// Not WithDecoderLowmem, for the same reason as the encoder: its history moves the
-		// window down every MiB.
+		// Not WithDecoderLowmem, for the same reason as the encoder: its history, the window
+		// plus 1 MiB instead of twice the window, moves the whole window down every MiB
+		// decoded. Not WithDecoderMaxMemory: on a stream it bounds only the window again (a
+		// link's zstd stream is one zstd frame for the link's life, so it cannot bound the
+		// output). WithDecoderMaxWindow refuses a zstd frame header past the first one's,
+		// which checkWindow reads, before the decoder reserves its window.
 		dec, err := zstd.NewReader(&d.src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false),
-			zstd.WithDecoderMaxWindow(MaxWindow))
+			zstd.WithDecoderMaxWindow(uint64(d.maxWindow)))
 		if err != nil {
 			return fmt.Errorf("create zstd decoder: %w", err)
 		}
@@ -232,12 +255,45 @@ func (d *frameDecoder) decode(raw int, fresh bool) error {
 	d.src.b = d.payload
 	d.out = grow(d.out, raw)
 	if _, err := io.ReadFull(d.dec, d.out); err != nil {
+		if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			return d.windowTooLarge(0)
+		}
 		return fmt.Errorf("%w: zstd decode: %v", ErrCorrupt, err)
 	}
 	if len(d.src.b) != 0 {
 		return fmt.Errorf("%w: %d payload bytes left after decoding", ErrCorrupt, len(d.src.b))
 	}
 	return nil
+}
+
+// checkWindow refuses a zstd stream whose frame header, at the start of the payload,
+// declares a window over maxWindow; a payload that does not start with a header is left to
+// the decoder.
+func (d *frameDecoder) checkWindow() error {
+	var h zstd.Header
+	if h.Decode(d.payload) != nil {
+		return nil
+	}
+	w := h.WindowSize
+	if h.SingleSegment {
+		w = h.FrameContentSize // the whole frame is the window
+	}
+	if w > uint64(d.maxWindow) {
+		return d.windowTooLarge(w)
+	}
+	return nil
+}
+
+// windowTooLarge is the error of a zstd frame declaring a window of declared bytes (0: not
+// known) over maxWindow: what a peer whose --window is larger than this end's meets on its
+// first compressed frame.
+func (d *frameDecoder) windowTooLarge(declared uint64) error {
+	size := "a window"
+	if declared > 0 {
+		size = "a " + FormatSize(int64(declared)) + " window"
+	}
+	return fmt.Errorf("%w: zstd frame declares %s, over the %s this end accepts (its --window, or the default for the layout): give both ends the same --window",
+		ErrCorrupt, size, FormatSize(int64(d.maxWindow)))
 }
 
 func (d *frameDecoder) close() {

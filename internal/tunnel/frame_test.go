@@ -37,7 +37,7 @@ func encodeStream(t testing.TB, msgs [][]byte, types []frameType) []byte {
 
 // decodeStream returns the bytes delivered before the first error, and that error.
 func decodeStream(wire []byte) ([]byte, error) {
-	d := newFrameDecoder(bytes.NewReader(wire))
+	d := newFrameDecoder(bytes.NewReader(wire), MaxWindow)
 	defer d.close()
 	var out []byte
 	for {

@@ -60,10 +60,10 @@ const (
 	// before-image of an UPDATE, a row read again) is sent as a reference. On a captured
 	// binlog stream of oltp_write_only whose table (19 MB of rows) had passed before, 4 KiB
 	// frames at level 11 read 2.94x with the 16 MiB window and 4.00x with 64 MiB
-	// (BenchmarkCaptureWindow). Memory: the encoder reserves twice the window and the
-	// receiver's decoder up to the window, touched only as history accumulates.
+	// (BenchmarkCaptureWindow). Memory: the encoder and the receiver's decoder each reserve
+	// twice the window, touched only as history accumulates.
 	LongMuxWindow = 128 << 20
-	// MaxWindow bounds --window; a receiver accepts any stream up to it.
+	// MaxWindow bounds --window.
 	MaxWindow = 256 << 20
 	// DefaultStatsEvery is the period of the --stats line.
 	DefaultStatsEvery = 5 * time.Second
@@ -72,6 +72,30 @@ const (
 	// stop timeout (systemd's 90 s).
 	DefaultDrainTimeout = 30 * time.Second
 )
+
+// windows are the zstd windows of an end whose --window is window (0: not given) on a mux
+// link or on a connection of its own: its encoders' (long: the best encoder's, levels
+// 10-22) and, as long is the largest of them, the largest its decoders accept. Both ends
+// are configured by one operator, so a peer sends with no more than this end would: a
+// zstd stream declaring more is refused before its decoder reserves twice that window
+// (frameDecoder.checkWindow), and the connection it came on ends.
+func windows(window int, mux bool) (short, long int) {
+	switch {
+	case window != 0:
+		return window, window
+	case mux:
+		return DefaultMuxWindow, LongMuxWindow
+	default:
+		return DefaultWindow, DefaultWindow
+	}
+}
+
+// recvWindow is the largest zstd window this end's decoders accept on a mux link (mux) or
+// on a connection of its own.
+func (c Config) recvWindow(mux bool) int {
+	_, long := windows(c.Window, mux)
+	return long
+}
 
 // Codec names the zstd implementation the sender encodes with (`tunnel --help` says it):
 // pure Go, so the tunnel builds and runs without cgo. Its levels are four encoders. libzstd

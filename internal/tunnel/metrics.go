@@ -79,9 +79,9 @@ var metrics = []metric{
 		func(s Stats) []metricValue {
 			return []metricValue{{"recoded", float64(s.Mux.BinlogSent)}, {"restored", float64(s.Mux.BinlogRestored)}, {"passed_raw", float64(s.Mux.BinlogPassed)}}
 		}},
-	{"input_rejected_total", "Connections and mux links ended by malformed input from the WAN, by the check that failed: frame_check (a frame's length, checksum or decoding, or a record's layout), record_tag (an AES-GCM record's tag) or binlog_event (a binlog record that does not restore).", counter, "check",
+	{"input_rejected_total", "Malformed input from the WAN, counted where it was caught, by the check that failed: frame_check (a frame's header, zstd decoding or checksum, or its mux records' layout or protocol), record_tag (a mux link's AES-GCM record) or binlog_event (a binlog record that does not restore). Each ends the WAN connection it came on, a binlog_event only its stream.", counter, "check",
 		func(s Stats) []metricValue {
-			return []metricValue{{"frame_check", float64(s.FrameCheckFailures)}, {"record_tag", float64(s.RecordTagFailures)}, {"binlog_event", float64(s.BinlogEventErrors)}}
+			return []metricValue{{"frame_check", float64(s.Faults.FrameCheckFailures)}, {"record_tag", float64(s.Faults.RecordTagFailures)}, {"binlog_event", float64(s.Faults.BinlogEventErrors)}}
 		}},
 	{"tls_handshakes_refused_total", "WAN TLS handshakes that failed: the peer's certificate refused here, or ours there.", counter, "",
 		func(s Stats) []metricValue { return one(s.TLSRefused) }},

@@ -87,10 +87,8 @@ type muxLink struct {
 
 func newMuxLink(t *Tunnel, wan, sock net.Conn, cpu *cpuPick) *muxLink {
 	cfg := t.cfg
-	long := 0
-	if cfg.Window == 0 {
-		cfg.Window, long = DefaultMuxWindow, LongMuxWindow
-	}
+	var long int
+	cfg.Window, long = windows(cfg.Window, true)
 	m := &muxLink{
 		t: t, role: cfg.Role, wan: wan, log: t.log.With("mux", wan.RemoteAddr().String()),
 		streams: map[uint32]*stream{}, done: make(chan struct{}), wake: make(chan struct{}, 1),
@@ -161,7 +159,7 @@ func (m *muxLink) fail(err error) {
 	switch {
 	case shutdown:
 	case errors.Is(err, ErrCorrupt):
-		m.t.c.rejected(err)
+		m.t.c.corrupt.Add(1)
 		m.log.Error("tunnel mux link closed: corrupt frame", "err", err, "streams", len(streams))
 	default:
 		m.log.Warn("tunnel mux link closed", "err", err, "streams", len(streams))
@@ -186,17 +184,27 @@ func (m *muxLink) receive() error {
 	if m.loop != nil {
 		return m.loop.run()
 	}
-	return m.t.eachFrame(m.wan, func(typ frameType, p []byte, wire int) error {
-		if typ == frameEnd {
-			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
-		}
-		data, err := m.dispatch(p)
-		m.t.c.recv.frame(typ, data, wire)
-		return err
-	})
+	return m.t.eachFrame(m.wan, m.t.cfg.recvWindow(true), m.frame)
 }
 
-// dispatch applies one frame's records and returns how many data bytes it carried.
+// frame applies one checked frame (wire bytes on the WAN): its records go to the streams.
+// A frame whose records break the protocol fails its check, as one with a bad CRC does.
+func (m *muxLink) frame(typ frameType, p []byte, wire int) error {
+	if typ == frameEnd {
+		m.t.c.faults.frameChecks.Add(1)
+		return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
+	}
+	data, err := m.dispatch(p)
+	m.t.c.recv.frame(typ, data, wire)
+	if errors.Is(err, ErrCorrupt) {
+		m.t.c.faults.frameChecks.Add(1)
+	}
+	return err
+}
+
+// dispatch applies one frame's records and returns how many data bytes it carried. A
+// binlog record that does not restore ends its stream, not the link: the frame passed its
+// check, so the link's other streams and its zstd history are intact.
 func (m *muxLink) dispatch(p []byte) (int, error) {
 	data := 0
 	for len(p) > 0 {
@@ -221,12 +229,15 @@ func (m *muxLink) dispatch(p []byte) (int, error) {
 		switch r.kind {
 		case recData, recBinlog:
 			data += len(r.payload)
-			if err := st.deliverRecord(r.kind, r.payload); err != nil {
+			if err := st.deliverRecord(r.kind, r.payload); errors.Is(err, errBinlogEvent) {
+				m.badEvent(st, err)
+			} else if err != nil {
 				return data, err
 			}
 		case recFin:
 			if st.bdec != nil && st.bdec.pending() {
-				return data, fmt.Errorf("%w: %w: stream %d ended inside a binlog packet", ErrCorrupt, errBinlogEvent, st.id)
+				m.badEvent(st, fmt.Errorf("%w: stream %d ended inside a packet", errBinlogEvent, st.id))
+				continue
 			}
 			st.deliverFin()
 		case recReset:
@@ -236,6 +247,13 @@ func (m *muxLink) dispatch(p []byte) (int, error) {
 		}
 	}
 	return data, nil
+}
+
+// badEvent ends st, whose binlog records do not restore: its local peer is reset and the
+// other end told.
+func (m *muxLink) badEvent(st *stream, err error) {
+	m.t.c.faults.binlogEvents.Add(1)
+	st.abort(err, true)
 }
 
 // lookup finds the stream of a record; nil for one that already ended. An id never

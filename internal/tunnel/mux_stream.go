@@ -266,7 +266,7 @@ func (st *stream) deliverRecord(k recKind, p []byte) error {
 	}
 	if k == recData {
 		if st.bdec != nil && st.bdec.pending() {
-			return fmt.Errorf("%w: %w: stream %d: data record inside a cut binlog packet", ErrCorrupt, errBinlogEvent, st.id)
+			return fmt.Errorf("%w: stream %d: data record inside a cut packet", errBinlogEvent, st.id)
 		}
 		return st.deliver(p)
 	}

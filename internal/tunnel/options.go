@@ -68,7 +68,7 @@ func AddFlags(fs *flag.FlagSet, compress Mode, wait GroupWait) *Flags {
 	fs.StringVar(&f.mux, "tunnel-mux", string(DefaultMux), "with the tunnel channel: on = all client connections over one WAN connection, off = one each")
 	fs.IntVar(&f.links, "tunnel-links", 0, "with the tunnel channel and --tunnel-mux on: the entry's WAN connections at most, a client each until all are used (0 = one per CPU of the entry's host)")
 	fs.StringVar(&f.linkCPUs, "tunnel-link-cpus", "", "with the tunnel channel and --tunnel-mux on: where each mux link's relay thread runs at both ends: spread (default) = on one CPU, the links spread over the CPUs; free = wherever the kernel puts it")
-	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction (default: the tunnel's, by --tunnel-mux)")
+	fs.StringVar(&f.window, "tunnel-window", "", "with the tunnel channel: zstd window per direction, given to both ends (default: the tunnel's, by --tunnel-mux)")
 	fs.StringVar(&f.group, "tunnel-group-max-size", FormatSize(DefaultGroupMaxSize), "with the tunnel channel: largest group (64KiB, 1MiB, ...)")
 	fs.DurationVar(&f.timeout, "tunnel-group-timeout", DefaultGroupTimeout, "with the tunnel channel: longest a continuously fed group stays open")
 	fs.StringVar(&f.wait, "tunnel-group-wait", wait.String(), "with the tunnel channel and --tunnel-mux on: how long a frame waits for more bytes after its first (0 = send at once, auto = a quarter of the WAN's round trip, or a duration like 50ms); every wait is added to a request's round trip")

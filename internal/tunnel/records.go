@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // muxRecordsPreface opens a mux link that, under TLS, leaves crypto/tls after the preface
@@ -52,28 +53,46 @@ type recordKeys func(entryToExit bool, epoch uint64) (cipher.AEAD, [recordIVLen]
 // exporterKeys derives record keys from a completed TLS session's exporter.
 func exporterKeys(cs tls.ConnectionState) recordKeys {
 	return func(entryToExit bool, epoch uint64) (cipher.AEAD, [recordIVLen]byte, error) {
-		var iv [recordIVLen]byte
-		ctx := make([]byte, 9)
-		ctx[0] = 'x' // exit to entry
-		if entryToExit {
-			ctx[0] = 'e'
-		}
-		binary.BigEndian.PutUint64(ctx[1:], epoch)
-		km, err := cs.ExportKeyingMaterial(exporterLabel, ctx, recordKeyLen+recordIVLen)
+		km, err := exportRecordKey(cs, entryToExit, epoch)
 		if err != nil {
-			return nil, iv, fmt.Errorf("export record keys: %w", err)
+			return nil, [recordIVLen]byte{}, err
 		}
-		block, err := aes.NewCipher(km[:recordKeyLen])
-		if err != nil {
-			return nil, iv, fmt.Errorf("record cipher: %w", err)
-		}
-		aead, err := cipher.NewGCM(block)
-		if err != nil {
-			return nil, iv, fmt.Errorf("record cipher: %w", err)
-		}
-		copy(iv[:], km[recordKeyLen:])
-		return aead, iv, nil
+		return recordCipher(km)
 	}
+}
+
+// exportRecordKey is one direction's key and IV for an epoch (recordKeyLen+recordIVLen
+// bytes), from the session's exporter with the direction and the epoch as context.
+func exportRecordKey(cs tls.ConnectionState, entryToExit bool, epoch uint64) ([]byte, error) {
+	ctx := make([]byte, 9)
+	ctx[0] = 'x' // exit to entry
+	if entryToExit {
+		ctx[0] = 'e'
+	}
+	binary.BigEndian.PutUint64(ctx[1:], epoch)
+	km, err := cs.ExportKeyingMaterial(exporterLabel, ctx, recordKeyLen+recordIVLen)
+	if err != nil {
+		return nil, fmt.Errorf("export record keys: %w", err)
+	}
+	return km, nil
+}
+
+// recordCipher is the AES-128-GCM cipher and IV of key material km (key, then IV).
+func recordCipher(km []byte) (cipher.AEAD, [recordIVLen]byte, error) {
+	var iv [recordIVLen]byte
+	if len(km) != recordKeyLen+recordIVLen {
+		return nil, iv, fmt.Errorf("record cipher: %d bytes of key material, want %d", len(km), recordKeyLen+recordIVLen)
+	}
+	block, err := aes.NewCipher(km[:recordKeyLen])
+	if err != nil {
+		return nil, iv, fmt.Errorf("record cipher: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, iv, fmt.Errorf("record cipher: %w", err)
+	}
+	copy(iv[:], km[recordKeyLen:])
+	return aead, iv, nil
 }
 
 // recordDir is one direction's cipher state.
@@ -113,9 +132,10 @@ type recordConn struct {
 	open  recordDir
 	raw   []byte // socket bytes; raw[rs:] not yet opened
 	rs    int
-	plain []byte // opened plaintext not yet read
-	short bool   // the last socket read returned less than it asked for
-	err   error  // a record failed: every later read fails too
+	plain []byte        // opened plaintext not yet read
+	short bool          // the last socket read returned less than it asked for
+	err   error         // a record failed: every later read fails too
+	fails *atomic.Int64 // counts the records that failed their checks; nil: not counted
 }
 
 // newRecordConn takes over a socket whose TLS handshake and preface are done; rest is what
@@ -188,6 +208,9 @@ func (c *recordConn) Read(p []byte) (int, error) {
 		if n > 0 || err != nil {
 			if err != nil {
 				c.err = err
+				if c.fails != nil && errors.Is(err, ErrCorrupt) {
+					c.fails.Add(1)
+				}
 			}
 			return n, err
 		}
@@ -222,7 +245,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 			}
 			pt, err := c.open.aead.Open(ct[:0], nonce, ct, hdr)
 			if err != nil {
-				return 0, fmt.Errorf("%w: %w: record %d", ErrCorrupt, errRecordTag, c.open.seq)
+				return 0, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
 			}
 			c.open.seq++
 			c.rs += recordHeaderLen + clen
@@ -232,7 +255,7 @@ func (c *recordConn) openBuffered(p []byte) (int, error) {
 		}
 		pt, err := c.open.aead.Open(p[n:n], nonce, ct, hdr)
 		if err != nil {
-			return n, fmt.Errorf("%w: %w: record %d", ErrCorrupt, errRecordTag, c.open.seq)
+			return n, fmt.Errorf("%w: record %d failed its tag", ErrCorrupt, c.open.seq)
 		}
 		c.open.seq++
 		c.rs += recordHeaderLen + clen

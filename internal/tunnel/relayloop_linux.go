@@ -293,7 +293,8 @@ func (l *relayLoop) run() error {
 	loopProcs(1, fixed)
 	defer loopProcs(-1, fixed)
 	defer l.close()
-	l.dec = newFrameDecoder(&l.frame)
+	l.dec = newFrameDecoder(&l.frame, m.t.cfg.recvWindow(true))
+	l.dec.fails = &m.t.c.faults.frameChecks
 	defer l.dec.close()
 	buf := make([]byte, 64<<10)
 	defer l.round.Store(false)
@@ -452,7 +453,7 @@ func (l *relayLoop) frames() error {
 		}
 		wire := int(binary.BigEndian.Uint32(have[1:5]))
 		if wire > zstdBound(MaxGroupSize) {
-			return fmt.Errorf("read frame from wan: %w: header type=%d wire=%d", ErrCorrupt, have[0], wire)
+			return l.dec.failed(fmt.Errorf("read frame from wan: %w: header type=%d wire=%d", ErrCorrupt, have[0], wire))
 		}
 		if len(have) < headerLen+wire {
 			if need := headerLen + wire; need > cap(l.acc)-l.start {
@@ -466,12 +467,7 @@ func (l *relayLoop) frames() error {
 			return fmt.Errorf("read frame from wan: %w", err)
 		}
 		l.start += headerLen + wire
-		if typ == frameEnd {
-			return fmt.Errorf("%w: end frame on a mux link", ErrCorrupt)
-		}
-		data, err := m.dispatch(p)
-		m.t.c.recv.frame(typ, data, headerLen+wire)
-		if err != nil {
+		if err := m.frame(typ, p, headerLen+wire); err != nil {
 			return err
 		}
 	}

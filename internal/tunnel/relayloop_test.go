@@ -170,7 +170,7 @@ func TestRelayLoopTLSBufferedFrame(t *testing.T) {
 	if _, err := c.Write(append([]byte(muxPreface), frame...)); err != nil {
 		t.Fatal(err)
 	}
-	dec := newFrameDecoder(c)
+	dec := newFrameDecoder(c, LongMuxWindow) // an exit on a mux link, by default
 	defer dec.close()
 	var got []byte
 	for string(got) != "ping" {

@@ -1,7 +1,6 @@
 package tunnel
 
 import (
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -43,7 +42,7 @@ type Stats struct {
 	Conns        int64 // connections accepted
 	ActiveConns  int64
 	Failed       int64 // connections that ended with an error (dial, handshake, corrupt frame, reset)
-	Corrupt      int64 // frames rejected by the length, decode or checksum checks
+	Corrupt      int64 // WAN connections (one client's, or a mux link) malformed input ended
 	Send, Recv   DirStats
 	Flush        FlushStats
 	AutoSwitches int64 // auto-mode decisions that changed raw↔zstd
@@ -54,10 +53,25 @@ type Stats struct {
 	StreamResets int64
 	// TLSRefused counts WAN handshakes that failed: the peer's certificate, or ours, refused.
 	TLSRefused int64
-	// Of Corrupt, by what failed: a frame's length, checksum or decoding, or a record's
-	// layout (FrameCheckFailures); a record's AES-GCM tag (RecordTagFailures); a binlog
-	// event record that does not restore (BinlogEventErrors).
-	FrameCheckFailures, RecordTagFailures, BinlogEventErrors int64
+	// Faults is malformed input from the WAN, by the check that caught it.
+	Faults FaultStats
+}
+
+// FaultStats count malformed input from the WAN, each where it is caught. Each ends only
+// the connection it came on: a frame or record its WAN connection (one client's, or a mux
+// link with its streams: Stats.Corrupt), a binlog event its stream.
+type FaultStats struct {
+	// FrameCheckFailures: frames that failed their header, zstd or CRC32C check (a zstd frame
+	// declaring a window larger than this end's --window among them), and mux frames whose
+	// records do not parse or break the protocol (a record for a stream never opened,
+	// bytes past a stream's credit, an end frame on a link).
+	FrameCheckFailures int64
+	// RecordTagFailures: a mux link's own AES-GCM records (records.go) that failed their header
+	// check or their tag.
+	RecordTagFailures int64
+	// BinlogEventErrors: binlog records (binlog.go) that do not restore to events, and streams
+	// whose data record or fin came inside a cut binlog packet.
+	BinlogEventErrors int64
 }
 
 // MuxStats describe the mux links of this end (zero without the mux).
@@ -97,7 +111,13 @@ func (s Stats) String() string {
 		human(s.Send.RawBytes), human(s.Send.WireBytes), s.Send.Ratio(), s.Send.Groups(), s.Send.ZstdFrames, s.Send.RawFrames,
 		human(s.Recv.RawBytes), human(s.Recv.WireBytes), s.Recv.Ratio(), s.Recv.Groups(), s.Recv.ZstdFrames, s.Recv.RawFrames,
 		s.Flush.Size, s.Flush.Timeout, s.Flush.Idle, s.Flush.Inline, s.AutoSwitches,
-		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent)) + s.Mux.String()
+		s.Probe.Queued, s.Probe.Clear, s.Probe.RTT, s.Probe.MinRTT, human(s.Probe.Notsent)) + s.Mux.String() + s.Faults.String()
+}
+
+// String is the faults part of the --stats line.
+func (f FaultStats) String() string {
+	return fmt.Sprintf(" | faults frame_check=%d record_tag=%d binlog_events=%d",
+		f.FrameCheckFailures, f.RecordTagFailures, f.BinlogEventErrors)
 }
 
 // String is the mux part of the --stats line ("" without the mux).
@@ -157,21 +177,17 @@ type counters struct {
 	linksOpen                      atomic.Int64 // mux links open now
 	resets, creditStalls           atomic.Int64
 	tlsRefused                     atomic.Int64
-	// Malformed input, by what failed (Stats has their meaning); corrupt counts them all.
-	FrameCheckFailures, RecordTagFailures, BinlogEventErrors atomic.Int64
+	faults                         faultCounters
 }
 
-// rejected counts a connection or mux link that malformed input ended, by what failed.
-func (c *counters) rejected(err error) {
-	c.corrupt.Add(1)
-	switch {
-	case errors.Is(err, errRecordTag):
-		c.RecordTagFailures.Add(1)
-	case errors.Is(err, errBinlogEvent):
-		c.BinlogEventErrors.Add(1)
-	default:
-		c.FrameCheckFailures.Add(1)
-	}
+// faultCounters are FaultStats, counted where each fault is caught.
+type faultCounters struct {
+	frameChecks, recordTags, binlogEvents atomic.Int64
+}
+
+func (f *faultCounters) load() FaultStats {
+	return FaultStats{FrameCheckFailures: f.frameChecks.Load(), RecordTagFailures: f.recordTags.Load(),
+		BinlogEventErrors: f.binlogEvents.Load()}
 }
 
 func (c *counters) probed(q queueSample, queued bool) {
@@ -206,8 +222,7 @@ func (c *counters) snapshot(role Role) Stats {
 			Window: int(c.window.Load()), LinkRate: c.linkRate.Load(),
 			BinlogSent: c.binlogSent.Load(), BinlogRestored: c.binlogRestored.Load(), BinlogPassed: c.binlogPassed.Load(),
 			StreamWindow: c.streamWindow.Load(), LinksOpen: c.linksOpen.Load(), CreditStalls: c.creditStalls.Load()},
-		StreamResets: c.resets.Load(), TLSRefused: c.tlsRefused.Load(), FrameCheckFailures: c.FrameCheckFailures.Load(),
-		RecordTagFailures: c.RecordTagFailures.Load(), BinlogEventErrors: c.BinlogEventErrors.Load(),
+		StreamResets: c.resets.Load(), TLSRefused: c.tlsRefused.Load(), Faults: c.faults.load(),
 		Probe: ProbeStats{Queued: c.queued.Load(), Clear: c.clear.Load(), RTT: time.Duration(c.rtt.Load()),
 			MinRTT: time.Duration(c.minRTT.Load()), Notsent: c.notsent.Load()},
 	}

@@ -260,7 +260,7 @@ func (t *Tunnel) relay(ctx context.Context, plain, wan, sock net.Conn, log *slog
 	case ctx.Err() != nil:
 	case errors.Is(first, ErrCorrupt):
 		t.c.failed.Add(1)
-		t.c.rejected(first)
+		t.c.corrupt.Add(1)
 		log.Error("tunnel connection closed: corrupt frame", "err", first)
 	default:
 		t.c.failed.Add(1)
@@ -330,11 +330,7 @@ func (t *Tunnel) dialExit(ctx context.Context, hello string) (wan, sock net.Conn
 		return nil, nil, fmt.Errorf("send preface to tunnel exit %s: %w", t.cfg.To, err)
 	}
 	if bound != nil {
-		rest, err := bound.rest()
-		if err == nil {
-			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), true, rest)
-		}
-		if err != nil {
+		if conn, err = t.recordConn(sock, tc, bound, true); err != nil {
 			sock.Close()
 			return nil, nil, fmt.Errorf("mux records with tunnel exit %s: %w", t.cfg.To, err)
 		}
@@ -374,16 +370,27 @@ func (t *Tunnel) acceptEntry(ctx context.Context, conn net.Conn) (wan net.Conn, 
 		if bound == nil {
 			return nil, false, fmt.Errorf("read preface from entry: got %q, a mux link in its own records, but this exit has no TLS", got[:])
 		}
-		rest, err := bound.rest()
-		if err == nil {
-			conn, err = newRecordConn(sock, exporterKeys(tc.ConnectionState()), false, rest)
-		}
-		if err != nil {
+		if conn, err = t.recordConn(sock, tc, bound, false); err != nil {
 			return nil, false, fmt.Errorf("mux records with entry: %w", err)
 		}
 		return conn, true, nil
 	}
 	return nil, false, fmt.Errorf("read preface from entry: got %q, want %q, %q or %q (a plaintext or foreign peer?)", got[:], preface, muxPreface, muxRecordsPreface)
+}
+
+// recordConn takes sock over from the TLS connection tc, whose handshake and preface are
+// done, for a mux link in its own records (records.go); entry says which end this is.
+func (t *Tunnel) recordConn(sock net.Conn, tc *tls.Conn, bound *tlsBound, entry bool) (net.Conn, error) {
+	rest, err := bound.rest()
+	if err != nil {
+		return nil, err
+	}
+	c, err := newRecordConn(sock, exporterKeys(tc.ConnectionState()), entry, rest)
+	if err != nil {
+		return nil, err
+	}
+	c.fails = &t.c.faults.recordTags
+	return c, nil
 }
 
 // errStop ends eachFrame without an error.
@@ -392,12 +399,13 @@ var errStop = errors.New("stop")
 // eachFrame decodes checked frames from the WAN and calls fn with each one's type, raw bytes
 // (valid until fn returns) and size on the wire, until fn returns an error (errStop: nil) or
 // reading fails. A WAN that ends between frames is an error too: every layout ends with a
-// frame of its own first.
-func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire int) error) error {
+// frame of its own first. A zstd stream may declare a window of up to maxWindow bytes.
+func (t *Tunnel) eachFrame(wan io.Reader, maxWindow int, fn func(typ frameType, p []byte, wire int) error) error {
 	br := t.rpool.Get().(*bufio.Reader)
 	br.Reset(wan)
 	defer func() { br.Reset(nil); t.rpool.Put(br) }()
-	d := newFrameDecoder(br)
+	d := newFrameDecoder(br, maxWindow)
+	d.fails = &t.c.faults.frameChecks
 	defer d.close()
 	for {
 		typ, p, err := d.next()
@@ -419,7 +427,7 @@ func (t *Tunnel) eachFrame(wan io.Reader, fn func(typ frameType, p []byte, wire 
 // receive decodes frames from the WAN and writes them to the local peer. An end frame
 // half-closes the local peer and returns nil; anything else unexpected is an error.
 func (t *Tunnel) receive(wan io.Reader, plain net.Conn) error {
-	return t.eachFrame(wan, func(typ frameType, p []byte, wire int) error {
+	return t.eachFrame(wan, t.cfg.recvWindow(false), func(typ frameType, p []byte, wire int) error {
 		t.c.recv.frame(typ, len(p), wire)
 		if typ == frameEnd {
 			if cw, ok := plain.(interface{ CloseWrite() error }); ok {
