@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"github.com/wirelab/wirelab/internal/promtest"
 	"io"
 	"net"
 	"testing"
@@ -223,7 +224,7 @@ func testMalformed(t *testing.T, tc malformedCase) {
 	if all := f.FrameCheckFailures + f.RecordTagFailures + f.BinlogEventErrors; all != tc.counter(f) {
 		t.Errorf("another fault counter moved: %s", f)
 	}
-	_, samples := scrape(t, exit.MetricsHandler())
+	_, samples := promtest.Scrape(t, exit.MetricsHandler())
 	key := fmt.Sprintf(`wirelab_tunnel_input_rejected_total{check=%q,role="exit"}`, tc.check)
 	if got := samples[key]; got != float64(tc.counter(exit.Stats().Faults)) {
 		t.Errorf("%s = %v, the stats say %s", key, got, exit.Stats().Faults)
