@@ -5,11 +5,12 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"github.com/wirelab/wirelab/internal/promtest"
 	"io"
 	"net"
 	"testing"
 	"time"
+
+	"github.com/wirelab/wirelab/internal/promtest"
 )
 
 // rogue is a WAN connection to an exit that the test writes frame by frame, as an entry
