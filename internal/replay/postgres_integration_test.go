@@ -77,7 +77,7 @@ func pgSessions() []querylog.Event {
 		q(11, "commit;"),
 		params, null,
 		{Line: 14, Session: "b", Kind: querylog.Connect, Err: `password authentication failed for user "sbtest"`},
-		query(15, "c", 0, "select 2"),
+		query(15, "c", 0, "select 2 as c"),
 		quit(16, "a", 0),
 	}
 }
