@@ -1,3 +1,5 @@
+//go:build capture
+
 package tunnel
 
 import (

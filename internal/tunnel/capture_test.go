@@ -1,3 +1,5 @@
+//go:build capture
+
 package tunnel
 
 import (
@@ -5,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -22,8 +23,6 @@ import (
 	"github.com/wirelab/wirelab/internal/nstest"
 )
 
-var captureSeeds = flag.Bool("capture", false, "TestCaptureFuzzSeeds rewrites testdata/fuzz from a real MariaDB run through the tunnel (root)")
-
 // TestCaptureFuzzSeeds runs real MariaDB traffic through pairs of tunnel ends on loopback
 // and writes what crossed the WAN (and, for the binlog, what the server sent its client)
 // as the fuzz targets' seed corpora: sysbench oltp_read_write through a mux link with zstd
@@ -31,13 +30,11 @@ var captureSeeds = flag.Bool("capture", false, "TestCaptureFuzzSeeds rewrites te
 // wrote) through another, the exit recoding its events; a client connection without the
 // mux; sysbench through a mux link under mutual TLS in its own records, with the keys the
 // exit's exporter gave each direction. Seed files are named capture-*; inputs a fuzz run
-// found and added stay. As root, with MariaDB and sysbench installed:
+// found and added stay. It rewrites testdata, so it is built only with the capture tag; as
+// root, with MariaDB and sysbench installed:
 //
-//	go test -run TestCaptureFuzzSeeds ./internal/tunnel/ -capture
+//	go test -tags capture -run TestCaptureFuzzSeeds ./internal/tunnel/
 func TestCaptureFuzzSeeds(t *testing.T) {
-	if testing.Short() || !*captureSeeds {
-		t.Skip("rewrites testdata/fuzz: go test -run TestCaptureFuzzSeeds ./internal/tunnel/ -capture (root)")
-	}
 	nstest.SkipUnlessRoot(t, "mariadb-install-db", "mariadb", "mariadb-binlog", "sysbench")
 	db := captureDB(t)
 	dbAddr := net.JoinHostPort(db.Host, strconv.Itoa(db.Port))

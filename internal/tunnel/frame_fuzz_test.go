@@ -15,7 +15,7 @@ import (
 // (binlog records), and both directions of a client's connection without the mux. It is
 // rewritten, with every other fuzz target's seeds, by a run against a real MariaDB (root):
 //
-//	go test -run TestCaptureFuzzSeeds ./internal/tunnel/ -capture
+//	go test -tags capture -run TestCaptureFuzzSeeds ./internal/tunnel/
 //
 // window-256MiB is the 22-byte frame whose declared window a decoder once reserved twice
 // over (oversizedWindow). The decoder here accepts DefaultMuxWindow, the window of the
